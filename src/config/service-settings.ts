@@ -1,0 +1,87 @@
+import { QueueError } from '../core/errors.js';
+
+/**
+ * Settings of a service process, from the environment (or CLI flags). Pure:
+ * it takes the environment as an argument; only src/main.ts reads
+ * process.env and passes it in.
+ */
+export interface ServiceSettings {
+  /** PostgreSQL connection string; null = the embedded engine (PGlite). */
+  readonly databaseUrl: string | null;
+  /** HTTP port (default 8080). */
+  readonly port: number;
+  /** Interface to listen on (default 0.0.0.0). */
+  readonly host: string;
+  /** queue.xml / queue.yaml path; null = ./queue.xml if present, else the built-in sample. */
+  readonly configPath: string | null;
+  /** The project id REST paths name (default `local`). */
+  readonly project: string;
+  /** The embedded engine's directory (default ./data). */
+  readonly dataDir: string;
+  /** The PostgreSQL schema of the service's tables (default `taskqueue`). */
+  readonly schema: string;
+  /** Connections in the PostgreSQL pool (default 10). */
+  readonly poolSize: number;
+  /** How long deleted names stay held, in days (default 7). */
+  readonly tombstoneDays: number;
+  /** Most queues a configuration may define, not counting `default` (default 100). */
+  readonly maxActiveQueues: number;
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_SETTINGS: ServiceSettings = {
+  databaseUrl: null,
+  port: 8080,
+  host: '0.0.0.0',
+  configPath: null,
+  project: 'local',
+  dataDir: './data',
+  schema: 'taskqueue',
+  poolSize: 10,
+  tombstoneDays: 7,
+  maxActiveQueues: 100,
+};
+
+/** Reads settings from environment variables; unset or empty ones keep their defaults. */
+export function settingsFromEnvironment(env: Environment): ServiceSettings {
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  return {
+    databaseUrl: text('DATABASE_URL') ?? DEFAULT_SETTINGS.databaseUrl,
+    port: integerSetting('PORT', text('PORT'), DEFAULT_SETTINGS.port, 0, 65535),
+    host: text('HOST') ?? DEFAULT_SETTINGS.host,
+    configPath: text('TASKQUEUE_CONFIG') ?? DEFAULT_SETTINGS.configPath,
+    project: text('TASKQUEUE_PROJECT') ?? DEFAULT_SETTINGS.project,
+    dataDir: text('TASKQUEUE_DATA_DIR') ?? DEFAULT_SETTINGS.dataDir,
+    schema: text('TASKQUEUE_SCHEMA') ?? DEFAULT_SETTINGS.schema,
+    poolSize: integerSetting('TASKQUEUE_POOL_SIZE', text('TASKQUEUE_POOL_SIZE'), DEFAULT_SETTINGS.poolSize, 1, 1000),
+    tombstoneDays: numberSetting('TASKQUEUE_TOMBSTONE_DAYS', text('TASKQUEUE_TOMBSTONE_DAYS'), DEFAULT_SETTINGS.tombstoneDays),
+    maxActiveQueues: integerSetting(
+      'TASKQUEUE_MAX_ACTIVE_QUEUES',
+      text('TASKQUEUE_MAX_ACTIVE_QUEUES'),
+      DEFAULT_SETTINGS.maxActiveQueues,
+      1,
+      100_000,
+    ),
+  };
+}
+
+/** Parses an integer setting strictly: `10abc`, `0x10` and `1.5` are errors, not 10, 16 and 1. */
+export function integerSetting(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new QueueError('INVALID_CONFIG', `${name} must be an integer from ${min} to ${max}, got "${value}"`, { field: name });
+  }
+  return Number(value);
+}
+
+function numberSetting(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+(\.\d+)?$/.test(value)) {
+    throw new QueueError('INVALID_CONFIG', `${name} must be a non-negative number, got "${value}"`, { field: name });
+  }
+  return Number(value);
+}

@@ -1,0 +1,87 @@
+import { QueueError } from './errors.js';
+import type { QueueConfig, ServiceConfig } from './queue-config.js';
+import type { TaskStore } from './task-store.js';
+import { TaskQueue } from './task-queue.js';
+
+/** How long a deleted task's name stays held, unless configured: 7 days. */
+export const DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+export interface TaskQueueServiceOptions {
+  /** How long deleted names stay held (default 7 days). */
+  readonly tombstoneRetentionMs?: number;
+  /** How often the cleanup job runs (default every minute; 0 = never). */
+  readonly cleanupIntervalMs?: number;
+}
+
+/**
+ * The service a hosting application holds: a queue handle per configured
+ * queue, plus the periodic cleanup of tombstones and lease history.
+ */
+export class TaskQueueService {
+  readonly #store: TaskStore;
+  readonly #config: ServiceConfig;
+  readonly #queues = new Map<string, TaskQueue>();
+  readonly #retentionMs: number;
+  #cleanupTimer: NodeJS.Timeout | null = null;
+  #cleanupRunning: Promise<unknown> | null = null;
+  #closed = false;
+
+  constructor(store: TaskStore, config: ServiceConfig, queueIds: ReadonlyMap<string, number>, options: TaskQueueServiceOptions = {}) {
+    this.#store = store;
+    this.#config = config;
+    this.#retentionMs = options.tombstoneRetentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS;
+    for (const queue of config.queues) {
+      const id = queueIds.get(queue.name);
+      if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
+      this.#queues.set(queue.name, new TaskQueue(store, queue, id));
+    }
+    const interval = options.cleanupIntervalMs ?? 60_000;
+    if (interval > 0) {
+      this.#cleanupTimer = setInterval(() => void this.runCleanup().catch(() => {}), interval);
+      this.#cleanupTimer.unref();
+    }
+  }
+
+  /** The configuration the service runs with. */
+  get config(): ServiceConfig {
+    return this.#config;
+  }
+
+  /** The store (for health checks and tools). */
+  get store(): TaskStore {
+    return this.#store;
+  }
+
+  /** The handle of a configured queue; UNKNOWN_QUEUE otherwise. */
+  getQueue(name: string): TaskQueue {
+    const queue = this.#queues.get(name);
+    if (!queue) {
+      throw new QueueError('UNKNOWN_QUEUE', `queue "${name}" is not defined in ${this.#config.source}`, { queue: name });
+    }
+    return queue;
+  }
+
+  /** The configured queues. */
+  queues(): QueueConfig[] {
+    return [...this.#config.queues];
+  }
+
+  /** Runs the cleanup job once (it also runs on a timer). Concurrent calls share one run. */
+  runCleanup(): Promise<unknown> {
+    this.#cleanupRunning ??= this.#store
+      .cleanup({ tombstoneRetentionMs: this.#retentionMs, batchSize: 5000 })
+      .finally(() => {
+        this.#cleanupRunning = null;
+      });
+    return this.#cleanupRunning;
+  }
+
+  /** Stops the cleanup job and closes the database (when the service opened it). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#cleanupTimer) clearInterval(this.#cleanupTimer);
+    await this.#cleanupRunning?.catch(() => {});
+    await this.#store.close();
+  }
+}

@@ -1,0 +1,274 @@
+import { QueueError } from './errors.js';
+import { LIMITS } from './limits.js';
+import type { QueueConfig } from './queue-config.js';
+import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
+import type { QueueStats, TagFilter, TaskStore } from './task-store.js';
+import { durationToMs, type TimeUnit } from './time-unit.js';
+import { validateNewTask } from './validate-task.js';
+
+/** Options of `leaseTasks`. */
+export interface LeaseOptions {
+  /** How long the lease lasts, in `unit`s (0 to one week). */
+  readonly lease: number;
+  /** Unit of `lease`: seconds (default), minutes, hours, days or milliseconds. */
+  readonly unit?: TimeUnit;
+  /** At most this many tasks (1 to 1000). */
+  readonly maxTasks: number;
+  /** Lease only tasks with this tag. */
+  readonly tag?: string;
+  /** Lease only tasks sharing one tag: `tag`, or without it the tag of the oldest available task. */
+  readonly groupByTag?: boolean;
+  /** Payload the result may carry at most (default and maximum 32 MB). Tasks past it stay available. */
+  readonly payloadLimitBytes?: number;
+}
+
+/** Options of `add`. */
+export interface AddOptions {
+  /**
+   * The caller's own open transaction: a Kysely transaction, or a `pg` client
+   * on which BEGIN has run. The tasks become visible only when the caller
+   * commits, and vanish if it rolls back. At most 5 tasks per transaction.
+   */
+  readonly transaction?: object;
+}
+
+/** A task, or just what identifies its lease: name and the lease token it was handed. */
+export type TaskLeaseRef = Pick<Task, 'name' | 'etaUsec'>;
+
+/** Statistics of one queue. */
+export type QueueStatistics = QueueStats;
+
+/** Tasks added per caller transaction; a WeakMap forgets transactions once they are gone. */
+const addedPerTransaction = new WeakMap<object, number>();
+
+/**
+ * A handle on one queue: the in-process API of the hosting application.
+ * Obtained from `service.getQueue(name)`.
+ */
+export class TaskQueue {
+  readonly #store: TaskStore;
+  readonly #config: QueueConfig;
+  readonly #ref: { readonly queueId: number; readonly queueName: string };
+
+  constructor(store: TaskStore, config: QueueConfig, queueId: number) {
+    this.#store = store;
+    this.#config = config;
+    this.#ref = { queueId, queueName: config.name };
+  }
+
+  /** The queue's name. */
+  get name(): string {
+    return this.#config.name;
+  }
+
+  /** The queue's configuration (mode, retry limit, ACL, limits). */
+  get config(): QueueConfig {
+    return this.#config;
+  }
+
+  /** Adds one task; resolves to the stored task (with its generated name, if any). */
+  add(task: TaskOptions, options?: AddOptions): Promise<Task>;
+  /** Adds up to 100 tasks in one statement, all or nothing. */
+  add(tasks: readonly TaskOptions[], options?: AddOptions): Promise<Task[]>;
+  async add(tasks: TaskOptions | readonly TaskOptions[], options: AddOptions = {}): Promise<Task | Task[]> {
+    const list: readonly TaskOptions[] = Array.isArray(tasks) ? tasks : [tasks as TaskOptions];
+    if (list.length === 0) return [];
+    if (list.length > LIMITS.maxTasksPerAdd) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerAdd} tasks may be added at once, got ${list.length}`, {
+        queue: this.name,
+        limit: LIMITS.maxTasksPerAdd,
+      });
+    }
+    const validated = list.map((task, i) => validateNewTask(this.#config, task, i));
+    const seen = new Set<string>();
+    for (const task of validated) {
+      if (seen.has(task.name)) {
+        throw new QueueError('DUPLICATE_TASK_NAME', `task name "${task.name}" appears twice in one add`, {
+          queue: this.name,
+          task: task.name,
+        });
+      }
+      seen.add(task.name);
+    }
+    const transaction = options.transaction;
+    if (transaction !== undefined) {
+      const already = addedPerTransaction.get(transaction) ?? 0;
+      if (already + validated.length > LIMITS.maxTasksPerTransaction) {
+        throw new QueueError(
+          'TOO_MANY_TASKS',
+          `at most ${LIMITS.maxTasksPerTransaction} tasks may be added in one transaction (this one has ${already})`,
+          { queue: this.name, limit: LIMITS.maxTasksPerTransaction },
+        );
+      }
+    }
+    const stored = await this.#store.insertTasks({
+      ...this.#ref,
+      tasks: validated,
+      maxEtaAheadMs: LIMITS.maxEtaAheadMs,
+      ...(transaction === undefined ? {} : { transaction }),
+    });
+    if (transaction !== undefined) {
+      addedPerTransaction.set(transaction, (addedPerTransaction.get(transaction) ?? 0) + stored.length);
+    }
+    return Array.isArray(tasks) ? stored : (stored[0] as Task);
+  }
+
+  /**
+   * Leases up to `maxTasks` tasks, oldest ETA first, for `lease` `unit`s.
+   * Resolves to [] when nothing is leasable, or when this queue's lease rate
+   * (10 calls per second unless configured) is used up.
+   */
+  async leaseTasks(options: LeaseOptions): Promise<Task[]> {
+    this.#requirePull('lease');
+    const maxTasks = options.maxTasks;
+    if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > LIMITS.maxTasksPerLease) {
+      throw new QueueError('INVALID_REQUEST', `maxTasks must be an integer from 1 to ${LIMITS.maxTasksPerLease}, got ${String(maxTasks)}`, {
+        queue: this.name,
+        field: 'maxTasks',
+      });
+    }
+    const leaseMs = this.#leaseMs(options.lease, options.unit);
+    const budget = options.payloadLimitBytes ?? LIMITS.maxLeasePayloadBytes;
+    if (!Number.isInteger(budget) || budget < 0 || budget > LIMITS.maxLeasePayloadBytes) {
+      throw new QueueError('INVALID_REQUEST', `payloadLimitBytes must be an integer from 0 to ${LIMITS.maxLeasePayloadBytes}`, {
+        queue: this.name,
+        field: 'payloadLimitBytes',
+      });
+    }
+
+    let filter: TagFilter = { kind: 'any' };
+    if (options.tag !== undefined) {
+      if (typeof options.tag !== 'string' || Buffer.byteLength(options.tag) > LIMITS.maxTagBytes) {
+        throw new QueueError('INVALID_TAG', `tag must be a string of at most ${LIMITS.maxTagBytes} bytes`, { queue: this.name, field: 'tag' });
+      }
+      filter = { kind: 'tag', tag: options.tag };
+    } else if (options.groupByTag) {
+      const oldest = await this.#store.oldestAvailableTag(this.#ref);
+      if (oldest === undefined) return [];
+      filter = oldest === null ? { kind: 'untagged' } : { kind: 'tag', tag: oldest };
+    }
+
+    return this.#store.leaseTasks({
+      ...this.#ref,
+      maxTasks,
+      leaseMs,
+      filter,
+      maxLeases: this.#config.maxLeases,
+      leaseRate: this.#config.leaseRate,
+      payloadBudgetBytes: budget,
+    });
+  }
+
+  /** Leases only tasks of one tag: `tag`, or without it the tag of the oldest available task. */
+  leaseTasksByTag(options: Omit<LeaseOptions, 'groupByTag'>): Promise<Task[]> {
+    return this.leaseTasks({ ...options, groupByTag: true });
+  }
+
+  /**
+   * Sets the lease of a task the caller holds to `lease` from now (0 releases
+   * it at once). `task` must carry the lease token it was handed (`etaUsec`);
+   * fails with TASK_LEASE_EXPIRED when that lease has run out or another has
+   * replaced it. Resolves to the task with its new `etaUsec`.
+   */
+  async modifyTaskLease(task: TaskLeaseRef, lease: number, unit: TimeUnit = 'seconds'): Promise<Task> {
+    return this.updateTask(task, { lease, unit });
+  }
+
+  /**
+   * modifyTaskLease, plus an optional tag change (the REST update and patch
+   * methods). `tag: null` clears the tag; leaving it out keeps it.
+   */
+  async updateTask(task: TaskLeaseRef, change: { lease: number; unit?: TimeUnit; tag?: string | null }): Promise<Task> {
+    this.#requirePull('modify the lease of');
+    const leaseMs = this.#leaseMs(change.lease, change.unit);
+    if (!Number.isSafeInteger(task.etaUsec)) {
+      throw new QueueError('INVALID_REQUEST', 'the task must carry its lease token (etaUsec)', { queue: this.name, field: 'etaUsec' });
+    }
+    if (change.tag !== undefined && change.tag !== null && Buffer.byteLength(change.tag) > LIMITS.maxTagBytes) {
+      throw new QueueError('INVALID_TAG', `tag must be at most ${LIMITS.maxTagBytes} bytes`, { queue: this.name, field: 'tag' });
+    }
+    return this.#store.modifyLease({
+      ...this.#ref,
+      name: task.name,
+      leaseToken: task.etaUsec,
+      leaseMs,
+      ...(change.tag === undefined ? {} : { tag: change.tag === '' ? null : change.tag }),
+    });
+  }
+
+  /**
+   * Deletes tasks by name, whether available or leased (also after the lease
+   * ran out). Their names stay held for the tombstone period. Resolves to
+   * true for each task that was deleted, false for a name that was unknown.
+   */
+  deleteTask(task: string | TaskLeaseRef): Promise<boolean>;
+  deleteTask(tasks: readonly (string | TaskLeaseRef)[]): Promise<boolean[]>;
+  async deleteTask(tasks: string | TaskLeaseRef | readonly (string | TaskLeaseRef)[]): Promise<boolean | boolean[]> {
+    const list = Array.isArray(tasks) ? tasks : [tasks as string | TaskLeaseRef];
+    if (list.length > LIMITS.maxTasksPerDelete) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${list.length}`, {
+        queue: this.name,
+      });
+    }
+    const names = list.map((t) => (typeof t === 'string' ? t : t.name));
+    for (const name of names) {
+      if (typeof name !== 'string') {
+        throw new QueueError('INVALID_TASK_NAME', 'deleteTask takes task names or tasks', { queue: this.name });
+      }
+    }
+    const deleted = new Set(await this.#store.deleteTasks({ ...this.#ref, names: [...new Set(names)] }));
+    const outcome = names.map((name) => deleted.has(name));
+    return Array.isArray(tasks) ? outcome : (outcome[0] as boolean);
+  }
+
+  /** One task by name; UNKNOWN_TASK or TOMBSTONED_TASK when it is not live. */
+  async getTask(name: string): Promise<Task> {
+    const task = await this.#store.getTask({ ...this.#ref, name });
+    if (task) return task;
+    throw await this.missingTaskError(name);
+  }
+
+  /** Live tasks in ETA order, a page at a time; pass the last task of a page as `after`. */
+  listTasks(options: { limit?: number; after?: TaskLeaseRef; withoutPayload?: boolean } = {}): Promise<Task[]> {
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { queue: this.name, field: 'limit' });
+    }
+    return this.#store.listTasks({
+      ...this.#ref,
+      limit,
+      ...(options.after ? { after: { etaUsec: options.after.etaUsec, name: options.after.name } } : {}),
+      withoutPayload: options.withoutPayload ?? false,
+    });
+  }
+
+  /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */
+  fetchStatistics(): Promise<QueueStatistics> {
+    return this.#store.queueStats(this.#ref);
+  }
+
+  /** The error that explains why a name is not live: TOMBSTONED_TASK or UNKNOWN_TASK. */
+  async missingTaskError(name: string): Promise<QueueError> {
+    const details = { queue: this.name, task: name };
+    if (TASK_NAME_PATTERN.test(name) && (await this.#store.isTombstoned({ ...this.#ref, name }))) {
+      return new QueueError('TOMBSTONED_TASK', `task "${name}" has been deleted`, details);
+    }
+    return new QueueError('UNKNOWN_TASK', `task "${name}" does not exist in queue "${this.name}"`, details);
+  }
+
+  #requirePull(action: string): void {
+    if (this.#config.mode !== 'pull') {
+      throw new QueueError('INVALID_QUEUE_MODE', `cannot ${action} tasks of push queue "${this.name}"; only pull queues can be leased`, {
+        queue: this.name,
+      });
+    }
+  }
+
+  #leaseMs(lease: number, unit: TimeUnit | undefined): number {
+    const ms = durationToMs(lease, unit ?? 'seconds', 'lease');
+    if (ms > LIMITS.maxLeaseMs) {
+      throw new QueueError('INVALID_REQUEST', `a lease may last at most one week (604800 seconds)`, { queue: this.name, field: 'lease' });
+    }
+    return ms;
+  }
+}

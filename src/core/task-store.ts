@@ -1,0 +1,119 @@
+import type { ServiceConfig } from './queue-config.js';
+import type { LeaseRate } from './queue-config.js';
+import type { Task } from './task.js';
+
+/**
+ * The seam between the domain and the database: one method per operation,
+ * each taking a params object. `store/pg-task-store.ts` implements it on
+ * PostgreSQL (or PGlite) through Kysely. Not a public API; it changes with
+ * the service.
+ */
+export interface TaskStore {
+  /** Writes the configuration's queues and limits to the database; returns queue ids by name. */
+  syncQueues(config: ServiceConfig): Promise<ReadonlyMap<string, number>>;
+  insertTasks(params: TaskInsertParams): Promise<Task[]>;
+  leaseTasks(params: TaskLeaseParams): Promise<Task[]>;
+  /** The tag of the oldest leasable task (null = untagged), or `undefined` when nothing is leasable. */
+  oldestAvailableTag(params: QueueRef): Promise<string | null | undefined>;
+  /** Renews or releases a lease the caller still holds; see TaskModifyLeaseParams. */
+  modifyLease(params: TaskModifyLeaseParams): Promise<Task>;
+  /** Deletes and tombstones; returns the names that were deleted. */
+  deleteTasks(params: TaskDeleteParams): Promise<string[]>;
+  getTask(params: TaskRef): Promise<Task | null>;
+  /** True when the name is held by a tombstone (deleted within the retention period). */
+  isTombstoned(params: TaskRef): Promise<boolean>;
+  listTasks(params: TaskListParams): Promise<Task[]>;
+  queueStats(params: QueueRef): Promise<QueueStats>;
+  /** Removes expired tombstones and old lease history. */
+  cleanup(params: CleanupParams): Promise<CleanupResult>;
+  /** Round trip to the database (health checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A queue as the store knows it: its row id, and its name for messages and results. */
+export interface QueueRef {
+  readonly queueId: number;
+  readonly queueName: string;
+}
+
+export interface TaskRef extends QueueRef {
+  readonly name: string;
+}
+
+/** A task to insert, validated by the domain. */
+export interface NewTask {
+  readonly name: string;
+  readonly payload: Uint8Array;
+  readonly tag: string | null;
+  /** Absolute ETA in microseconds, or null to use `delayMs` from the database's now(). */
+  readonly etaUsec: number | null;
+  readonly delayMs: number;
+}
+
+export interface TaskInsertParams extends QueueRef {
+  readonly tasks: readonly NewTask[];
+  /** Latest ETA allowed, as an offset from the database's now(). */
+  readonly maxEtaAheadMs: number;
+  /** The caller's own transaction (a pg client or a Kysely transaction), when adding inside it. */
+  readonly transaction?: object;
+}
+
+/** Which tasks a lease may take. */
+export type TagFilter =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'tag'; readonly tag: string }
+  | { readonly kind: 'untagged' };
+
+export interface TaskLeaseParams extends QueueRef {
+  readonly maxTasks: number;
+  readonly leaseMs: number;
+  readonly filter: TagFilter;
+  /** The queue's retry limit: tasks leased this often are dropped instead. Null = unlimited. */
+  readonly maxLeases: number | null;
+  /** Lease calls per window that may return tasks, across all processes. Null = unlimited. */
+  readonly leaseRate: LeaseRate | null;
+  /** Total payload the result may carry; tasks past it stay available. */
+  readonly payloadBudgetBytes: number;
+}
+
+export interface TaskModifyLeaseParams extends TaskRef {
+  /** The lease expiry the caller was handed (its etaUsec): the fencing token. */
+  readonly leaseToken: number;
+  /** New lease from now; 0 releases the task at once. */
+  readonly leaseMs: number;
+  /** When present, also sets (string) or clears (null) the tag. */
+  readonly tag?: string | null;
+}
+
+export interface TaskDeleteParams extends QueueRef {
+  readonly names: readonly string[];
+}
+
+export interface TaskListParams extends QueueRef {
+  readonly limit: number;
+  /** Continue after this task in (eta, name) order. */
+  readonly after?: { readonly etaUsec: number; readonly name: string };
+  /** Leave payloads out (REST list). */
+  readonly withoutPayload?: boolean;
+}
+
+export interface QueueStats {
+  readonly totalTasks: number;
+  readonly totalBytes: number;
+  /** ETA of the task that has waited longest, or null for an empty queue. */
+  readonly oldestEtaUsec: number | null;
+  readonly leasedLastMinute: number;
+  readonly leasedLastHour: number;
+}
+
+export interface CleanupParams {
+  readonly tombstoneRetentionMs: number;
+  /** Rows removed per statement, so cleanup never holds long locks. */
+  readonly batchSize: number;
+}
+
+export interface CleanupResult {
+  readonly tombstonesRemoved: number;
+  readonly historyRemoved: number;
+}

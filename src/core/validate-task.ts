@@ -1,0 +1,84 @@
+import { QueueError } from './errors.js';
+import { LIMITS } from './limits.js';
+import type { QueueConfig } from './queue-config.js';
+import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js';
+import type { NewTask } from './task-store.js';
+
+/**
+ * Checks one task a producer wants to add and turns it into the store's
+ * shape. Every rule of spec section 8 that can be checked without the
+ * database is checked here, so a bad task never costs a round trip.
+ */
+export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number): NewTask {
+  const where = (field: string) => ({ queue: queue.name, field, index });
+  const method = options.method ?? 'PULL';
+  if (queue.mode !== 'pull') {
+    throw new QueueError(
+      'INVALID_QUEUE_MODE',
+      `queue "${queue.name}" is a push queue; this service stores and leases pull tasks only`,
+      where('method'),
+    );
+  }
+  if (method !== 'PULL') {
+    throw new QueueError('INVALID_QUEUE_MODE', `tasks added to pull queue "${queue.name}" must have method PULL`, where('method'));
+  }
+
+  const name = options.name ?? generateTaskName();
+  if (typeof name !== 'string' || !TASK_NAME_PATTERN.test(name)) {
+    throw new QueueError(
+      'INVALID_TASK_NAME',
+      `task name must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to 500), got ${JSON.stringify(String(name).slice(0, 60))}`,
+      where('name'),
+    );
+  }
+
+  const payload = toPayload(options.payload, where('payload'));
+  if (payload.byteLength > LIMITS.maxTaskBytes) {
+    throw new QueueError(
+      'TASK_TOO_LARGE',
+      `task "${name}": payload is ${payload.byteLength} bytes; the limit is ${LIMITS.maxTaskBytes}`,
+      { ...where('payload'), task: name, limit: LIMITS.maxTaskBytes },
+    );
+  }
+
+  const tag = options.tag === undefined || options.tag === null || options.tag === '' ? null : options.tag;
+  if (tag !== null) {
+    if (typeof tag !== 'string') throw new QueueError('INVALID_TAG', 'tag must be a string', where('tag'));
+    const bytes = Buffer.byteLength(tag, 'utf8');
+    if (bytes > LIMITS.maxTagBytes) {
+      throw new QueueError('INVALID_TAG', `tag must be <= ${LIMITS.maxTagBytes} bytes, got a ${bytes} byte tag`, where('tag'));
+    }
+  }
+
+  const timing = [options.countdownSeconds, options.eta, options.etaUsec].filter((v) => v !== undefined).length;
+  if (timing > 1) {
+    throw new QueueError('INVALID_ETA', 'give at most one of countdownSeconds, eta and etaUsec', where('eta'));
+  }
+  let etaUsec: number | null = null;
+  let delayMs = 0;
+  if (options.countdownSeconds !== undefined) {
+    const seconds = options.countdownSeconds;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds * 1000 > LIMITS.maxEtaAheadMs) {
+      throw new QueueError('INVALID_ETA', `countdownSeconds must be between 0 and 30 days (2592000), got ${String(seconds)}`, where('countdownSeconds'));
+    }
+    delayMs = seconds * 1000;
+  } else if (options.eta !== undefined) {
+    const ms = options.eta instanceof Date ? options.eta.getTime() : Number.NaN;
+    if (!Number.isFinite(ms) || ms < 0) throw new QueueError('INVALID_ETA', 'eta must be a valid Date after 1970', where('eta'));
+    etaUsec = ms * 1000;
+  } else if (options.etaUsec !== undefined) {
+    const usec = options.etaUsec;
+    if (!Number.isSafeInteger(usec) || usec < 0) {
+      throw new QueueError('INVALID_ETA', `etaUsec must be a non-negative integer (microseconds since the epoch), got ${String(usec)}`, where('etaUsec'));
+    }
+    etaUsec = usec;
+  }
+  return { name, payload, tag, etaUsec, delayMs };
+}
+
+function toPayload(payload: TaskOptions['payload'], details: Record<string, unknown>): Uint8Array {
+  if (payload === undefined) return new Uint8Array(0);
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  if (payload instanceof Uint8Array) return payload;
+  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', details);
+}

@@ -1,0 +1,107 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfigFile, builtInConfig } from './config/load-config.js';
+import { DEFAULT_SETTINGS, settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
+import type { ServiceConfig } from './core/queue-config.js';
+import { TaskQueueService } from './core/task-queue-service.js';
+import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { PgTaskStore } from './store/pg-task-store.js';
+import { validateSchemaName } from './store/schema-name.js';
+
+/** Options of `openTaskQueue`; each defaults to the environment (DATABASE_URL, TASKQUEUE_*). */
+export interface OpenTaskQueueOptions {
+  /** PostgreSQL connection string; absent (and no DATABASE_URL) = embedded PGlite. */
+  readonly databaseUrl?: string | null;
+  /** Path to queue.xml or queue.yaml, or an already validated configuration. */
+  readonly config?: string | ServiceConfig;
+  /** The project id the REST paths name. */
+  readonly project?: string;
+  /** The embedded engine's data directory; `':memory:'` keeps it in memory. */
+  readonly dataDir?: string;
+  /** Schema of the service's tables (default `taskqueue`). */
+  readonly schema?: string;
+  /** PostgreSQL pool size (default 10). */
+  readonly poolSize?: number;
+  /** How long deleted names stay held, in days (default 7). */
+  readonly tombstoneDays?: number;
+  /** How often the cleanup job runs, in ms (default 60000; 0 = never). */
+  readonly cleanupIntervalMs?: number;
+  /** Environment to take defaults from (default: the process's). */
+  readonly env?: Environment;
+  /** Use this database instead of opening one (tests; the caller closes it). */
+  readonly database?: DatabaseOptions;
+}
+
+/** The service `openTaskQueue` resolves to. */
+export interface OpenTaskQueue extends TaskQueueService {
+  /** The project id of the REST paths. */
+  readonly project: string;
+  /** Which engine runs the SQL. */
+  readonly engine: EngineKind;
+  /** The schema of the service's tables. */
+  readonly schema: string;
+}
+
+/**
+ * Opens the task queue service in this process: loads and validates the
+ * queue configuration, opens the database (PostgreSQL, or embedded PGlite),
+ * applies migrations under an advisory lock, and writes the configured
+ * queues to it.
+ *
+ * ```ts
+ * const tq = await openTaskQueue({ config: './queue.xml' });
+ * const queue = tq.getQueue('pull-queue');
+ * await queue.add({ payload: 'hello', tag: 'greetings' });
+ * const tasks = await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 10 });
+ * for (const task of tasks) { work(task.payload); await queue.deleteTask(task); }
+ * await tq.close();
+ * ```
+ */
+export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultEnv?: Environment): Promise<OpenTaskQueue> {
+  const env = options.env ?? defaultEnv ?? {};
+  const settings = settingsFromEnvironment(env);
+  const schema = validateSchemaName(options.schema ?? settings.schema);
+  const config = await resolveConfig(options.config ?? settings.configPath, settings);
+
+  const databaseOptions: DatabaseOptions =
+    options.database ?? databaseOptionsFor(options, settings);
+  const database = await openDatabase(databaseOptions);
+  const ownsDatabase = options.database === undefined || options.database.kind !== 'pglite-instance';
+  const store = new PgTaskStore(database, schema, { ownsDatabase });
+  try {
+    await migrate(database.db, schema);
+    const ids = await store.syncQueues(config);
+    const service = new TaskQueueService(store, config, ids, {
+      tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
+      ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
+    });
+    return Object.assign(service, {
+      project: options.project ?? settings.project,
+      engine: database.engine,
+      schema,
+    });
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+}
+
+function databaseOptionsFor(options: OpenTaskQueueOptions, settings: ServiceSettings): DatabaseOptions {
+  const url = options.databaseUrl === undefined ? settings.databaseUrl : options.databaseUrl;
+  if (url) return { kind: 'postgres', url, poolSize: options.poolSize ?? settings.poolSize };
+  const dataDir = options.dataDir ?? settings.dataDir;
+  return dataDir === ':memory:' ? { kind: 'pglite' } : { kind: 'pglite', dataDir: resolve(dataDir) };
+}
+
+/** A config path or object; with neither, ./queue.xml when it exists, else the built-in sample. */
+async function resolveConfig(config: string | ServiceConfig | null, settings: ServiceSettings): Promise<ServiceConfig> {
+  const options = { maxActiveQueues: settings.maxActiveQueues };
+  if (config === null) {
+    return existsSync('queue.xml') ? loadConfigFile('queue.xml', options) : builtInConfig();
+  }
+  if (typeof config === 'string') return loadConfigFile(config, options);
+  return config;
+}
+
+export { DEFAULT_SETTINGS };

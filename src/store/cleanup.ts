@@ -1,0 +1,33 @@
+import { sql } from 'kysely';
+import type { CleanupParams, CleanupResult } from '../core/task-store.js';
+import { intervalFromMs, table, type StoreContext } from './store-context.js';
+
+/**
+ * Drops tombstones past the retention period and lease history older than an
+ * hour, a batch per statement (oldest first, by index) so no statement holds
+ * locks or bloats WAL for long. Several processes may run it at once; they
+ * just share the work.
+ */
+export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise<CleanupResult> {
+  let tombstonesRemoved = 0;
+  for (;;) {
+    // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
+    const result = await sql`
+      with doomed as materialized (
+        select queue_id, name from ${table(ctx, 'task_tombstones')}
+         where deleted_at < now() - ${intervalFromMs(params.tombstoneRetentionMs)}
+         order by deleted_at
+         limit ${params.batchSize}::int4
+           for update skip locked
+      )
+      delete from ${table(ctx, 'task_tombstones')} t
+       using doomed d
+       where t.queue_id = d.queue_id and t.name = d.name`.execute(ctx.db);
+    const removed = Number(result.numAffectedRows ?? 0n);
+    tombstonesRemoved += removed;
+    if (removed < params.batchSize) break;
+  }
+  const history = await sql`
+    delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour'`.execute(ctx.db);
+  return { tombstonesRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
+}

@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { QueueError } from '../core/errors.js';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { Database } from './schema.js';
+
+/** Which engine runs the SQL: a PostgreSQL server, or PGlite in this process. */
+export type EngineKind = 'postgres' | 'pglite';
+
+export type DatabaseOptions =
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      /** Connections in the pool (default 10). */
+      readonly poolSize?: number;
+      /** Server-side statement_timeout; a slow database gives DEADLINE_EXCEEDED, never a hang. */
+      readonly statementTimeoutMs?: number;
+      /** How long to wait for a connection before giving up (TRANSIENT_ERROR). */
+      readonly connectTimeoutMs?: number;
+    }
+  | {
+      readonly kind: 'pglite';
+      /** Directory for the embedded database; absent = in memory. */
+      readonly dataDir?: string;
+    }
+  | {
+      /** An already open PGlite, owned by the caller (tests share one per file). */
+      readonly kind: 'pglite-instance';
+      readonly instance: PGlite;
+    };
+
+/** An open database: the Kysely handle plus what closing it takes. */
+export interface OpenDatabase {
+  readonly db: Kysely<Database>;
+  readonly engine: EngineKind;
+  /** The pg pool (PostgreSQL engine only), for LISTEN connections and diagnostics. */
+  readonly pool: pg.Pool | null;
+  /** The PGlite instance (embedded engine only). */
+  readonly pglite: PGlite | null;
+  close(): Promise<void>;
+}
+
+/** Opens the database an options object names. */
+export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
+  switch (options.kind) {
+    case 'postgres':
+      return openPostgres(options);
+    case 'pglite':
+      return openPGlite(options.dataDir);
+    case 'pglite-instance':
+      return {
+        db: new Kysely<Database>({ dialect: new PGliteDialect(options.instance) }),
+        engine: 'pglite',
+        pool: null,
+        pglite: options.instance,
+        close: async () => {},
+      };
+  }
+}
+
+function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): OpenDatabase {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    // The client-side twin: a server that stops answering (network gone)
+    // fails the query instead of leaving it waiting forever.
+    query_timeout: (options.statementTimeoutMs ?? 30_000) + 5_000,
+    // A transaction left open by a crashed caller must not pin the vacuum horizon.
+    idle_in_transaction_session_timeout: 60_000,
+    application_name: 'taskqueue',
+  });
+  // An idle client that loses its server emits 'error' on the pool; without a
+  // listener Node would end the process. The next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    engine: 'postgres',
+    pool,
+    pglite: null,
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
+  let lock: DataDirLock | null = null;
+  let instance: PGlite;
+  if (dataDir === undefined) {
+    instance = await PGlite.create();
+  } else {
+    lock = acquireDataDirLock(dataDir);
+    try {
+      instance = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
+    } catch (error) {
+      lock.release();
+      throw new QueueError('TRANSIENT_ERROR', `could not open the embedded database in ${dataDir}: ${String(error)}`, {
+        dataDir,
+      });
+    }
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(instance) });
+  return {
+    db,
+    engine: 'pglite',
+    pool: null,
+    pglite: instance,
+    close: async () => {
+      await db.destroy();
+      await instance.close();
+      lock?.release();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Task } from '../core/task.js';
+import type { TaskLeaseParams } from '../core/task-store.js';
+import { intervalFromMs, table, usecOf, type StoreContext } from './store-context.js';
+import { taskFromRow, type TaskRow } from './task-row.js';
+
+/**
+ * Leases up to `maxTasks` tasks in ONE statement. The steps, each a CTE:
+ *
+ * 1. `permit` (rate-limited queues only): counts this call in the queue's
+ *    current fixed window, shared by every process; past the limit the call
+ *    picks nothing.
+ * 2. `picked`: the oldest leasable tasks (eta <= now()), FOR UPDATE SKIP
+ *    LOCKED so concurrent leasers take disjoint rows. It is MATERIALIZED on
+ *    purpose: PostgreSQL may re-run an `IN (SELECT ... SKIP LOCKED LIMIT n)`
+ *    sub-select once per outer row, and each re-run skips the rows already
+ *    locked and returns the NEXT n (bug #15715, hit by Oban and pg-boss).
+ *    A materialized CTE runs exactly once. The ORDER BY matches the index
+ *    (queue_id, eta), so LIMIT stops after n rows without a sort.
+ * 3. `exhausted` / `tombstoned` (queues with a retry limit only): tasks
+ *    already leased `max_leases` times are deleted and their names
+ *    tombstoned with reason 'retry_limit'; they are never returned.
+ * 4. `fitting`: the prefix of the picked tasks whose payloads fit the
+ *    budget (32 MB in-process, 1 MB over REST); the rest stay available,
+ *    untouched.
+ * 5. `leased`: eta moves to now() + lease (time from the database, never
+ *    from Node), retry_count goes up by one.
+ * 6. `history`: one row for the queue's leasedLastMinute/Hour statistics.
+ */
+export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Promise<Task[]> {
+  const tasks = table(ctx, 'tasks');
+  const q = params.queueId;
+  const rate = params.leaseRate;
+  const maxLeases = params.maxLeases;
+
+  const ctes: RawBuilder<unknown>[] = [];
+  let permitted: RawBuilder<unknown> = sql``;
+  if (rate !== null) {
+    ctes.push(sql`permit as (
+      insert into ${table(ctx, 'lease_rate_windows')} as w (queue_id, window_start, calls)
+      values (${q}, floor(extract(epoch from now()) / ${rate.windowSeconds}::int4)::int8, 1)
+      on conflict (queue_id) do update
+        set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+            window_start = excluded.window_start
+      returning calls <= ${rate.calls}::int4 as allowed
+    )`);
+    permitted = sql`and (select allowed from permit)`;
+  }
+
+  const tagCondition =
+    params.filter.kind === 'tag'
+      ? sql`and tag = ${params.filter.tag}`
+      : params.filter.kind === 'untagged'
+        ? sql`and tag is null`
+        : sql``;
+
+  ctes.push(sql`picked as materialized (
+    select name, eta, retry_count, octet_length(payload) as payload_bytes
+      from ${tasks}
+     where queue_id = ${q} and eta <= now() ${tagCondition} ${permitted}
+     order by eta
+     limit ${params.maxTasks}::int4
+       for update skip locked
+  )`);
+
+  let live: RawBuilder<unknown> = sql``;
+  if (maxLeases !== null) {
+    ctes.push(sql`exhausted as (
+      delete from ${tasks} t using picked p
+       where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${maxLeases}::int4
+      returning t.name, t.retry_count
+    )`);
+    ctes.push(sql`tombstoned as (
+      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+      select ${q}, name, 'retry_limit', retry_count from exhausted
+      on conflict (queue_id, name) do update
+        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+    )`);
+    live = sql`where retry_count < ${maxLeases}::int4`;
+  }
+
+  ctes.push(sql`fitting as (
+    select name, eta from (
+      select name, eta,
+             sum(payload_bytes) over (order by eta, name rows unbounded preceding) as running_bytes
+        from picked ${live}
+    ) f
+    where running_bytes <= ${params.payloadBudgetBytes}::int8
+  )`);
+
+  ctes.push(sql`leased as (
+    update ${tasks} t
+       set eta = now() + ${intervalFromMs(params.leaseMs)},
+           retry_count = t.retry_count + 1
+      from fitting f
+     where t.queue_id = ${q} and t.name = f.name
+    returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, f.eta as available_at
+  )`);
+
+  ctes.push(sql`history as (
+    insert into ${table(ctx, 'lease_history')} (queue_id, task_count)
+    select ${q}, count(*) from leased having count(*) > 0
+  )`);
+
+  const query = sql<TaskRow>`
+    with ${sql.join(ctes, sql`,\n`)}
+    select name, tag, payload, retry_count,
+           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
+      from leased
+     order by available_at, name`;
+  const result = await query.execute(ctx.db);
+  return result.rows.map((row) => taskFromRow(params.queueName, row));
+}
+
+/** The tag of the oldest leasable task, for "group by tag" without a tag. */
+export async function oldestAvailableTag(
+  ctx: StoreContext,
+  params: { queueId: number },
+): Promise<string | null | undefined> {
+  const result = await sql<{ tag: string | null }>`
+    select tag from ${table(ctx, 'tasks')}
+     where queue_id = ${params.queueId} and eta <= now()
+     order by eta
+     limit 1
+       for update skip locked`.execute(ctx.db);
+  const row = result.rows[0];
+  return row === undefined ? undefined : row.tag;
+}

@@ -1,0 +1,71 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { validateSchemaName } from './schema-name.js';
+
+/** The sql/ folder of the package: ../../sql from both src/store and dist/store. */
+const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+
+/** A migration file: `NNNN_name.sql`. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Reads the numbered migrations from sql/, in order. */
+export async function readMigrations(dir: string = SQL_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => ({
+      version: Number.parseInt(file.slice(0, 4), 10),
+      name: file.slice(5, -4),
+      text: await readFile(`${dir}${file}`, 'utf8'),
+    })),
+  );
+}
+
+/** What a migration run did. */
+export interface MigrateResult {
+  readonly schema: string;
+  readonly applied: readonly number[];
+  readonly current: number;
+}
+
+/**
+ * Brings the schema up to date. Runs in one transaction under an advisory
+ * lock keyed by the schema name, so processes starting together apply each
+ * migration once: the others wait, then find nothing left to do. The files
+ * are plain SQL with unqualified names, run with search_path set to our
+ * schema; nothing outside that schema is touched.
+ */
+export async function migrate(db: Kysely<Database>, schemaName: string): Promise<MigrateResult> {
+  const schema = validateSchemaName(schemaName);
+  const migrations = await readMigrations();
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
+    await sql`set local search_path to ${sql.id(schema)}`.execute(trx);
+    await sql`
+      create table if not exists schema_migrations (
+        version    integer primary key,
+        name       text not null,
+        applied_at timestamptz not null default now()
+      )`.execute(trx);
+    const done = new Set(
+      (await sql<{ version: number }>`select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
+    );
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      await sql.raw(migration.text).execute(trx);
+      await sql`insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
+        trx,
+      );
+      applied.push(migration.version);
+    }
+    const current = Math.max(0, ...done, ...applied);
+    return { schema, applied, current };
+  });
+}

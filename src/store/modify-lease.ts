@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import { QueueError } from '../core/errors.js';
+import type { Task } from '../core/task.js';
+import type { TaskModifyLeaseParams, TaskRef } from '../core/task-store.js';
+import { intervalFromMs, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
+import { taskFromRow, type TaskRow } from './task-row.js';
+
+/**
+ * Renews (or with 0, releases) a lease, fenced by the lease token: the
+ * update only matches while eta still equals the expiry the caller was
+ * handed AND that expiry lies in the future. A holder whose lease ran out,
+ * or was taken over by a later lease, matches nothing and gets
+ * TASK_LEASE_EXPIRED; it can never extend someone else's lease.
+ */
+export async function modifyLease(ctx: StoreContext, params: TaskModifyLeaseParams): Promise<Task> {
+  const setTag = params.tag === undefined ? sql`` : sql`, tag = ${params.tag}`;
+  const result = await sql<TaskRow>`
+    update ${table(ctx, 'tasks')}
+       set eta = now() + ${intervalFromMs(params.leaseMs)} ${setTag}
+     where queue_id = ${params.queueId} and name = ${params.name}
+       and eta = ${timestampFromUsec(params.leaseToken)} and eta > now()
+    returning name, tag, payload, retry_count,
+              ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.execute(ctx.db);
+  const row = result.rows[0];
+  if (row) return taskFromRow(params.queueName, row);
+  throw await whyNotModified(ctx, params);
+}
+
+/** Explains a modify that matched nothing: unknown, tombstoned, or lease expired. */
+async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<QueueError> {
+  const result = await sql<{ live: boolean; tombstoned: boolean }>`
+    select exists (select 1 from ${table(ctx, 'tasks')} where queue_id = ${params.queueId} and name = ${params.name}) as live,
+           exists (select 1 from ${table(ctx, 'task_tombstones')} where queue_id = ${params.queueId} and name = ${params.name}) as tombstoned`.execute(
+    ctx.db,
+  );
+  const state = result.rows[0];
+  const details = { queue: params.queueName, task: params.name };
+  if (state?.live) {
+    return new QueueError(
+      'TASK_LEASE_EXPIRED',
+      `the lease on task "${params.name}" has expired or is held by another lease; it could not be modified`,
+      details,
+    );
+  }
+  if (state?.tombstoned) {
+    return new QueueError('TOMBSTONED_TASK', `task "${params.name}" has been deleted`, details);
+  }
+  return new QueueError('UNKNOWN_TASK', `task "${params.name}" does not exist`, details);
+}

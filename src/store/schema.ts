@@ -1,0 +1,78 @@
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+
+/**
+ * Kysely's view of the tables in `sql/`. The migrations are the source of
+ * truth; this file follows them by hand (test/store/migrate.test.ts compares
+ * the two, column by column).
+ */
+export interface QueuesTable {
+  id: GeneratedAlways<number>;
+  name: string;
+  mode: 'pull' | 'push';
+  max_leases: number | null;
+  storage_limit_bytes: ColumnType<string | null, number | null, number | null>;
+  lease_rate_calls: number | null;
+  lease_rate_seconds: number | null;
+  active: Generated<boolean>;
+  updated_at: Generated<Date>;
+}
+
+export interface ServiceSettingsTable {
+  name: string;
+  value: ColumnType<string | null, number | null, number | null>;
+}
+
+export interface TasksTable {
+  queue_id: number;
+  name: string;
+  eta: Date;
+  retry_count: Generated<number>;
+  tag: string | null;
+  payload: Uint8Array;
+  enqueued_at: Generated<Date>;
+  size_bytes: GeneratedAlways<number>;
+}
+
+export interface TaskTombstonesTable {
+  queue_id: number;
+  name: string;
+  deleted_at: Generated<Date>;
+  reason: 'deleted' | 'retry_limit';
+  retry_count: Generated<number>;
+}
+
+export interface QueueStorageTable {
+  queue_id: number;
+  shard: number;
+  task_count: ColumnType<string, number, number>;
+  byte_count: ColumnType<string, number, number>;
+}
+
+export interface LeaseHistoryTable {
+  queue_id: number;
+  leased_at: Generated<Date>;
+  task_count: number;
+}
+
+export interface LeaseRateWindowsTable {
+  queue_id: number;
+  window_start: ColumnType<string, number, number>;
+  calls: number;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+export interface Database {
+  queues: QueuesTable;
+  service_settings: ServiceSettingsTable;
+  tasks: TasksTable;
+  task_tombstones: TaskTombstonesTable;
+  queue_storage: QueueStorageTable;
+  lease_history: LeaseHistoryTable;
+  lease_rate_windows: LeaseRateWindowsTable;
+  schema_migrations: SchemaMigrationsTable;
+}

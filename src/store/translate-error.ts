@@ -1,0 +1,79 @@
+import { QueueError, isQueueError } from '../core/errors.js';
+
+/**
+ * The one place where database errors become QueueErrors. Codes are decided
+ * by SQLSTATE and constraint name, never by message text.
+ */
+export function translateError(error: unknown, context: { queue?: string } = {}): QueueError {
+  if (isQueueError(error)) return error;
+  const e = error as { code?: unknown; constraint?: unknown; detail?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const constraint = typeof e.constraint === 'string' ? e.constraint : '';
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  const queue = context.queue;
+
+  switch (code) {
+    case 'TQ001': {
+      const task = typeof e.detail === 'string' ? e.detail : undefined;
+      return new QueueError(
+        'TOMBSTONED_TASK',
+        `task "${task ?? '?'}" was deleted recently; its name is held and cannot be reused yet`,
+        { queue, task },
+        { cause: error },
+      );
+    }
+    case 'TQ002':
+      return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
+    case '23505':
+      if (constraint === 'tasks_pkey') {
+        const task = nameFromKeyDetail(e.detail);
+        return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, {
+          cause: error,
+        });
+      }
+      break;
+    case '57014': // query_canceled: statement_timeout
+      return new QueueError('DEADLINE_EXCEEDED', 'the database did not answer in time; back off and retry', { queue }, {
+        cause: error,
+      });
+    case '40001': // serialization_failure
+    case '40P01': // deadlock_detected
+    case '55P03': // lock_not_available
+    case '53300': // too_many_connections
+    case '57P01': // admin_shutdown
+    case '57P02': // crash_shutdown
+    case '57P03': // cannot_connect_now
+      return transient(error, queue);
+  }
+  if (code.startsWith('08')) return transient(error, queue); // connection exceptions
+  if (isNetworkError(code, message)) return transient(error, queue);
+  if (/timeout/i.test(message) && !code) {
+    // pg's client-side timeouts (connect or query_timeout) carry no SQLSTATE.
+    return new QueueError('DEADLINE_EXCEEDED', 'the database did not answer in time; back off and retry', { queue }, {
+      cause: error,
+    });
+  }
+  return new QueueError('INTERNAL_ERROR', 'internal database error', { queue }, { cause: error });
+}
+
+function transient(error: unknown, queue: string | undefined): QueueError {
+  return new QueueError('TRANSIENT_ERROR', 'the database is unavailable; back off and retry', { queue }, {
+    cause: error,
+  });
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+function isNetworkError(code: string, message: string): boolean {
+  return (
+    NETWORK_CODES.has(code) ||
+    /Connection terminated|connection is closed|Client was closed|Cannot use a pool after calling end/i.test(message)
+  );
+}
+
+/** `Key (queue_id, name)=(3, my-task) already exists.` -> `my-task`. */
+function nameFromKeyDetail(detail: unknown): string | undefined {
+  if (typeof detail !== 'string') return undefined;
+  const match = /^Key \(queue_id, name\)=\(\d+, (.*)\) already exists\.?$/.exec(detail);
+  return match?.[1];
+}

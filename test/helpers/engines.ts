@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { ServiceConfig } from '../../src/core/queue-config.js';
+import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
+import type { DatabaseOptions } from '../../src/store/database.js';
+
+/** The engines every store test runs against. */
+export const ENGINES = ['postgres', 'pglite'] as const;
+export type TestEngine = (typeof ENGINES)[number];
+
+let sharedPGlite: Promise<PGlite> | null = null;
+
+/** One PGlite per test file (forks pool: module scope is per file); each test gets its own schema. */
+export function testPGlite(): Promise<PGlite> {
+  sharedPGlite ??= PGlite.create();
+  return sharedPGlite;
+}
+
+export function testPgUrl(): string {
+  return inject('pgUrl');
+}
+
+/** A fresh schema name, so tests never see each other's rows. */
+export function freshSchema(): string {
+  return `t_${randomBytes(6).toString('hex')}`;
+}
+
+export interface TestService {
+  readonly service: OpenTaskQueue;
+  readonly schema: string;
+  readonly engine: TestEngine;
+  /** Runs SQL as an operator would (schema-qualified names: use `${schema}.tasks`). */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+/** Opens the service on a fresh schema of the given engine. */
+export async function openTestService(
+  engine: TestEngine,
+  config: ServiceConfig,
+  options: { poolSize?: number; tombstoneDays?: number } = {},
+): Promise<TestService> {
+  const schema = freshSchema();
+  let database: DatabaseOptions;
+  let admin: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; end(): Promise<void> };
+  if (engine === 'postgres') {
+    database = { kind: 'postgres', url: testPgUrl(), poolSize: options.poolSize ?? 10 };
+    const pool = new pg.Pool({ connectionString: testPgUrl(), max: 2 });
+    admin = { query: (text, params) => pool.query(text, params), end: () => pool.end() };
+  } else {
+    const instance = await testPGlite();
+    database = { kind: 'pglite-instance', instance };
+    admin = { query: (text, params) => instance.query(text, params), end: async () => {} };
+  }
+  const service = await openTaskQueue({
+    config,
+    schema,
+    database,
+    cleanupIntervalMs: 0,
+    ...(options.tombstoneDays === undefined ? {} : { tombstoneDays: options.tombstoneDays }),
+  });
+  return {
+    service,
+    schema,
+    engine,
+    sql: async <R>(text: string, params?: unknown[]) => (await admin.query(text, params)).rows as R[],
+    close: async () => {
+      await service.close();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    },
+  };
+}
