@@ -1,0 +1,323 @@
+import { isQueueError } from '../core/errors.js';
+import {
+  DEFAULT_LEASE_RATE,
+  DEFAULT_QUEUE_NAME,
+  QUEUE_NAME_PATTERN,
+  defaultQueueConfig,
+  type LeaseRate,
+  type QueueConfig,
+  type QueueMode,
+  type ServiceConfig,
+} from '../core/queue-config.js';
+import { configError, type ConfigErrorLocation } from './config-error.js';
+import type { ConfigNode, ConfigSyntax } from './config-node.js';
+import { isEmailAddress } from './is-email-address.js';
+import { parseLeaseRate } from './parse-lease-rate.js';
+import { parseStorageSize } from './parse-storage-size.js';
+
+/** Options shared by every configuration reader. */
+export interface ConfigOptions {
+  /**
+   * Most queues a file may define, not counting `default` (App Engine's
+   * per-app limit on active queues is 100). Default DEFAULT_MAX_ACTIVE_QUEUES.
+   */
+  readonly maxActiveQueues?: number;
+}
+
+/** App Engine's limit on active queues per application, `default` not counted. */
+export const DEFAULT_MAX_ACTIVE_QUEUES = 100;
+
+/**
+ * Largest `<task-retry-limit>`: it becomes a task's lease limit, which the
+ * store keeps in a PostgreSQL `integer` column.
+ */
+export const MAX_TASK_RETRY_LIMIT = 2_147_483_647;
+
+const ROOT_ELEMENTS = new Set(['total-storage-limit', 'admin-email', 'queue']);
+const ROOT_REPEATABLE = new Set(['admin-email', 'queue']);
+
+/** Push-queue elements the SDK rejects in pull queues. */
+const PUSH_ONLY_QUEUE_ELEMENTS = ['rate', 'bucket-size', 'max-concurrent-requests', 'target'] as const;
+/** `<retry-parameters>` children the SDK rejects in pull queues. */
+const PUSH_ONLY_RETRY_ELEMENTS = ['task-age-limit', 'min-backoff-seconds', 'max-backoff-seconds', 'max-doublings'] as const;
+
+const QUEUE_ELEMENTS = new Set<string>([
+  'name',
+  'mode',
+  ...PUSH_ONLY_QUEUE_ELEMENTS,
+  'retry-parameters',
+  'acl',
+  'storage-limit',
+  'lease-rate',
+]);
+const RETRY_ELEMENTS = new Set<string>(['task-retry-limit', ...PUSH_ONLY_RETRY_ELEMENTS]);
+const ACL_ELEMENTS = new Set(['user-email', 'writer-email']);
+const NOTHING_REPEATABLE = new Set<string>();
+
+const NON_NEGATIVE_INTEGER = /^[0-9]+$/;
+/** queueinfo.py `_RATE_REGEX`, anchored. */
+const PUSH_RATE = /^(0|[0-9]+(\.[0-9]*)?\/[smhd])$/;
+/** queueinfo.py `_TASK_AGE_LIMIT_REGEX`, simplified: a number with an s/m/h/d suffix. */
+const TASK_AGE_LIMIT = /^[0-9]+(\.[0-9]*)?[smhd]$/;
+const NON_NEGATIVE_DECIMAL = /^[0-9]+(\.[0-9]*)?$/;
+const TARGET = /^\S+$/;
+
+/** Loose checks for push-only values: we store none of them, but a typo should still not pass. */
+const PUSH_VALUE_RULES: Readonly<Record<string, { readonly pattern: RegExp; readonly expected: string }>> = {
+  rate: { pattern: PUSH_RATE, expected: 'a rate such as "5/s"' },
+  'bucket-size': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
+  'max-concurrent-requests': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
+  target: { pattern: TARGET, expected: 'a version or module name' },
+  'task-age-limit': { pattern: TASK_AGE_LIMIT, expected: 'a duration such as "2d" (a number with an s, m, h or d suffix)' },
+  'min-backoff-seconds': { pattern: NON_NEGATIVE_DECIMAL, expected: 'a non-negative number of seconds' },
+  'max-backoff-seconds': { pattern: NON_NEGATIVE_DECIMAL, expected: 'a non-negative number of seconds' },
+  'max-doublings': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
+};
+
+/** What every check needs to report a problem: the file, the syntax, and where we are. */
+interface Scope {
+  readonly syntax: ConfigSyntax;
+  readonly location: ConfigErrorLocation;
+}
+
+/**
+ * Turns a parsed queue.xml / queue.yaml tree into a validated ServiceConfig.
+ * This is the single place that holds the SDK's rules plus our extensions,
+ * so that both file formats accept and reject exactly the same things.
+ *
+ * Throws QueueError INVALID_CONFIG naming the file, queue and element.
+ */
+export function buildServiceConfig(
+  root: ConfigNode,
+  syntax: ConfigSyntax,
+  source: string,
+  options: ConfigOptions = {},
+): ServiceConfig {
+  const scope: Scope = { syntax, location: { file: source } };
+  const maxActiveQueues = checkMaxActiveQueues(scope, options.maxActiveQueues);
+  const groups = groupChildren(scope, root, syntax.rootLabel, ROOT_ELEMENTS, ROOT_REPEATABLE);
+
+  const storageNode = groups.get('total-storage-limit')?.[0];
+  const totalStorageLimitBytes = storageNode === undefined ? null : storageSize(scope, storageNode);
+  const adminEmails = (groups.get('admin-email') ?? []).map((node) => emailAddress(scope, node));
+
+  const queues: QueueConfig[] = [];
+  const seen = new Set<string>();
+  (groups.get('queue') ?? []).forEach((node, index) => {
+    const queue = buildQueue(scope, node, index + 1);
+    if (seen.has(queue.name)) {
+      const key = syntax.keyFor('name');
+      fail(scope, `${syntax.label(key)} "${queue.name}" is already used by an earlier queue`, { queue: queue.name, element: key });
+    }
+    seen.add(queue.name);
+    queues.push(queue);
+  });
+
+  const activeQueues = queues.filter((queue) => queue.name !== DEFAULT_QUEUE_NAME).length;
+  if (activeQueues > maxActiveQueues) {
+    const key = syntax.keyFor('queue');
+    fail(
+      scope,
+      `${activeQueues} queues are defined besides "${DEFAULT_QUEUE_NAME}", more than the limit of ${maxActiveQueues} active queues`,
+      { element: key },
+    );
+  }
+  if (!seen.has(DEFAULT_QUEUE_NAME)) queues.unshift(defaultQueueConfig());
+
+  return { source, totalStorageLimitBytes, adminEmails, queues };
+}
+
+function checkMaxActiveQueues(scope: Scope, value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ACTIVE_QUEUES;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    fail(scope, `the maxActiveQueues option must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig {
+  const { syntax } = parent;
+  const unnamed: Scope = { syntax, location: { ...parent.location, queueIndex: index } };
+  const queueLabel = syntax.label(node.key);
+  checkNoText(unnamed, node, queueLabel);
+
+  const nameKey = syntax.keyFor('name');
+  const nameNodes = node.children.filter((child) => child.name === 'name');
+  const nameNode = nameNodes[0];
+  if (nameNode === undefined) fail(unnamed, `${syntax.label(nameKey)} is required`, { element: nameKey });
+  if (nameNodes.length > 1) fail(unnamed, `${syntax.label(nameKey)} appears more than once`, { element: nameKey });
+  const name = leafText(unnamed, nameNode);
+  if (!QUEUE_NAME_PATTERN.test(name)) {
+    fail(unnamed, `${syntax.label(nameNode.key)} must be 1 to 100 letters, digits or hyphens, got "${name}"`, {
+      element: nameNode.key,
+    });
+  }
+
+  const scope: Scope = { syntax, location: { file: parent.location.file, queue: name } };
+  const groups = groupChildren(scope, node, queueLabel, QUEUE_ELEMENTS, NOTHING_REPEATABLE);
+  const mode = queueMode(scope, groups.get('mode')?.[0]);
+
+  if (mode === 'pull') {
+    for (const element of PUSH_ONLY_QUEUE_ELEMENTS) {
+      const found = groups.get(element)?.[0];
+      if (found !== undefined) rejectInPullQueue(scope, found);
+    }
+  } else {
+    for (const element of PUSH_ONLY_QUEUE_ELEMENTS) {
+      const found = groups.get(element)?.[0];
+      if (found !== undefined) checkPushValue(scope, found);
+    }
+  }
+
+  const retryNode = groups.get('retry-parameters')?.[0];
+  const maxLeases = retryNode === undefined ? null : retryParameters(scope, retryNode, mode);
+
+  const aclNode = groups.get('acl')?.[0];
+  let userEmails: string[] = [];
+  let writerEmails: string[] = [];
+  if (aclNode !== undefined) {
+    if (mode === 'push') {
+      fail(
+        scope,
+        `${syntax.label(aclNode.key)} is only allowed in pull queues (set ${syntax.label(syntax.keyFor('mode'))} to "pull")`,
+        { element: aclNode.key },
+      );
+    }
+    const aclGroups = groupChildren(scope, aclNode, syntax.label(aclNode.key), ACL_ELEMENTS, ACL_ELEMENTS);
+    userEmails = (aclGroups.get('user-email') ?? []).map((child) => emailAddress(scope, child));
+    writerEmails = (aclGroups.get('writer-email') ?? []).map((child) => emailAddress(scope, child));
+  }
+
+  const storageNode = groups.get('storage-limit')?.[0];
+  const storageLimitBytes = storageNode === undefined ? null : storageSize(scope, storageNode);
+  const leaseRateNode = groups.get('lease-rate')?.[0];
+  const leaseRate = leaseRateNode === undefined ? DEFAULT_LEASE_RATE : leaseRateValue(scope, leaseRateNode);
+
+  return { name, mode, maxLeases, storageLimitBytes, leaseRate, acl: { userEmails, writerEmails } };
+}
+
+function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {
+  if (node === undefined) return 'push';
+  const text = leafText(scope, node);
+  if (text !== 'push' && text !== 'pull') {
+    fail(scope, `${scope.syntax.label(node.key)} must be "push" or "pull", got "${text}"`, { element: node.key });
+  }
+  return text;
+}
+
+/** Returns maxLeases: the task-retry-limit, with 0 meaning unlimited as in AppScale. */
+function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): number | null {
+  const { syntax } = scope;
+  const groups = groupChildren(scope, node, syntax.label(node.key), RETRY_ELEMENTS, NOTHING_REPEATABLE);
+  for (const element of PUSH_ONLY_RETRY_ELEMENTS) {
+    const found = groups.get(element)?.[0];
+    if (found === undefined) continue;
+    if (mode === 'pull') rejectInPullQueue(scope, found, ` (only ${syntax.label(syntax.keyFor('task-retry-limit'))} is)`);
+    checkPushValue(scope, found);
+  }
+  const limitNode = groups.get('task-retry-limit')?.[0];
+  if (limitNode === undefined) return null;
+  const text = leafText(scope, limitNode);
+  const label = syntax.label(limitNode.key);
+  if (!NON_NEGATIVE_INTEGER.test(text)) {
+    fail(scope, `${label} must be a non-negative integer, got "${text}"`, { element: limitNode.key });
+  }
+  const limit = Number(text);
+  if (limit > MAX_TASK_RETRY_LIMIT) {
+    fail(scope, `${label} must be at most ${MAX_TASK_RETRY_LIMIT}, got "${text}"`, { element: limitNode.key });
+  }
+  return limit === 0 ? null : limit;
+}
+
+function rejectInPullQueue(scope: Scope, node: ConfigNode, hint = ''): never {
+  return fail(scope, `${scope.syntax.label(node.key)} is not allowed in a pull queue${hint}`, { element: node.key });
+}
+
+function checkPushValue(scope: Scope, node: ConfigNode): void {
+  const text = leafText(scope, node);
+  const rule = node.name === null ? undefined : PUSH_VALUE_RULES[node.name];
+  if (rule !== undefined && !rule.pattern.test(text)) {
+    fail(scope, `${scope.syntax.label(node.key)} must be ${rule.expected}, got "${text}"`, { element: node.key });
+  }
+}
+
+function storageSize(scope: Scope, node: ConfigNode): number {
+  const text = leafText(scope, node);
+  return withElement(scope, node, () => parseStorageSize(text));
+}
+
+function leaseRateValue(scope: Scope, node: ConfigNode): LeaseRate | null {
+  const text = leafText(scope, node);
+  return withElement(scope, node, () => parseLeaseRate(text));
+}
+
+function emailAddress(scope: Scope, node: ConfigNode): string {
+  const text = leafText(scope, node);
+  if (!isEmailAddress(text)) {
+    fail(scope, `${scope.syntax.label(node.key)} must be an e-mail address, got "${text}"`, { element: node.key });
+  }
+  return text;
+}
+
+/** Runs a value parser and re-raises its predicate message prefixed with the file, queue and element. */
+function withElement<T>(scope: Scope, node: ConfigNode, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!isQueueError(error, 'INVALID_CONFIG')) throw error;
+    return fail(scope, `${scope.syntax.label(node.key)} ${error.message}`, { element: node.key }, error);
+  }
+}
+
+/**
+ * Checks a container's children (known names only, at most one of each
+ * non-repeatable name, no stray text) and groups them by canonical name.
+ * Unknown elements are errors because a misspelt `<task-retry-limt>` would
+ * otherwise silently leave a queue without its limit.
+ */
+function groupChildren(
+  scope: Scope,
+  node: ConfigNode,
+  containerLabel: string,
+  allowed: ReadonlySet<string>,
+  repeatable: ReadonlySet<string>,
+): Map<string, ConfigNode[]> {
+  checkNoText(scope, node, containerLabel);
+  const { syntax } = scope;
+  const groups = new Map<string, ConfigNode[]>();
+  for (const child of node.children) {
+    if (child.name === null || !allowed.has(child.name)) {
+      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, { element: child.key });
+    }
+    const group = groups.get(child.name);
+    if (group === undefined) {
+      groups.set(child.name, [child]);
+    } else if (repeatable.has(child.name)) {
+      group.push(child);
+    } else {
+      fail(scope, `${syntax.label(child.key)} appears more than once in ${containerLabel}`, { element: child.key });
+    }
+  }
+  return groups;
+}
+
+function checkNoText(scope: Scope, node: ConfigNode, containerLabel: string): void {
+  if (node.text !== '') {
+    fail(scope, `unexpected text "${node.text}" in ${containerLabel}`, { element: node.key });
+  }
+}
+
+/** A value element's text; values never contain elements. */
+function leafText(scope: Scope, node: ConfigNode): string {
+  const first = node.children[0];
+  if (first !== undefined) {
+    fail(scope, `${scope.syntax.label(node.key)} must hold a single value, not ${scope.syntax.label(first.key)}`, {
+      element: node.key,
+    });
+  }
+  return node.text;
+}
+
+function fail(scope: Scope, message: string, extra: Partial<ConfigErrorLocation> = {}, cause?: unknown): never {
+  throw configError({ ...scope.location, ...extra }, message, cause === undefined ? undefined : { cause });
+}
