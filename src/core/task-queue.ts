@@ -247,6 +247,14 @@ export class TaskQueue {
     return this.#store.queueStats(this.#ref);
   }
 
+  /**
+   * Resolves when tasks may have arrived in this queue (or after `timeoutMs`,
+   * or when `signal` aborts). For long-poll leases: wait, then lease again.
+   */
+  waitForTasks(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return this.#store.waitForTasks({ ...this.#ref, timeoutMs, ...(signal ? { signal } : {}) });
+  }
+
   /** The error that explains why a name is not live: TOMBSTONED_TASK or UNKNOWN_TASK. */
   async missingTaskError(name: string): Promise<QueueError> {
     const details = { queue: this.name, task: name };

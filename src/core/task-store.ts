@@ -26,6 +26,12 @@ export interface TaskStore {
   queueStats(params: QueueRef): Promise<QueueStats>;
   /** Removes expired tombstones and old lease history. */
   cleanup(params: CleanupParams): Promise<CleanupResult>;
+  /**
+   * Resolves when tasks may have become leasable in the queue (a new task
+   * was added, or a lease released), or when `timeoutMs` passes, or when
+   * `signal` aborts; never rejects. Long-poll leases wait on it.
+   */
+  waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void>;
   /** Round trip to the database (health checks). */
   ping(): Promise<void>;
   close(): Promise<void>;

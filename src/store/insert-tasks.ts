@@ -18,7 +18,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   const rows = params.tasks.map(
     (task, i) =>
       sql`(${i}::int4, ${task.name}::text, ${
-        task.etaUsec === null ? sql`now() + ${intervalFromMs(task.delayMs)}` : timestampFromUsec(task.etaUsec)
+        // i microseconds apart: tasks of one batch share now(), and this keeps
+        // them leased in the order given (FIFO) instead of by name.
+        task.etaUsec === null ? sql`now() + ${intervalFromMs(task.delayMs + i / 1000)}` : timestampFromUsec(task.etaUsec)
       }, ${task.tag}::text, ${task.payload}::bytea)`,
   );
   const query = sql<TaskRow>`

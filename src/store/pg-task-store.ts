@@ -23,6 +23,7 @@ import { modifyLease } from './modify-lease.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import type { StoreContext } from './store-context.js';
 import { syncQueues } from './sync-queues.js';
+import { TaskArrivals } from './task-arrivals.js';
 import { translateError } from './translate-error.js';
 
 /**
@@ -34,11 +35,13 @@ export class PgTaskStore implements TaskStore {
   readonly #database: OpenDatabase;
   readonly #ctx: StoreContext;
   readonly #ownsDatabase: boolean;
+  readonly #arrivals: TaskArrivals;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
+    this.#arrivals = new TaskArrivals(database, this.#ctx);
   }
 
   get database(): OpenDatabase {
@@ -53,8 +56,12 @@ export class PgTaskStore implements TaskStore {
     return guard(() => syncQueues(this.#ctx, config), undefined);
   }
 
-  insertTasks(params: TaskInsertParams): Promise<Task[]> {
-    return guard(() => insertTasks(this.#ctx, params), params.queueName);
+  async insertTasks(params: TaskInsertParams): Promise<Task[]> {
+    const tasks = await guard(() => insertTasks(this.#ctx, params), params.queueName);
+    // Waiters in this process need not wait for the notification's round trip
+    // (and inside a caller's transaction the notification comes only at commit).
+    if (!params.transaction) this.#arrivals.wake(params.queueId);
+    return tasks;
   }
 
   leaseTasks(params: TaskLeaseParams): Promise<Task[]> {
@@ -93,11 +100,16 @@ export class PgTaskStore implements TaskStore {
     return guard(() => cleanup(this.#ctx, params), undefined);
   }
 
+  waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
+    return this.#arrivals.wait(params);
+  }
+
   async ping(): Promise<void> {
     await guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
   }
 
   async close(): Promise<void> {
+    await this.#arrivals.close();
     if (this.#ownsDatabase) await this.#database.close();
   }
 }

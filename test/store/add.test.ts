@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isQueueError } from '../../src/core/errors.js';
+import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { pullQueue, serviceConfig } from '../helpers/configs.js';
+
+describe.each(ENGINES)('adding tasks on %s', (engine) => {
+  let t: TestService;
+  afterEach(async () => t?.close());
+
+  const open = async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    return t.service.getQueue('q');
+  };
+  const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : String(e)));
+
+  it('generates random URL-safe names and keeps payload bytes exactly', async () => {
+    const q = await open();
+    const bytes = Buffer.from([0, 255, 1, 254, 10, 13]);
+    const [a, b] = await q.add([{ payload: bytes }, { payload: 'héllo' }]);
+    expect(a!.name).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(a!.name).not.toBe(b!.name);
+    const leased = new Map((await q.leaseTasks({ lease: 10, maxTasks: 2 })).map((x) => [x.name, x]));
+    expect(Buffer.compare(leased.get(a!.name)!.payload, bytes)).toBe(0);
+    expect(leased.get(b!.name)!.payload.toString('utf8')).toBe('héllo');
+    expect(leased.get(a!.name)!.retryCount).toBe(1);
+  });
+
+  it('checks names, sizes, tags, ETAs, methods and batch sizes', async () => {
+    const q = await open();
+    expect(await code(q.add({ name: 'bad name' }))).toBe('INVALID_TASK_NAME');
+    expect(await code(q.add({ name: 'x'.repeat(501) }))).toBe('INVALID_TASK_NAME');
+    expect(await code(q.add({ name: 'x'.repeat(500) }))).toBe('ok');
+    expect(await code(q.add({ payload: Buffer.alloc(1024 * 1024 + 1) }))).toBe('TASK_TOO_LARGE');
+    expect(await code(q.add({ payload: Buffer.alloc(1024 * 1024) }))).toBe('ok');
+    expect(await code(q.add({ tag: 'é'.repeat(251) }))).toBe('INVALID_TAG');
+    expect(await code(q.add({ tag: 't'.repeat(500) }))).toBe('ok');
+    expect(await code(q.add({ countdownSeconds: 30 * 86400 + 1 }))).toBe('INVALID_ETA');
+    expect(await code(q.add({ countdownSeconds: -1 }))).toBe('INVALID_ETA');
+    expect(await code(q.add({ eta: new Date(Date.now() + 31 * 86400_000) }))).toBe('INVALID_ETA');
+    expect(await code(q.add({ eta: new Date(Date.now() + 29 * 86400_000) }))).toBe('ok');
+    expect(await code(q.add({ method: 'PUSH' }))).toBe('INVALID_QUEUE_MODE');
+    expect(await code(q.add([{ name: 'd' }, { name: 'd' }]))).toBe('DUPLICATE_TASK_NAME');
+    expect(await code(q.add(Array.from({ length: 101 }, () => ({}))))).toBe('TOO_MANY_TASKS');
+    expect(await code(q.add(Array.from({ length: 100 }, () => ({}))))).toBe('ok');
+    // Nothing of the rejected adds was stored.
+    const [count] = await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`);
+    expect(Number(count!.n)).toBe(104);
+  });
+
+  it('rejects a batch whose ETA is too far ahead as a whole', async () => {
+    const q = await open();
+    const far = new Date(Date.now() + 40 * 86400_000);
+    expect(await code(q.add([{ name: 'ok1' }, { name: 'far', eta: far }]))).toBe('INVALID_ETA');
+    expect(await q.listTasks()).toEqual([]);
+  });
+
+  it('rejects unknown queues', async () => {
+    await open();
+    expect(() => t.service.getQueue('nope')).toThrow(/not defined/);
+  });
+});
