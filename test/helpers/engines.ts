@@ -40,13 +40,18 @@ export interface TestService {
 export async function openTestService(
   engine: TestEngine,
   config: ServiceConfig,
-  options: { poolSize?: number; tombstoneDays?: number } = {},
+  options: { poolSize?: number; tombstoneDays?: number; statementTimeoutMs?: number } = {},
 ): Promise<TestService> {
   const schema = freshSchema();
   let database: DatabaseOptions;
   let admin: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>; end(): Promise<void> };
   if (engine === 'postgres') {
-    database = { kind: 'postgres', url: testPgUrl(), poolSize: options.poolSize ?? 10 };
+    database = {
+      kind: 'postgres',
+      url: testPgUrl(),
+      poolSize: options.poolSize ?? 10,
+      ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+    };
     const pool = new pg.Pool({ connectionString: testPgUrl(), max: 2 });
     admin = { query: (text, params) => pool.query(text, params), end: () => pool.end() };
   } else {

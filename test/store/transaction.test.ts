@@ -1,0 +1,74 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
+import { pullQueue, serviceConfig } from '../helpers/configs.js';
+
+describe('adding inside the caller transaction (postgres)', () => {
+  let t: TestService;
+  let pool: pg.Pool;
+  afterEach(async () => {
+    await pool?.end();
+    await t?.close();
+  });
+
+  const setup = async () => {
+    t = await openTestService('postgres', serviceConfig([pullQueue('q')]));
+    pool = new pg.Pool({ connectionString: testPgUrl(), max: 3 });
+    return t.service.getQueue('q');
+  };
+  const count = async () => Number((await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`))[0]!.n);
+
+  it('is invisible until the pg client commits, and gone after a rollback', async () => {
+    const q = await setup();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('create temporary table app_orders (id int)');
+      await q.add([{ name: 'with-order', payload: 'x' }], { transaction: client });
+      expect(await count()).toBe(0);
+      expect(await q.leaseTasks({ lease: 60, maxTasks: 10 })).toEqual([]);
+      await client.query('rollback');
+      expect(await count()).toBe(0);
+
+      await client.query('begin');
+      await q.add({ name: 'with-order', payload: 'y' }, { transaction: client });
+      await client.query('commit');
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10 })).map((x) => x.payload.toString())).toEqual(['y']);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('joins a Kysely transaction and rolls back with it', async () => {
+    const q = await setup();
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await q.add({ name: 'k1' }, { transaction: trx });
+        throw new Error('the application changed its mind');
+      }),
+    ).rejects.toThrow('changed its mind');
+    expect(await count()).toBe(0);
+    await db.transaction().execute(async (trx) => {
+      await q.add([{ name: 'k2' }, { name: 'k3' }], { transaction: trx });
+    });
+    expect(await count()).toBe(2);
+  });
+
+  it('allows at most 5 tasks per transaction and refuses a pool', async () => {
+    const q = await setup();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await q.add([{}, {}, {}], { transaction: client });
+      await q.add([{}, {}], { transaction: client });
+      await expect(q.add({}, { transaction: client })).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
+      await client.query('commit');
+      expect(await count()).toBe(5);
+    } finally {
+      client.release();
+    }
+    await expect(q.add({}, { transaction: pool })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+});
