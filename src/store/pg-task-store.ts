@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { ServiceConfig } from '../core/queue-config.js';
+import { LIMITS } from '../core/limits.js';
 import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
@@ -22,9 +23,12 @@ import { leaseTasks, oldestAvailableTag } from './lease-tasks.js';
 import { modifyLease } from './modify-lease.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import type { StoreContext } from './store-context.js';
+import { StatementGroup } from './statement-group.js';
 import { syncQueues } from './sync-queues.js';
 import { TaskArrivals } from './task-arrivals.js';
 import { translateError } from './translate-error.js';
+
+const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
 
 /**
  * The TaskStore on PostgreSQL or PGlite. Each method runs one named query
@@ -36,12 +40,22 @@ export class PgTaskStore implements TaskStore {
   readonly #ctx: StoreContext;
   readonly #ownsDatabase: boolean;
   readonly #arrivals: TaskArrivals;
+  readonly #deletes: StatementGroup<TaskDeleteParams, string[]>;
+  readonly #leases: StatementGroup<TaskLeaseParams, Task[]>;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
     this.#arrivals = new TaskArrivals(database, this.#ctx);
+    this.#deletes = new StatementGroup(
+      (_key, requests) => this.#deleteCombined(requests),
+      (batch, next) => batch.reduce((n, r) => n + r.names.length, 0) + next.names.length <= 5000,
+    );
+    this.#leases = new StatementGroup(
+      (_key, requests) => this.#leaseCombined(requests),
+      (batch, next) => batch.reduce((n, r) => n + r.maxTasks, 0) + next.maxTasks <= 1000,
+    );
   }
 
   get database(): OpenDatabase {
@@ -64,8 +78,28 @@ export class PgTaskStore implements TaskStore {
     return tasks;
   }
 
+  /**
+   * Concurrent leases of one queue with the same terms share a statement
+   * (see StatementGroup), and the result is dealt out oldest first. Not for
+   * rate-limited queues (each call must count as one call), nor when the
+   * payload budget could bind (each caller has its own).
+   */
   leaseTasks(params: TaskLeaseParams): Promise<Task[]> {
-    return guard(() => leaseTasks(this.#ctx, params), params.queueName);
+    const combinable = params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
+    if (!combinable) return guard(() => leaseTasks(this.#ctx, params), params.queueName);
+    const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
+    return this.#leases.submit(key, params);
+  }
+
+  async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<Task[][]> {
+    const first = requests[0]!;
+    const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
+    const tasks = await guard(
+      () => leaseTasks(this.#ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
+      first.queueName,
+    );
+    let offset = 0;
+    return requests.map((r) => tasks.slice(offset, (offset += r.maxTasks)));
   }
 
   oldestAvailableTag(params: QueueRef): Promise<string | null | undefined> {
@@ -76,8 +110,23 @@ export class PgTaskStore implements TaskStore {
     return guard(() => modifyLease(this.#ctx, params), params.queueName);
   }
 
+  /** Concurrent deletes of one queue share a statement (see StatementGroup). */
   deleteTasks(params: TaskDeleteParams): Promise<string[]> {
-    return guard(() => deleteTasks(this.#ctx, params), params.queueName);
+    return this.#deletes.submit(String(params.queueId), params);
+  }
+
+  async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
+    const first = requests[0]!;
+    const names = [...new Set(requests.flatMap((r) => r.names))];
+    const deleted = new Set(await guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
+    // A name two callers asked for counts as deleted for the first of them only.
+    return requests.map((r) =>
+      r.names.filter((name) => {
+        if (!deleted.has(name)) return false;
+        deleted.delete(name);
+        return true;
+      }),
+    );
   }
 
   getTask(params: TaskRef): Promise<Task | null> {

@@ -1,0 +1,26 @@
+/**
+ * taskqueue: a PostgreSQL-native pull task queue, compatible with the App
+ * Engine Task Queue (pull queues and REST v1beta2). This is the in-process
+ * API for a hosting Node application.
+ */
+import { environment } from './main.js';
+import { openTaskQueue as open, type OpenTaskQueue, type OpenTaskQueueOptions } from './open-task-queue.js';
+
+/**
+ * Opens the service in this process. Options default to the environment
+ * (DATABASE_URL, TASKQUEUE_CONFIG, TASKQUEUE_PROJECT, TASKQUEUE_DATA_DIR).
+ */
+export function openTaskQueue(options: OpenTaskQueueOptions = {}): Promise<OpenTaskQueue> {
+  return open(options, environment());
+}
+
+export type { OpenTaskQueue, OpenTaskQueueOptions } from './open-task-queue.js';
+export { TaskQueue, type AddOptions, type LeaseOptions, type QueueStatistics, type TaskLeaseRef } from './core/task-queue.js';
+export { TaskQueueService } from './core/task-queue-service.js';
+export type { Task, TaskOptions } from './core/task.js';
+export { usecToDate } from './core/task.js';
+export type { TimeUnit } from './core/time-unit.js';
+export { QueueError, isQueueError, ERROR_CODES, type ErrorCode } from './core/errors.js';
+export type { QueueConfig, ServiceConfig, LeaseRate, QueueAcl } from './core/queue-config.js';
+export { LIMITS } from './core/limits.js';
+export { loadConfigFile, parseConfigText, builtInConfig } from './config/load-config.js';

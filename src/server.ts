@@ -1,0 +1,73 @@
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { OPEN_ACCESS, type AccessControl } from './auth/access-control.js';
+import type { Environment, ServiceSettings } from './config/service-settings.js';
+import { createApp } from './http/create-app.js';
+import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+
+/** A running server: the HTTP listener and the service behind it. */
+export interface RunningServer {
+  readonly service: OpenTaskQueue;
+  readonly server: Server;
+  /** The URL it listens on. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export interface StartServerOptions {
+  readonly settings: ServiceSettings;
+  readonly env: Environment;
+  /** Where start-up messages go (default: stderr). */
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * Opens the service (migrations, configuration) and serves the REST API and
+ * /healthz on settings.host:settings.port.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { settings } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const service = await openTaskQueue({
+    databaseUrl: settings.databaseUrl,
+    ...(settings.configPath === null ? {} : { config: settings.configPath }),
+    project: settings.project,
+    dataDir: settings.dataDir,
+    schema: settings.schema,
+    poolSize: settings.poolSize,
+    tombstoneDays: settings.tombstoneDays,
+    env: options.env,
+  });
+  try {
+    const accessControl: AccessControl = OPEN_ACCESS;
+    const app = createApp({ service, accessControl });
+    const server = await listen(app.fetch, settings.port, settings.host);
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : settings.port;
+    const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+    const url = `http://${shownHost}:${port}`;
+    const engine =
+      service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
+    log(`taskqueue listening on ${url} - engine: ${engine}; config: ${service.config.source}; project: ${service.project}`);
+    return {
+      service,
+      server,
+      url,
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await service.close();
+      },
+    };
+  } catch (error) {
+    await service.close();
+    throw error;
+  }
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname }) as Server;
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
