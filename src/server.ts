@@ -1,9 +1,13 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { OPEN_ACCESS, type AccessControl } from './auth/access-control.js';
+import { resolve } from 'node:path';
+import { authSettingsFromEnvironment } from './auth/auth-settings.js';
+import { createAccessControl } from './auth/create-access-control.js';
+import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
 import { createApp } from './http/create-app.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+import type { PgTaskStore } from './store/pg-task-store.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -28,6 +32,8 @@ export interface StartServerOptions {
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { settings } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // Read before anything opens, so a bad auth setting fails fast.
+  const authSettings = authSettingsFromEnvironment(options.env);
   const service = await openTaskQueue({
     databaseUrl: settings.databaseUrl,
     ...(settings.configPath === null ? {} : { config: settings.configPath }),
@@ -38,8 +44,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     tombstoneDays: settings.tombstoneDays,
     env: options.env,
   });
+  let tokenServer: LocalTokenServer | null = null;
   try {
-    const accessControl: AccessControl = OPEN_ACCESS;
+    const store = service.store as PgTaskStore;
+    const accessControl = createAccessControl(authSettings, {
+      store: { db: store.database.db, schema: service.schema },
+      configAdmins: service.config.adminEmails,
+      warn: log,
+    });
+    // The embedded engine admits one process: `taskqueue token` asks this
+    // server (on loopback, with a secret in a 0600 file) instead.
+    if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
+      tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
+    }
     const app = createApp({ service, accessControl });
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();
@@ -54,11 +71,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server,
       url,
       close: async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await tokenServer?.close();
+        await new Promise<void>((done) => server.close(() => done()));
         await service.close();
       },
     };
   } catch (error) {
+    await tokenServer?.close().catch(() => {});
     await service.close();
     throw error;
   }

@@ -4,6 +4,7 @@ import { settingsFromEnvironment, type Environment, type ServiceSettings } from 
 import { checkConfigCommand } from './commands/check-config.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
+import { runTokenCommand } from './commands/token.js';
 
 const USAGE = `Usage: taskqueue <command> [options]
 
@@ -11,6 +12,8 @@ Commands:
   serve          Run the service: migrations, queue config, REST API, /healthz
   migrate        Apply database migrations and exit
   check-config   Validate a queue.xml or queue.yaml file: taskqueue check-config FILE
+  token          Print an access token of the local issuer:
+                 taskqueue token --email E [--scope S] [--ttl SECONDS]
   help           Show this text
 
 Options of serve and migrate (each overrides its environment variable):
@@ -51,6 +54,9 @@ export async function runCli(argv: readonly string[], env: Environment, out = pr
       }
       case 'migrate':
         return await migrateCommand(settingsWithFlags(rest, env), out);
+      case 'token':
+        out.write(`${await runTokenCommand(rest, env)}\n`);
+        return 0;
       case 'serve':
         return await serveCommand(settingsWithFlags(rest, env), env, err);
       default:

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+import type { AuthSigningKeysTable } from './auth-schema.js';
 
 /**
  * Kysely's view of the tables in `sql/`. The migrations are the source of
@@ -75,4 +76,5 @@ export interface Database {
   lease_history: LeaseHistoryTable;
   lease_rate_windows: LeaseRateWindowsTable;
   schema_migrations: SchemaMigrationsTable;
+  auth_signing_keys: AuthSigningKeysTable;
 }

@@ -1,0 +1,207 @@
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LOCAL_SECRET_HEADER } from '../../auth/local-token-app.js';
+import { readTokenEndpointFile } from '../../auth/local-token-endpoint-file.js';
+import { LocalIssuer, type MintRequest } from '../../auth/local-issuer.js';
+import { authSettingsFromEnvironment, type AuthSettings } from '../../auth/auth-settings.js';
+import { readCappedText, type FetchFunction } from '../../auth/capped-fetch.js';
+import { settingsFromEnvironment, type Environment } from '../../config/service-settings.js';
+import { isQueueError, QueueError } from '../../core/errors.js';
+import { openDatabase, type DatabaseOptions } from '../../store/database.js';
+import { readHolder } from '../../store/data-dir-lock.js';
+import { migrate } from '../../store/migrate.js';
+import { validateSchemaName } from '../../store/schema-name.js';
+
+/** `taskqueue token --email E [--scope S]... [--ttl SECONDS]`, parsed. */
+export interface TokenCommandArgs {
+  readonly email: string;
+  /** Scope URLs or aliases (`taskqueue`, `taskqueue.consumer`); default the full scope. */
+  readonly scopes?: readonly string[];
+  readonly ttlSeconds?: number;
+}
+
+/** Where the database is, and the auth settings (the caller reads them from env and flags). */
+export interface TokenCommandDeps {
+  /** PostgreSQL URL, or null for the embedded engine. */
+  readonly databaseUrl: string | null;
+  /** The embedded engine's data directory (`:memory:` cannot be reached from another process). */
+  readonly dataDir: string;
+  readonly schema: string;
+  readonly auth: AuthSettings;
+  /** fetch for asking a running server (default: the global fetch). */
+  readonly fetch?: FetchFunction;
+  /** How long to wait for a busy data directory to become usable (default 10 s). */
+  readonly waitMs?: number;
+}
+
+export const TOKEN_USAGE = `Usage: taskqueue token --email E [--scope S]... [--ttl SECONDS]
+                       [--database-url URL] [--data-dir DIR] [--schema NAME]
+
+Prints an access token of the local issuer for E, accepted by every server
+sharing this database. --scope: taskqueue (default) or taskqueue.consumer, or
+their URLs; --ttl: lifetime in seconds (default 3600).
+Then: curl -H "Authorization: Bearer $(taskqueue token --email E)" ...
+`;
+
+/** The flags of `taskqueue token`: its own, and where the database is (as `serve` takes them). */
+const TOKEN_FLAGS = {
+  email: { type: 'string' },
+  scope: { type: 'string', multiple: true },
+  ttl: { type: 'string' },
+  'database-url': { type: 'string' },
+  'data-dir': { type: 'string' },
+  schema: { type: 'string' },
+} as const;
+
+function parseFlags(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: TOKEN_FLAGS, strict: true, allowPositionals: false }).values;
+}
+
+/**
+ * `taskqueue token ...` as the CLI runs it: --database-url, --data-dir and
+ * --schema override DATABASE_URL, TASKQUEUE_DATA_DIR and TASKQUEUE_SCHEMA;
+ * the auth settings come from the environment. Resolves to the token, for
+ * the caller to print.
+ */
+export async function runTokenCommand(argv: readonly string[], env: Environment, fetchImpl?: FetchFunction): Promise<string> {
+  const values = parseFlags(argv);
+  const merged: Record<string, string | undefined> = { ...env };
+  if (values['database-url'] !== undefined) merged.DATABASE_URL = values['database-url'];
+  if (values['data-dir'] !== undefined) merged.TASKQUEUE_DATA_DIR = values['data-dir'];
+  if (values.schema !== undefined) merged.TASKQUEUE_SCHEMA = values.schema;
+  const settings = settingsFromEnvironment(merged);
+  return issueTokenCommand(parseTokenCommandArgs(argv), {
+    databaseUrl: settings.databaseUrl,
+    dataDir: settings.dataDir,
+    schema: settings.schema,
+    auth: authSettingsFromEnvironment(merged),
+    ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
+  });
+}
+
+/**
+ * The token-specific flags, read strictly: unknown flags and stray words are
+ * errors (the database flags are accepted and left to runTokenCommand).
+ */
+export function parseTokenCommandArgs(argv: readonly string[]): TokenCommandArgs {
+  const values = parseFlags(argv);
+  if (values.email === undefined) throw new QueueError('INVALID_REQUEST', `--email is required\n\n${TOKEN_USAGE}`);
+  const scopes = values.scope?.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== '');
+  let ttlSeconds: number | undefined;
+  if (values.ttl !== undefined) {
+    if (!/^\d+$/.test(values.ttl)) throw new QueueError('INVALID_REQUEST', `--ttl must be a whole number of seconds, got "${values.ttl}"`);
+    ttlSeconds = Number(values.ttl);
+  }
+  return {
+    email: values.email,
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+  };
+}
+
+/**
+ * Mints a local access token and returns it (the caller prints it).
+ *
+ * - PostgreSQL: opens the database, applies migrations, mints with the key
+ *   in it, closes. Works whether or not servers are running.
+ * - Embedded engine, data directory free: the same, on the directory.
+ * - Embedded engine, data directory held by a live server: PGlite admits
+ *   one process at a time, so the CLI asks that server instead, through
+ *   its loopback token endpoint (URL and secret in the 0600 endpoint file
+ *   beside the lock). If the holder offers no endpoint yet (it is still
+ *   starting, or it is another short-lived CLI), the CLI waits for the
+ *   endpoint or the lock for up to `waitMs`.
+ */
+export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenCommandDeps): Promise<string> {
+  const settings = deps.auth.localIssuer;
+  if (!deps.auth.enabled) {
+    throw new QueueError('INVALID_CONFIG', 'authentication is off (TASKQUEUE_AUTH=off): requests need no token');
+  }
+  if (settings === null) {
+    throw new QueueError(
+      'INVALID_CONFIG',
+      'the local token issuer is switched off (TASKQUEUE_LOCAL_ISSUER=off); get a token from your identity provider',
+    );
+  }
+  const request: MintRequest = {
+    email: args.email,
+    ...(args.scopes === undefined ? {} : { scopes: args.scopes }),
+    ...(args.ttlSeconds === undefined ? {} : { ttlSeconds: args.ttlSeconds }),
+  };
+  const schema = validateSchemaName(deps.schema);
+  const mintDirectly = async (options: DatabaseOptions): Promise<string> => {
+    const database = await openDatabase(options);
+    try {
+      await migrate(database.db, schema);
+      const issuer = new LocalIssuer(settings, { db: database.db, schema }, { scopeAliases: deps.auth.scopeAliases });
+      return (await issuer.mint(request)).accessToken;
+    } finally {
+      await database.close();
+    }
+  };
+  if (deps.databaseUrl) return mintDirectly({ kind: 'postgres', url: deps.databaseUrl, poolSize: 1 });
+  if (deps.dataDir === ':memory:') {
+    throw new QueueError(
+      'INVALID_CONFIG',
+      'the embedded engine runs in memory (TASKQUEUE_DATA_DIR=:memory:), so no other process can reach its keys; use a data directory',
+    );
+  }
+  const dataDir = resolve(deps.dataDir);
+  const deadline = Date.now() + (deps.waitMs ?? 10_000);
+  for (;;) {
+    const holder = readHolder(join(dataDir, LOCK_FILE));
+    if (holder !== null && isProcessAlive(holder)) {
+      const endpoint = readTokenEndpointFile(dataDir);
+      if (endpoint !== null && endpoint.pid === holder) return askServer(endpoint.url, endpoint.secret, request, deps.fetch ?? fetch);
+    } else {
+      try {
+        return await mintDirectly({ kind: 'pglite', dataDir });
+      } catch (error) {
+        // Another process took the directory between the check and the open: ask it instead.
+        if (!isQueueError(error, 'INVALID_CONFIG') || (error.details as { pid?: unknown }).pid === undefined) throw error;
+      }
+    }
+    if (Date.now() >= deadline) {
+      throw new QueueError(
+        'TRANSIENT_ERROR',
+        `the data directory ${dataDir} is in use by process ${holder ?? '?'}, which offers no local token endpoint ` +
+          '(is it a taskqueue server with TASKQUEUE_AUTH=on and TASKQUEUE_LOCAL_ISSUER=on?)',
+      );
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/** The lock file the embedded engine's server holds (store/data-dir-lock.ts). */
+const LOCK_FILE = 'taskqueue.lock';
+
+/** Asks a running server's local token endpoint to mint. */
+async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
+  let status: number;
+  let body: { access_token?: unknown; error_description?: unknown };
+  try {
+    const response = await fetchImpl(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [LOCAL_SECRET_HEADER]: secret },
+      body: JSON.stringify(request),
+      redirect: 'error',
+      signal: AbortSignal.timeout(10_000),
+    });
+    status = response.status;
+    body = JSON.parse(await readCappedText(response, 64 * 1024)) as typeof body;
+  } catch (error) {
+    throw new QueueError('TRANSIENT_ERROR', `the running server did not answer the token request: ${String(error)}`, {}, { cause: error });
+  }
+  if (status === 200 && typeof body.access_token === 'string') return body.access_token;
+  const why = typeof body.error_description === 'string' ? body.error_description : `status ${status}`;
+  throw new QueueError(status === 400 ? 'INVALID_REQUEST' : 'TRANSIENT_ERROR', `the running server refused the token request: ${why}`);
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

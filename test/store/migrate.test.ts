@@ -1,0 +1,94 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { migrate, readMigrations } from '../../src/store/migrate.js';
+import type { Database } from '../../src/store/schema.js';
+import { freshSchema, testPgUrl } from '../helpers/engines.js';
+
+/**
+ * The columns of every table, as the Kysely types in src/store/schema.ts
+ * declare them. The type below fails to compile when a table or column is
+ * missing from this list or unknown to the types; the test fails when the
+ * migrations create something else.
+ */
+const COLUMNS = {
+  queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at'],
+  service_settings: ['name', 'value'],
+  tasks: ['queue_id', 'name', 'eta', 'retry_count', 'tag', 'payload', 'enqueued_at', 'size_bytes'],
+  task_tombstones: ['queue_id', 'name', 'deleted_at', 'reason', 'retry_count'],
+  queue_storage: ['queue_id', 'shard', 'task_count', 'byte_count'],
+  lease_history: ['queue_id', 'leased_at', 'task_count'],
+  lease_rate_windows: ['queue_id', 'window_start', 'calls'],
+  schema_migrations: ['version', 'name', 'applied_at'],
+  auth_signing_keys: ['kid', 'algorithm', 'public_jwk', 'private_jwk', 'max_token_seconds', 'created_at', 'retired_at', 'verify_until'],
+} as const satisfies { [T in keyof Database]: readonly (keyof Database[T])[] };
+
+type Exhaustive = { [T in keyof Database]: Exclude<keyof Database[T], (typeof COLUMNS)[T][number]> }[keyof Database];
+const exhaustive: [Exhaustive] extends [never] ? true : false = true;
+
+describe('migrations (postgres)', () => {
+  const schemas: string[] = [];
+  const admin = () => new pg.Pool({ connectionString: testPgUrl(), max: 2 });
+  afterEach(async () => {
+    const pool = admin();
+    for (const schema of schemas.splice(0)) await pool.query(`drop schema if exists ${schema} cascade`);
+    await pool.end();
+  });
+
+  it('creates exactly the tables and columns the types declare, in its own schema only', async () => {
+    expect(exhaustive).toBe(true);
+    const schema = freshSchema();
+    schemas.push(schema);
+    const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 2 });
+    const pool = admin();
+    try {
+      const before = await pool.query<{ n: string }>(
+        `select count(*)::text as n from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema') and table_schema not like 't\\_%' and table_schema not like 'bench\\_%' and table_schema not like 'raw\\_%'`,
+      );
+      const result = await migrate(database.db, schema);
+      expect(result.applied).toEqual((await readMigrations()).map((m) => m.version));
+      const { rows } = await pool.query<{ table_name: string; column_name: string }>(
+        `select table_name, column_name from information_schema.columns where table_schema = $1 order by table_name, ordinal_position`,
+        [schema],
+      );
+      const actual: Record<string, string[]> = {};
+      for (const row of rows) (actual[row.table_name] ??= []).push(row.column_name);
+      const expected = Object.fromEntries(Object.entries(COLUMNS).map(([t, cols]) => [t, [...cols]]));
+      expect(actual).toEqual(expected);
+      const after = await pool.query<{ n: string }>(
+        `select count(*)::text as n from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema') and table_schema not like 't\\_%' and table_schema not like 'bench\\_%' and table_schema not like 'raw\\_%'`,
+      );
+      expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
+      // Running again applies nothing.
+      expect((await migrate(database.db, schema)).applied).toEqual([]);
+    } finally {
+      await pool.end();
+      await database.close();
+    }
+  });
+
+  it('applies each migration once when several processes start together', async () => {
+    const schema = freshSchema();
+    schemas.push(schema);
+    const databases = await Promise.all(
+      Array.from({ length: 4 }, () => openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 2 })),
+    );
+    try {
+      const results = await Promise.all(databases.map((d) => migrate(d.db, schema)));
+      const applied = results.flatMap((r) => r.applied);
+      expect(applied.sort()).toEqual((await readMigrations()).map((m) => m.version).sort());
+      expect(new Set(results.map((r) => r.current)).size).toBe(1);
+    } finally {
+      await Promise.all(databases.map((d) => d.close()));
+    }
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
+    try {
+      await expect(migrate(database.db, 'public; drop table x')).rejects.toMatchObject({ code: 'INVALID_CONFIG' });
+    } finally {
+      await database.close();
+    }
+  });
+});
