@@ -1,97 +1,225 @@
 /**
  * `npm run bench`: throughput and latency of the in-process API on the real
- * PostgreSQL (DATABASE_URL, default the local test database). Prints tables
- * and writes the figures as JSON to bench/results/. Each figure is the
- * median of 3 runs with its spread in brackets.
+ * PostgreSQL (DATABASE_URL, default the local test database).
+ * `npm run bench -- --compare` adds, in the same run and on the same
+ * database: the raw SQL ceiling, pg-boss and graphile-worker, and the REST
+ * interface (when built). Every figure is the median of BENCH_RUNS (3) runs
+ * with its spread; comparisons are ratios within this run. Results are
+ * printed and written as JSON to bench/results/.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { benchAdd, benchCycle, backlog, openBenchService, preload } from './lib/service-bench.js';
+import { GraphileWorkerPeer, PgBossPeer } from './lib/peers.js';
+import { RawSqlQueue } from './lib/raw-sql.js';
+import { benchAdd, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
+import { runRestBench } from './lib/rest-bench.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const COMPARE = process.argv.includes('--compare');
 const QUICK = process.argv.includes('--quick');
+const PAYLOAD = Buffer.alloc(64, 'x');
 
-async function repeat<T>(runs: number, once: () => Promise<T>): Promise<T[]> {
+async function repeat<T>(once: () => Promise<T>): Promise<T[]> {
   const results: T[] = [];
-  for (let i = 0; i < runs; i++) results.push(await once());
+  for (let i = 0; i < RUNS; i++) results.push(await once());
   return results;
 }
 
-async function main(): Promise<void> {
-  const results: Record<string, unknown> = { date: new Date().toISOString(), database: 'postgres', runs: RUNS };
-  const started = Date.now();
+const ratio = (a: Figure, b: Figure) => `${(a.median / b.median).toFixed(2)}x`;
 
-  // Add, batches of 100.
-  const addRows: string[][] = [];
-  const add: Record<string, Figure> = {};
-  for (const producers of [1, 4]) {
-    const runs = await repeat(RUNS, async () => {
-      const bench = await openBenchService(URL, 20);
+function cycleFigures(runs: CycleResult[]) {
+  return {
+    tasksPerSecond: figure(runs.map((r) => r.tasksPerSecond)),
+    leaseP50Ms: figure(runs.map((r) => r.leaseP50Ms)),
+    leaseP99Ms: figure(runs.map((r) => r.leaseP99Ms)),
+  };
+}
+
+async function addSection(results: Record<string, unknown>): Promise<void> {
+  const count = QUICK ? 5_000 : 20_000;
+  const producers = 4;
+  const ours = figure(
+    await repeat(async () => {
+      const bench = await openBenchService(URL, 10);
       try {
-        return await benchAdd(bench.queue, QUICK ? 5_000 : 20_000, producers);
+        return await benchAdd(bench.queue, count, producers);
       } finally {
         await bench.close();
       }
-    });
-    add[`producers=${producers}`] = figure(runs);
-    addRows.push([`${producers}`, formatFigure(figure(runs))]);
+    }),
+  );
+  const rows: string[][] = [['taskqueue', formatFigure(ours), '']];
+  const section: Record<string, unknown> = { taskqueue: ours };
+  if (COMPARE) {
+    const raw = figure(
+      await repeat(async () => {
+        const q = new RawSqlQueue(URL, 10);
+        await q.setup();
+        try {
+          return await q.add(count, producers, PAYLOAD);
+        } finally {
+          await q.close();
+        }
+      }),
+    );
+    const boss = figure(
+      await repeat(async () => {
+        const peer = new PgBossPeer(URL, 10);
+        await peer.setup();
+        try {
+          return await peer.add(count, producers);
+        } finally {
+          await peer.close();
+        }
+      }),
+    );
+    const gw = figure(
+      await repeat(async () => {
+        const peer = new GraphileWorkerPeer(URL);
+        try {
+          return await peer.add(count, producers);
+        } finally {
+          await peer.close();
+        }
+      }),
+    );
+    rows.unshift(['raw SQL ceiling', formatFigure(raw), '1.00x']);
+    rows[1]![2] = ratio(ours, raw);
+    rows.push(['pg-boss', formatFigure(boss), ratio(boss, raw)], ['graphile-worker', formatFigure(gw), ratio(gw, raw)]);
+    Object.assign(section, { raw, pgBoss: boss, graphileWorker: gw, taskqueueOverRaw: ours.median / raw.median });
   }
-  printTable('add, batches of 100 (tasks/s)', ['producers', 'tasks/s'], addRows);
-  results.add = add;
+  printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw'], rows);
+  results.add = section;
+}
 
-  // Lease + delete cycle.
-  const cycleRows: string[][] = [];
-  const cycle: Record<string, unknown> = {};
+async function cycleSection(results: Record<string, unknown>): Promise<void> {
+  const rows: string[][] = [];
+  const section: Record<string, unknown> = {};
   for (const numTasks of [1, 100, 1000]) {
     for (const consumers of [1, 4, 16]) {
-      const count = numTasks === 1 ? (QUICK ? 500 : 3_000) : Math.max(QUICK ? 5_000 : 20_000, numTasks * consumers * 3);
-      const runs = await repeat(RUNS, async () => {
-        const bench = await openBenchService(URL, Math.max(10, consumers + 2));
-        try {
-          await preload(bench.queue, count);
-          return await benchCycle(bench.queue, count, numTasks, consumers);
-        } finally {
-          await bench.close();
-        }
-      });
-      const tps = figure(runs.map((r) => r.tasksPerSecond));
-      const p50 = figure(runs.map((r) => r.leaseP50Ms));
-      const p99 = figure(runs.map((r) => r.leaseP99Ms));
-      cycle[`numTasks=${numTasks},consumers=${consumers}`] = { tasksPerSecond: tps, leaseP50Ms: p50, leaseP99Ms: p99 };
-      cycleRows.push([`${numTasks}`, `${consumers}`, formatFigure(tps), formatFigure(p50, 2), formatFigure(p99, 2)]);
+      const count = numTasks === 1 ? (QUICK ? 500 : 2_000) : Math.max(QUICK ? 5_000 : 20_000, numTasks * consumers * 3);
+      const ours = cycleFigures(
+        await repeat(async () => {
+          const bench = await openBenchService(URL, Math.max(10, consumers + 2));
+          try {
+            await preload(bench.queue, count);
+            return await benchCycle(bench.queue, count, numTasks, consumers);
+          } finally {
+            await bench.close();
+          }
+        }),
+      );
+      const cell: Record<string, unknown> = { taskqueue: ours };
+      const row = [`${numTasks}`, `${consumers}`, formatFigure(ours.tasksPerSecond), formatFigure(ours.leaseP50Ms, 2), formatFigure(ours.leaseP99Ms, 2)];
+      if (COMPARE) {
+        const raw = cycleFigures(
+          await repeat(async () => {
+            const q = new RawSqlQueue(URL, Math.max(10, consumers + 2));
+            await q.setup();
+            try {
+              await q.add(count, 4, PAYLOAD);
+              return await q.cycle(count, numTasks, consumers);
+            } finally {
+              await q.close();
+            }
+          }),
+        );
+        const boss = cycleFigures(
+          await repeat(async () => {
+            const peer = new PgBossPeer(URL, Math.max(10, consumers + 2));
+            await peer.setup();
+            try {
+              await peer.add(count, 4);
+              return await peer.cycle(count, numTasks, consumers);
+            } finally {
+              await peer.close();
+            }
+          }),
+        );
+        Object.assign(cell, {
+          raw,
+          pgBoss: boss,
+          taskqueueOverRaw: ours.tasksPerSecond.median / raw.tasksPerSecond.median,
+          taskqueueOverPgBoss: ours.tasksPerSecond.median / boss.tasksPerSecond.median,
+        });
+        row.push(formatFigure(raw.tasksPerSecond), formatFigure(boss.tasksPerSecond), ratio(ours.tasksPerSecond, raw.tasksPerSecond), ratio(ours.tasksPerSecond, boss.tasksPerSecond));
+      }
+      section[`numTasks=${numTasks},consumers=${consumers}`] = cell;
+      rows.push(row);
     }
   }
-  printTable('lease + delete cycle', ['numTasks', 'consumers', 'tasks/s', 'lease p50 ms', 'lease p99 ms'], cycleRows);
-  results.cycle = cycle;
+  const header = ['numTasks', 'consumers', 'tasks/s', 'lease p50 ms', 'lease p99 ms'];
+  if (COMPARE) header.push('raw tasks/s', 'pg-boss tasks/s', 'vs raw', 'vs pg-boss');
+  printTable('lease + delete cycle', header, rows);
+  results.cycle = section;
 
-  // The same with a large backlog waiting.
-  const waiting = QUICK ? 100_000 : 1_000_000;
-  const growthRows: string[][] = [];
-  const growth: Record<string, unknown> = {};
-  const bench = await openBenchService(URL, 20);
-  try {
-    await backlog(bench, waiting);
-    for (const [numTasks, consumers] of [[1, 4], [100, 4], [100, 16]] as const) {
-      const count = numTasks === 1 ? 3_000 : 20_000;
-      // Top the backlog up first, so every run leases from `waiting` tasks.
-      const runs = await repeat(RUNS, async () => {
-        await preload(bench.queue, count);
-        return benchCycle(bench.queue, count, numTasks, consumers);
-      });
-      const tps = figure(runs.map((r) => r.tasksPerSecond));
-      const p50 = figure(runs.map((r) => r.leaseP50Ms));
-      const p99 = figure(runs.map((r) => r.leaseP99Ms));
-      growth[`numTasks=${numTasks},consumers=${consumers}`] = { tasksPerSecond: tps, leaseP50Ms: p50, leaseP99Ms: p99 };
-      growthRows.push([`${numTasks}`, `${consumers}`, formatFigure(tps), formatFigure(p50, 2), formatFigure(p99, 2)]);
+  if (COMPARE) {
+    const gwRows: string[][] = [];
+    const gw: Record<string, Figure> = {};
+    for (const batch of [1, 100]) {
+      const count = batch === 1 ? 5_000 : 20_000;
+      const f = figure(
+        await repeat(async () => {
+          const peer = new GraphileWorkerPeer(URL);
+          try {
+            await peer.add(count, 4);
+            return await peer.drain(count, batch, 16);
+          } finally {
+            await peer.close();
+          }
+        }),
+      );
+      gw[`localQueue=${batch}`] = f;
+      const ours = (section[`numTasks=${batch},consumers=16`] as { taskqueue: { tasksPerSecond: Figure } }).taskqueue.tasksPerSecond;
+      gwRows.push([`${batch}`, formatFigure(f), formatFigure(ours), ratio(ours, f)]);
     }
-  } finally {
-    await bench.close();
+    printTable('graphile-worker drain, 16 workers, no-op task (tasks/s)', ['batch', 'graphile-worker', 'taskqueue (16 consumers)', 'taskqueue vs gw'], gwRows);
+    results.graphileWorker = gw;
   }
-  printTable(`lease + delete cycle with ${waiting.toLocaleString('en-US')} tasks waiting`, ['numTasks', 'consumers', 'tasks/s', 'lease p50 ms', 'lease p99 ms'], growthRows);
-  results.backlog = { waiting, ...growth };
+}
 
+async function growthSection(results: Record<string, unknown>): Promise<void> {
+  const sizes = QUICK ? [10_000, 100_000] : [10_000, 100_000, 1_000_000];
+  const rows: string[][] = [];
+  const section: Record<string, unknown> = {};
+  for (const tagged of [false, true]) {
+    for (const waiting of sizes) {
+      const bench = await openBenchService(URL, 10);
+      try {
+        await backlog(bench, waiting, tagged ? 0.1 : 0);
+        const count = 10_000;
+        // Tagged: lease by tag ('hot', only the tasks this run adds) past a
+        // backlog whose tenth is tagged otherwise; untagged: from the head.
+        const tag = tagged ? 'hot' : undefined;
+        const runs = await repeat(async () => {
+          await preload(bench.queue, count, tag);
+          return benchCycle(bench.queue, count, 100, 4, tag);
+        });
+        const f = cycleFigures(runs);
+        section[`waiting=${waiting},tagged=${tagged}`] = f;
+        rows.push([waiting.toLocaleString('en-US'), tagged ? 'yes' : 'no', formatFigure(f.tasksPerSecond), formatFigure(f.leaseP50Ms, 2), formatFigure(f.leaseP99Ms, 2)]);
+      } finally {
+        await bench.close();
+      }
+    }
+  }
+  printTable('growth: lease + delete (numTasks 100, 4 consumers) with tasks waiting', ['waiting', 'lease by tag, 10% tagged', 'tasks/s', 'lease p50 ms', 'lease p99 ms'], rows);
+  const first = section[`waiting=${sizes[0]},tagged=false`] as { leaseP99Ms: Figure };
+  const last = section[`waiting=${sizes.at(-1)},tagged=false`] as { leaseP99Ms: Figure };
+  const growth = last.leaseP99Ms.median / first.leaseP99Ms.median;
+  console.log(`lease p99 growth ${sizes[0]!.toLocaleString('en-US')} -> ${sizes.at(-1)!.toLocaleString('en-US')} waiting: ${growth.toFixed(2)}x`);
+  results.growth = { ...section, p99Growth: growth };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const results: Record<string, unknown> = { date: new Date().toISOString(), runs: RUNS, compare: COMPARE, quick: QUICK };
+  await addSection(results);
+  await cycleSection(results);
+  await growthSection(results);
+  if (COMPARE) results.rest = await runRestBench(URL, RUNS, QUICK);
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);

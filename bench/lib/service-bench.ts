@@ -54,7 +54,7 @@ export async function openBenchService(url: string, poolSize: number): Promise<B
 const PAYLOAD = Buffer.alloc(64, 'x');
 
 /** Adds `count` tasks in batches of 100 with `producers` concurrent producers; returns tasks/s. */
-export async function benchAdd(queue: TaskQueue, count: number, producers: number): Promise<number> {
+export async function benchAdd(queue: TaskQueue, count: number, producers: number, tag?: string): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -62,7 +62,7 @@ export async function benchAdd(queue: TaskQueue, count: number, producers: numbe
       while (next < count) {
         const n = Math.min(100, count - next);
         next += n;
-        await queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD })));
+        await queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) })));
       }
     }),
   );
@@ -70,8 +70,8 @@ export async function benchAdd(queue: TaskQueue, count: number, producers: numbe
 }
 
 /** Fills the queue quickly for cycle benchmarks (through the API, batches of 100, 4 producers). */
-export async function preload(queue: TaskQueue, count: number): Promise<void> {
-  await benchAdd(queue, count, 4);
+export async function preload(queue: TaskQueue, count: number, tag?: string): Promise<void> {
+  await benchAdd(queue, count, 4, tag);
 }
 
 export interface CycleResult {
@@ -84,7 +84,13 @@ export interface CycleResult {
  * `consumers` loops of lease(numTasks) + delete(those tasks) until `count`
  * tasks are done. Lease latency is sampled per lease call.
  */
-export async function benchCycle(queue: TaskQueue, count: number, numTasks: number, consumers: number): Promise<CycleResult> {
+export async function benchCycle(
+  queue: TaskQueue,
+  count: number,
+  numTasks: number,
+  consumers: number,
+  tag?: string,
+): Promise<CycleResult> {
   let done = 0;
   let claimed = 0;
   const samples: number[] = [];
@@ -95,7 +101,7 @@ export async function benchCycle(queue: TaskQueue, count: number, numTasks: numb
         const want = Math.min(numTasks, count - claimed);
         claimed += want;
         const t0 = performance.now();
-        const tasks = await queue.leaseTasks({ lease: 300, maxTasks: want });
+        const tasks = await queue.leaseTasks({ lease: 300, maxTasks: want, ...(tag ? { tag } : {}) });
         samples.push(performance.now() - t0);
         claimed -= want - tasks.length;
         if (tasks.length === 0) {
@@ -114,14 +120,20 @@ export async function benchCycle(queue: TaskQueue, count: number, numTasks: numb
   return { tasksPerSecond: done / seconds, leaseP50Ms: p50, leaseP99Ms: p99 };
 }
 
-/** Inserts a large backlog directly in SQL (1,000,000 rows through the API would dominate the run). */
-export async function backlog(bench: BenchService, count: number): Promise<void> {
+/**
+ * Inserts a large backlog directly in SQL (1,000,000 rows through the API
+ * would dominate the run), `taggedShare` of it tagged (tags tag-0..tag-6).
+ * All of it is due, so untagged leases take from its head.
+ */
+export async function backlog(bench: BenchService, count: number, taggedShare = 0): Promise<void> {
   const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
+  const every = taggedShare > 0 ? Math.round(1 / taggedShare) : 0;
   await bench.admin.query(
-    `insert into ${bench.schema}.tasks (queue_id, name, eta, payload)
-     select $1, 'backlog-' || g, now() - interval '1 hour' + g * interval '1 microsecond', $2
+    `insert into ${bench.schema}.tasks (queue_id, name, eta, tag, payload)
+     select $1, 'backlog-' || g, now() - interval '1 day' + g * interval '1 microsecond',
+            case when $4::int4 > 0 and g % $4::int4 = 0 then 'tag-' || (g % 7) end, $2
        from generate_series(1, $3) g`,
-    [row!.id, PAYLOAD, count],
+    [row!.id, PAYLOAD, count, every],
   );
   await bench.admin.query(`analyze ${bench.schema}.tasks`);
 }

@@ -1,0 +1,22 @@
+import type { AccessControl } from '../auth/access-control.js';
+import type { OpenTaskQueue } from '../open-task-queue.js';
+
+/** What `createApp` needs: the service, and optionally access control and the server's public URL. */
+export interface AppDeps {
+  readonly service: OpenTaskQueue;
+  /** Authentication and ACLs; default OPEN_ACCESS (everyone may do everything). */
+  readonly accessControl?: AccessControl;
+  /**
+   * The URL clients reach this server at (`https://tq.example.com/`), for
+   * the `rootUrl` of the served discovery document. Default: the scheme and
+   * Host of each request.
+   */
+  readonly publicUrl?: string;
+}
+
+/** AppDeps with the defaults filled in. */
+export interface ResolvedDeps {
+  readonly service: OpenTaskQueue;
+  readonly accessControl: AccessControl;
+  readonly publicUrl: string | undefined;
+}

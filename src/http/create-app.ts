@@ -1,0 +1,81 @@
+import { Hono, type Context } from 'hono';
+import { OPEN_ACCESS } from '../auth/access-control.js';
+import type { AppDeps, ResolvedDeps } from './app-deps.js';
+import { writeError } from './error-response.js';
+import { HttpError, quote } from './http-error.js';
+import { methodOverride } from './method-override.js';
+import { restHandler } from './rest-handler.js';
+import { DELETE_TASK } from './routes/delete-task.js';
+import { discovery, openApi } from './routes/discovery.js';
+import { GET_QUEUE } from './routes/get-queue.js';
+import { GET_TASK } from './routes/get-task.js';
+import { health } from './routes/health.js';
+import { INSERT_TASK } from './routes/insert-task.js';
+import { LEASE_TASKS } from './routes/lease-tasks.js';
+import { LIST_TASKS } from './routes/list-tasks.js';
+import { PATCH_TASK, PUT_TASK, UPDATE_TASK } from './routes/update-task.js';
+
+export type { AppDeps } from './app-deps.js';
+
+/**
+ * The queue paths: the discovery's canonical form, then the spec's short
+ * form without the project (section 4), which means this service's project.
+ */
+const QUEUE_PATHS = ['/taskqueue/v1beta2/projects/:project/taskqueues/:taskqueue', '/taskqueue/v1beta2/projects/taskqueues/:taskqueue'];
+
+/**
+ * The HTTP application: the eight methods of the TaskQueue v1beta2 REST API
+ * over the service, plus PUT, `/healthz`, the discovery document and an
+ * OpenAPI document. It never listens and never reads the environment:
+ * `main.ts` does that, and tests call `app.request()` or serve it on a
+ * loopback port.
+ */
+export function createApp(deps: AppDeps): Hono {
+  const resolved: ResolvedDeps = {
+    service: deps.service,
+    accessControl: deps.accessControl ?? OPEN_ACCESS,
+    publicUrl: deps.publicUrl,
+  };
+  const app = new Hono();
+
+  app.get('/healthz', (c) => health(c, resolved));
+  app.get('/discovery/v1/apis/taskqueue/v1beta2/rest', (c) => discovery(c, resolved));
+  app.get('/openapi.json', (c) => openApi(c, resolved));
+
+  app.use('/taskqueue/*', methodOverride(app));
+  // RFC 6750 section 2.3: a response to a request that carried its token in
+  // the URL must not be cached by shared caches.
+  app.use('/taskqueue/*', async (c, next) => {
+    await next();
+    if (c.req.url.includes('oauth_token=')) c.res.headers.set('cache-control', 'private');
+  });
+  for (const queuePath of QUEUE_PATHS) {
+    const tasks = `${queuePath}/tasks`;
+    app.get(queuePath, restHandler(resolved, GET_QUEUE));
+    app.get(tasks, restHandler(resolved, LIST_TASKS));
+    app.post(tasks, restHandler(resolved, INSERT_TASK));
+    // Registered before `tasks/:task`: POST .../tasks/lease is the lease method, never an update of a task named "lease".
+    app.post(`${tasks}/lease`, restHandler(resolved, LEASE_TASKS));
+    app.get(`${tasks}/:task`, restHandler(resolved, GET_TASK));
+    app.post(`${tasks}/:task`, restHandler(resolved, UPDATE_TASK));
+    app.patch(`${tasks}/:task`, restHandler(resolved, PATCH_TASK));
+    app.put(`${tasks}/:task`, restHandler(resolved, PUT_TASK));
+    app.delete(`${tasks}/:task`, restHandler(resolved, DELETE_TASK));
+    for (const path of [queuePath, tasks, `${tasks}/:task`]) {
+      app.all(path, (c, next) => (mayBeShortForm(c.req.param('project')) ? next() : methodNotAllowed(c)));
+    }
+  }
+
+  app.notFound((c) => writeError(c, new HttpError(404, 'notFound', `Not Found: ${c.req.method} ${quote(new URL(c.req.url).pathname)}`), true));
+  app.onError((error, c) => writeError(c, error, true));
+  return app;
+}
+
+/** A canonical path whose project is `taskqueues` may be the short form of a longer path: let the next route have it. */
+function mayBeShortForm(project: string | undefined): boolean {
+  return project === 'taskqueues';
+}
+
+function methodNotAllowed(c: Context): Promise<Response> {
+  return writeError(c, new HttpError(405, 'httpMethodNotAllowed', `Method ${c.req.method} is not allowed here`), true);
+}

@@ -1,0 +1,45 @@
+import type { QueueConfig } from '../core/queue-config.js';
+import type { QueueStatistics } from '../core/task-queue.js';
+
+/** The REST representation of a queue (discovery schema `TaskQueue`). */
+export interface TaskQueueJson {
+  kind: 'taskqueues#taskqueue';
+  id: string;
+  maxLeases?: number;
+  acl?: { adminEmails: string[]; consumerEmails: string[]; producerEmails: string[] };
+  stats?: { totalTasks: number; oldestTask?: string; leasedLastMinute: string; leasedLastHour: string };
+}
+
+/**
+ * A queue as JSON. `maxLeases` is left out when unlimited (the discovery:
+ * "If unset we lease them out forever"). The ACL maps queue.xml's
+ * `<user-email>` to consumers and `<writer-email>` to producers, with the
+ * project's `<admin-email>`s as admins; it is shown only to callers who may
+ * read it. `stats.oldestTask` is in seconds since the epoch, as the
+ * discovery says (unlike the task timestamps, whose unit the REST docs
+ * changed to microseconds); it is absent for an empty queue.
+ */
+export function queueJson(
+  queue: QueueConfig,
+  options: { adminEmails: readonly string[] | null; stats: QueueStatistics | null },
+): TaskQueueJson {
+  const json: TaskQueueJson = { kind: 'taskqueues#taskqueue', id: queue.name };
+  if (queue.maxLeases !== null) json.maxLeases = queue.maxLeases;
+  if (options.adminEmails) {
+    json.acl = {
+      adminEmails: [...options.adminEmails],
+      consumerEmails: [...queue.acl.userEmails],
+      producerEmails: [...queue.acl.writerEmails],
+    };
+  }
+  const stats = options.stats;
+  if (stats) {
+    json.stats = {
+      totalTasks: stats.totalTasks,
+      ...(stats.oldestEtaUsec === null ? {} : { oldestTask: String(Math.floor(stats.oldestEtaUsec / 1e6)) }),
+      leasedLastMinute: String(stats.leasedLastMinute),
+      leasedLastHour: String(stats.leasedLastHour),
+    };
+  }
+  return json;
+}

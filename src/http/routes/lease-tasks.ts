@@ -1,0 +1,91 @@
+import { LIMITS } from '../../core/limits.js';
+import { jsonEtag, taskEtag } from '../etag.js';
+import { HttpError, invalidParameter, requiredParameter } from '../http-error.js';
+import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
+import { QueryParams } from '../query-params.js';
+import { readBody } from '../read-body.js';
+import { RESPONSE_SHAPES } from '../response-shapes.js';
+import type { RestCall, RestMethod } from '../rest-handler.js';
+import { storableTag } from '../task-body.js';
+import { taskJson } from '../task-json.js';
+import { writeJson } from '../write-json.js';
+
+/** Longest lease: one week, in seconds (spec section 8). */
+const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
+
+/**
+ * tasks.lease: `POST .../tasks/lease?numTasks=N&leaseSecs=S[&groupByTag=true[&tag=T]][&waitSecs=W]`.
+ * The parameters may also come as a form body (hawkeye sends them so), and
+ * `leaseSecs` may be spelled `lease_secs` (spec section 4.1). `tag` is only
+ * valid with `groupByTag=true` (the discovery: "Must only be specified if
+ * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
+ * payloads add up to at most 1 MB (spec section 8); tasks past that stay
+ * available. The answer always has `items`, an empty array when nothing
+ * could be leased.
+ */
+export const LEASE_TASKS: RestMethod = {
+  action: 'task.lease',
+  shape: RESPONSE_SHAPES.leasedTasks,
+  async run(call) {
+    const { c, params, project, queue } = call;
+    const lease = await leaseParams(call);
+    const options = {
+      lease: lease.leaseSecs,
+      unit: 'seconds' as const,
+      maxTasks: lease.numTasks,
+      groupByTag: lease.groupByTag,
+      ...(lease.tag === undefined ? {} : { tag: lease.tag }),
+      payloadLimitBytes: LIMITS.maxRestLeasePayloadBytes,
+    };
+    const tasks =
+      lease.waitSecs > 0
+        ? await leaseWithWait(queue, options, lease.waitSecs * 1000, c.req.raw.signal)
+        : await queue.leaseTasks(options);
+    const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
+    return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
+  },
+};
+
+interface LeaseParams {
+  readonly numTasks: number;
+  readonly leaseSecs: number;
+  readonly groupByTag: boolean;
+  readonly tag: string | undefined;
+  readonly waitSecs: number;
+}
+
+async function leaseParams({ c, query }: RestCall): Promise<LeaseParams> {
+  const params = query.with(await formBody(c));
+  const numTasks = params.requiredInteger('numTasks', { min: 1, max: LIMITS.maxTasksPerLease });
+  const seconds = { min: 0, max: MAX_LEASE_SECONDS };
+  const leaseSecs = params.integer('leaseSecs', seconds);
+  const legacy = params.integer('lease_secs', seconds);
+  if (leaseSecs !== undefined && legacy !== undefined) {
+    throw invalidParameter('lease_secs', 'Give either leaseSecs or lease_secs, not both');
+  }
+  const secs = leaseSecs ?? legacy;
+  if (secs === undefined) throw requiredParameter('leaseSecs');
+  const groupByTag = params.boolean('groupByTag') ?? false;
+  const tag = storableTag(params.string('tag'), 'tag');
+  if (tag !== undefined && !groupByTag) {
+    throw invalidParameter('tag', 'Parameter tag may only be given with groupByTag=true');
+  }
+  if (tag === '') throw invalidParameter('tag', 'Parameter tag must not be empty');
+  const waitSecs = params.integer('waitSecs', { min: 0, max: MAX_WAIT_SECONDS }) ?? 0;
+  return { numTasks, leaseSecs: secs, groupByTag, tag, waitSecs };
+}
+
+/**
+ * The lease parameters of an `application/x-www-form-urlencoded` body. The
+ * discovery sends none ("Do not supply a request body"); any other kind of
+ * non-empty body is refused rather than ignored.
+ */
+async function formBody(c: RestCall['c']): Promise<QueryParams> {
+  const body = await readBody(c);
+  if (body.byteLength === 0) return QueryParams.fromString('');
+  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new HttpError(400, 'badRequest', 'tasks.lease takes its parameters in the query string or an application/x-www-form-urlencoded body');
+  }
+  return QueryParams.fromString(body.toString('utf8'));
+}

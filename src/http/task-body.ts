@@ -1,0 +1,119 @@
+import type { TaskOptions } from '../core/task.js';
+import { decodePayloadBase64 } from './base64-payload.js';
+import { invalidField, quote } from './http-error.js';
+import { isSameQueueName } from './project-id.js';
+
+/** Where a task body is sent: the queue and project of the path, and the task of the path for update/patch. */
+export interface TaskBodyTarget {
+  readonly queue: string;
+  readonly project: string;
+  readonly task?: string;
+}
+
+/**
+ * How an update body is applied: `merge` for PATCH and the discovery's POST
+ * update (fields left out stay as they are; the official client sends only
+ * the fields it has), `replace` for PUT (an optional field left out is
+ * cleared: here that means the tag).
+ */
+export type UpdateMode = 'merge' | 'replace';
+
+/** What an update asks for, beyond the new lease of `newLeaseSeconds`. */
+export interface TaskUpdate {
+  /** The lease token the caller holds, when it sent `leaseTimestamp`. */
+  readonly leaseToken: number | undefined;
+  /** New tag, null to clear it, undefined to keep it. */
+  readonly tag: string | null | undefined;
+}
+
+/**
+ * Reads an insert body (discovery `Task`): `id` (optional, generated when
+ * absent or empty), `payloadBase64` (required), `tag`, and `leaseTimestamp`
+ * as the first time the task may be leased. `queueName`, when sent, must
+ * name the path's queue. `kind`, `enqueueTimestamp` and `retry_count` are
+ * set by the server and ignored.
+ */
+export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyTarget): TaskOptions {
+  checkQueueName(body, target);
+  const id = optionalString(body, 'id');
+  const payload = body.payloadBase64;
+  if (typeof payload !== 'string') {
+    throw invalidField('payloadBase64', payload === undefined || payload === null ? 'payloadBase64 must be specified' : 'payloadBase64 must be a string');
+  }
+  const tag = storableTag(optionalString(body, 'tag'), 'tag');
+  const etaUsec = leaseTimestamp(body);
+  return {
+    payload: decodePayloadBase64(payload),
+    ...(id ? { name: id } : {}),
+    ...(tag === undefined ? {} : { tag }),
+    ...(etaUsec === undefined ? {} : { etaUsec }),
+  };
+}
+
+/**
+ * Reads an update or patch body. `id` and `queueName` may be sent but must
+ * name the task and queue of the path (and cannot be deleted with null);
+ * `leaseTimestamp`, when sent, is the lease token; `tag` may be set, or
+ * cleared with null. The payload is immutable and server-set fields are
+ * ignored, so a client may send back the task exactly as it leased it.
+ */
+export function parseUpdateBody(body: Record<string, unknown>, target: TaskBodyTarget, mode: UpdateMode): TaskUpdate {
+  checkQueueName(body, target);
+  if (body.id !== undefined) {
+    if (typeof body.id !== 'string') throw invalidField('id', body.id === null ? 'id cannot be deleted' : 'id must be a string');
+    if (body.id !== target.task) throw invalidField('id', `id ${quote(body.id)} does not match the task of the path; a task cannot be renamed`);
+  }
+  const tag = storableTag(optionalString(body, 'tag'), 'tag');
+  return {
+    leaseToken: leaseTimestamp(body),
+    tag: tag === undefined && mode === 'replace' ? null : tag,
+  };
+}
+
+/**
+ * A tag PostgreSQL can store as it was sent. A NUL character makes
+ * PostgreSQL refuse the text (SQLSTATE 22021, which would surface as a
+ * 500), and a lone UTF-16 surrogate would be silently replaced by U+FFFD,
+ * so two different tags could become one. Both are 400 here. (The length
+ * limit, 500 bytes, is the core's rule.)
+ */
+export function storableTag<T extends string | null | undefined>(tag: T, field: string): T {
+  if (typeof tag === 'string' && (tag.includes('\u0000') || LONE_SURROGATE.test(tag))) {
+    throw invalidField(field, `${field} must be valid Unicode text without NUL characters`);
+  }
+  return tag;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkQueueName(body: Record<string, unknown>, target: TaskBodyTarget): void {
+  const queueName = body.queueName;
+  if (queueName === undefined) return;
+  if (typeof queueName !== 'string') {
+    throw invalidField('queueName', queueName === null ? 'queueName cannot be deleted' : 'queueName must be a string');
+  }
+  if (!isSameQueueName(queueName, target.queue, target.project)) {
+    throw invalidField('queueName', `queueName ${quote(queueName)} does not match the queue of the path; a task cannot move between queues`);
+  }
+}
+
+/** A string field: absent is undefined, null is null, anything else but a string is 400. */
+function optionalString(body: Record<string, unknown>, field: string): string | null | undefined {
+  const value = body[field];
+  if (value === undefined || value === null || typeof value === 'string') return value;
+  throw invalidField(field, `${field} must be a string`);
+}
+
+/**
+ * `leaseTimestamp` in microseconds since the epoch: a decimal string (as
+ * responses carry it; int64 travels as a string) or a JSON integer.
+ */
+function leaseTimestamp(body: Record<string, unknown>): number | undefined {
+  const value = body.leaseTimestamp;
+  if (value === undefined) return undefined;
+  const usec = typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isSafeInteger(usec) || usec < 0) {
+    throw invalidField('leaseTimestamp', 'leaseTimestamp must be microseconds since the epoch, as a decimal string or an integer');
+  }
+  return usec;
+}

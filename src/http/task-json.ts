@@ -1,0 +1,40 @@
+import type { Task } from '../core/task.js';
+import { encodePayloadBase64 } from './base64-payload.js';
+
+/** The REST representation of a task (discovery schema `Task`). */
+export interface TaskJson {
+  kind: 'taskqueues#task';
+  id: string;
+  queueName: string;
+  payloadBase64?: string;
+  enqueueTimestamp: string;
+  leaseTimestamp: string;
+  retry_count: number;
+  tag?: string;
+}
+
+/** `projects/{project}/taskqueues/{queue}`: the full queue name every task response carries (AppScale mimics it too). */
+export function fullQueueName(project: string, queue: string): string {
+  return `projects/${project}/taskqueues/${queue}`;
+}
+
+/**
+ * A task as JSON. Timestamps are microseconds since the epoch written as
+ * decimal strings (the discovery types them int64-as-string; the REST docs,
+ * AppScale and hawkeye all read them as microseconds). `leaseTimestamp` is
+ * the task's ETA: its lease expiry while leased, and also the lease token a
+ * consumer must send back to update it. Lists leave the payload out.
+ */
+export function taskJson(task: Task, project: string, options: { withPayload: boolean }): TaskJson {
+  const json: TaskJson = {
+    kind: 'taskqueues#task',
+    id: task.name,
+    queueName: fullQueueName(project, task.queueName),
+    ...(options.withPayload ? { payloadBase64: encodePayloadBase64(task.payload) } : {}),
+    enqueueTimestamp: String(task.enqueuedUsec),
+    leaseTimestamp: String(task.etaUsec),
+    retry_count: task.retryCount,
+  };
+  if (task.tag !== null) json.tag = task.tag;
+  return json;
+}

@@ -1,0 +1,41 @@
+import type { Context } from 'hono';
+import type { CommonParams } from './common-params.js';
+import { matchesIfNoneMatch } from './etag.js';
+import { applyFields } from './fields/apply-fields.js';
+import { GZIP_THRESHOLD_BYTES, gzipBody, wantsGzip } from './gzip-response.js';
+
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+/** A method's successful answer, before the conventions of section 4.3 are applied. */
+export interface JsonResult {
+  readonly status?: 200 | 201;
+  readonly body: object;
+  /** The ETag of the full resource (see etag.ts); every resource response carries one. */
+  readonly etag: string;
+}
+
+/**
+ * Sends a successful JSON response with the conventions every method
+ * shares: `If-None-Match` on a GET answers 304 when the ETag matches;
+ * `fields` keeps only the selected part; `prettyPrint` indents; gzip when
+ * the request qualifies (spec rule) and the body is worth compressing.
+ */
+export async function writeJson(c: Context, params: CommonParams, result: JsonResult): Promise<Response> {
+  const headers: Record<string, string> = { etag: result.etag };
+  if (c.req.method === 'GET' && matchesIfNoneMatch(c.req.header('if-none-match'), result.etag)) {
+    return c.body(null, 304, headers);
+  }
+  const body = params.fields ? applyFields(result.body, params.fields) : result.body;
+  return writeJsonText(c, result.status ?? 200, JSON.stringify(body, null, params.pretty ? 2 : undefined), headers);
+}
+
+/** Sends JSON text (a success or an error envelope), gzip-encoded when the request qualifies. */
+export async function writeJsonText(c: Context, status: number, text: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, vary: 'Accept-Encoding, User-Agent', ...extraHeaders };
+  let body: Buffer | string = text;
+  if (text.length >= GZIP_THRESHOLD_BYTES && wantsGzip(c.req.header('accept-encoding'), c.req.header('user-agent'))) {
+    body = await gzipBody(Buffer.from(text));
+    headers['content-encoding'] = 'gzip';
+  }
+  return c.body(body as never, status as never, headers);
+}
