@@ -5,6 +5,7 @@ import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 import type { QueueStats, TagFilter, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import { validateNewTask } from './validate-task.js';
+import { validateTag } from './validate-tag.js';
 
 /** Options of `leaseTasks`. */
 export interface LeaseOptions {
@@ -137,11 +138,9 @@ export class TaskQueue {
     }
 
     let filter: TagFilter = { kind: 'any' };
-    if (options.tag !== undefined) {
-      if (typeof options.tag !== 'string' || Buffer.byteLength(options.tag) > LIMITS.maxTagBytes) {
-        throw new QueueError('INVALID_TAG', `tag must be a string of at most ${LIMITS.maxTagBytes} bytes`, { queue: this.name, field: 'tag' });
-      }
-      filter = { kind: 'tag', tag: options.tag };
+    const tag = validateTag(options.tag, { queue: this.name, field: 'tag' });
+    if (tag !== null) {
+      filter = { kind: 'tag', tag };
     } else if (options.groupByTag) {
       const oldest = await this.#store.oldestAvailableTag(this.#ref);
       if (oldest === undefined) return [];
@@ -184,15 +183,13 @@ export class TaskQueue {
     if (!Number.isSafeInteger(task.etaUsec)) {
       throw new QueueError('INVALID_REQUEST', 'the task must carry its lease token (etaUsec)', { queue: this.name, field: 'etaUsec' });
     }
-    if (change.tag !== undefined && change.tag !== null && Buffer.byteLength(change.tag) > LIMITS.maxTagBytes) {
-      throw new QueueError('INVALID_TAG', `tag must be at most ${LIMITS.maxTagBytes} bytes`, { queue: this.name, field: 'tag' });
-    }
+    const tag = change.tag === undefined ? undefined : validateTag(change.tag, { queue: this.name, field: 'tag' });
     return this.#store.modifyLease({
       ...this.#ref,
       name: task.name,
       leaseToken: task.etaUsec,
       leaseMs,
-      ...(change.tag === undefined ? {} : { tag: change.tag === '' ? null : change.tag }),
+      ...(tag === undefined ? {} : { tag }),
     });
   }
 

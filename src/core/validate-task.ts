@@ -3,6 +3,7 @@ import { LIMITS } from './limits.js';
 import type { QueueConfig } from './queue-config.js';
 import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js';
 import type { NewTask } from './task-store.js';
+import { validateTag } from './validate-tag.js';
 
 /**
  * Checks one task a producer wants to add and turns it into the store's
@@ -41,14 +42,7 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     );
   }
 
-  const tag = options.tag === undefined || options.tag === null || options.tag === '' ? null : options.tag;
-  if (tag !== null) {
-    if (typeof tag !== 'string') throw new QueueError('INVALID_TAG', 'tag must be a string', where('tag'));
-    const bytes = Buffer.byteLength(tag, 'utf8');
-    if (bytes > LIMITS.maxTagBytes) {
-      throw new QueueError('INVALID_TAG', `tag must be <= ${LIMITS.maxTagBytes} bytes, got a ${bytes} byte tag`, where('tag'));
-    }
-  }
+  const tag = validateTag(options.tag, where('tag'));
 
   const timing = [options.countdownSeconds, options.eta, options.etaUsec].filter((v) => v !== undefined).length;
   if (timing > 1) {

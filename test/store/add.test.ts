@@ -59,3 +59,13 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     expect(() => t.service.getQueue('nope')).toThrow(/not defined/);
   });
 });
+
+describe('tags the database could not store', () => {
+  it('are refused before any round trip', async () => {
+    const { validateTag } = await import('../../src/core/validate-tag.js');
+    expect(() => validateTag('a\u0000b', {})).toThrow(/NUL/);
+    expect(() => validateTag('a\uD800b', {})).toThrow(/Unicode/);
+    expect(validateTag('emoji 😀', {})).toBe('emoji 😀');
+    expect(validateTag('', {})).toBeNull();
+  });
+});
