@@ -11,6 +11,8 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   if (params.names.length === 0) return [];
   const result = await sql<{ name: string }>`
     with gone as (
+      -- Both primary-key columns in the condition: an index scan that probes
+      -- each name (see PLANNER_SETTINGS in database.ts for young tables).
       delete from ${table(ctx, 'tasks')}
        where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
       returning name, retry_count

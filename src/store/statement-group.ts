@@ -1,32 +1,38 @@
 /**
- * Combines concurrent calls into one statement, group-commit style: the first
- * call for a key runs at once, alone; calls that arrive while it runs wait
- * and then go together in the next statement. A lone caller pays no extra
- * latency, and under load N callers cost one round trip and one commit
- * instead of N (graphile-worker batches completions the same way).
+ * Combines concurrent calls into one statement, group-commit style: calls for
+ * a key run at once, alone, while fewer than `maxInFlight` statements of that
+ * key are running; calls that arrive when that many run wait and then go
+ * together in the next statement. A lone caller pays no extra latency, the
+ * database keeps up to `maxInFlight` statements of a key working in parallel,
+ * and under heavier load N callers cost one round trip and one commit instead
+ * of N (graphile-worker batches completions the same way).
  */
 export class StatementGroup<Request, Result> {
   readonly #run: (key: string, requests: readonly Request[]) => Promise<readonly Result[]>;
   readonly #maxBatch: (requests: readonly Request[], next: Request) => boolean;
-  readonly #running = new Set<string>();
+  readonly #running = new Map<string, number>();
+  readonly #maxInFlight: number;
   readonly #waiting = new Map<string, Array<Pending<Request, Result>>>();
 
   /**
    * @param run executes one combined statement; resolves to one result per request, in order.
    * @param fits whether `next` may join `requests` in one statement (size caps).
+   * @param maxInFlight statements of one key that may run at the same time.
    */
   constructor(
     run: (key: string, requests: readonly Request[]) => Promise<readonly Result[]>,
     fits: (requests: readonly Request[], next: Request) => boolean = () => true,
+    maxInFlight = 2,
   ) {
     this.#run = run;
     this.#maxBatch = fits;
+    this.#maxInFlight = maxInFlight;
   }
 
   submit(key: string, request: Request): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const pending = { request, resolve, reject };
-      if (!this.#running.has(key)) {
+      if ((this.#running.get(key) ?? 0) < this.#maxInFlight) {
         this.#start(key, [pending]);
         return;
       }
@@ -37,7 +43,7 @@ export class StatementGroup<Request, Result> {
   }
 
   #start(key: string, batch: Array<Pending<Request, Result>>): void {
-    this.#running.add(key);
+    this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
     const requests = batch.map((p) => p.request);
     this.#run(key, requests).then(
       (results) => batch.forEach((p, i) => p.resolve(results[i] as Result)),
@@ -46,7 +52,9 @@ export class StatementGroup<Request, Result> {
   }
 
   #next(key: string): void {
-    this.#running.delete(key);
+    const running = (this.#running.get(key) ?? 1) - 1;
+    if (running === 0) this.#running.delete(key);
+    else this.#running.set(key, running);
     const queue = this.#waiting.get(key);
     if (!queue || queue.length === 0) {
       this.#waiting.delete(key);

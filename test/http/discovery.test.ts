@@ -5,7 +5,7 @@ import { createApp } from '../../src/http/create-app.js';
 import type { OpenTaskQueue } from '../../src/open-task-queue.js';
 import { openHarness, reply, type Harness, type Loose } from './harness.js';
 
-const SPEC = JSON.parse(readFileSync(new URL('../../../shared/spec/taskqueue-v1beta2-discovery.json', import.meta.url), 'utf8').toString());
+const SPEC = JSON.parse(readFileSync(new URL('../../src/http/discovery/taskqueue-v1beta2.json', import.meta.url), 'utf8').toString());
 
 describe('discovery, OpenAPI and health', () => {
   let h: Harness;
