@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { makeWorkerUtils, run } from 'graphile-worker';
-import { latency } from './stats.js';
-import type { CycleResult } from './service-bench.js';
+import { runAdd, runCycle, type CycleResult } from './cycle.js';
 
 /**
  * What users would pick instead, doing the same work on the same database:
@@ -29,47 +28,22 @@ export class PgBossPeer {
     await this.boss.createQueue('bench');
   }
 
-  async add(count: number, producers: number): Promise<number> {
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: producers }, async () => {
-        while (next < count) {
-          const n = Math.min(100, count - next);
-          next += n;
-          await this.boss.insert('bench', Array.from({ length: n }, () => ({ data: PAYLOAD })));
-        }
-      }),
-    );
-    return count / ((performance.now() - started) / 1000);
+  add(count: number, producers: number): Promise<number> {
+    return runAdd(count, producers, (n) => this.boss.insert('bench', Array.from({ length: n }, () => ({ data: PAYLOAD }))));
   }
 
-  async cycle(count: number, numTasks: number, consumers: number): Promise<CycleResult> {
-    let done = 0;
-    let claimed = 0;
-    const samples: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: consumers }, async () => {
-        while (claimed < count) {
-          const want = Math.min(numTasks, count - claimed);
-          claimed += want;
-          const t0 = performance.now();
-          const jobs = await this.boss.fetch('bench', { batchSize: want });
-          samples.push(performance.now() - t0);
-          claimed -= want - jobs.length;
-          if (jobs.length === 0) {
-            if (claimed <= done) return;
-            await new Promise((resolve) => setTimeout(resolve, 1));
-            continue;
-          }
+  cycle(count: number, numTasks: number, consumers: number): Promise<CycleResult> {
+    return runCycle<{ id: string }>(
+      {
+        lease: (want) => this.boss.fetch('bench', { batchSize: want }),
+        complete: async (jobs) => {
           await this.boss.complete('bench', jobs.map((j) => j.id));
-          done += jobs.length;
-        }
-      }),
+        },
+      },
+      count,
+      numTasks,
+      consumers,
     );
-    const { p50, p99 } = latency(samples);
-    return { tasksPerSecond: done / ((performance.now() - started) / 1000), leaseP50Ms: p50, leaseP99Ms: p99 };
   }
 
   async close(): Promise<void> {
@@ -92,18 +66,9 @@ export class GraphileWorkerPeer {
     const utils = await makeWorkerUtils({ connectionString: this.#url, schema: this.schema, logger: silentLogger() });
     try {
       await utils.migrate();
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: producers }, async () => {
-          while (next < count) {
-            const n = Math.min(100, count - next);
-            next += n;
-            await utils.addJobs(Array.from({ length: n }, () => ({ identifier: 'noop', payload: PAYLOAD })));
-          }
-        }),
+      return await runAdd(count, producers, (n) =>
+        utils.addJobs(Array.from({ length: n }, () => ({ identifier: 'noop', payload: PAYLOAD }))),
       );
-      return count / ((performance.now() - started) / 1000);
     } finally {
       await utils.release();
     }

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
-import { latency } from './stats.js';
+import { runAdd, runCycle, type CycleResult } from './cycle.js';
+
+export type { CycleResult } from './cycle.js';
 
 /** A service on a throw-away schema of the benchmark database, with an unlimited lease rate. */
 export interface BenchService {
@@ -54,19 +56,8 @@ export async function openBenchService(url: string, poolSize: number): Promise<B
 const PAYLOAD = Buffer.alloc(64, 'x');
 
 /** Adds `count` tasks in batches of 100 with `producers` concurrent producers; returns tasks/s. */
-export async function benchAdd(queue: TaskQueue, count: number, producers: number, tag?: string): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: producers }, async () => {
-      while (next < count) {
-        const n = Math.min(100, count - next);
-        next += n;
-        await queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) })));
-      }
-    }),
-  );
-  return count / ((performance.now() - started) / 1000);
+export function benchAdd(queue: TaskQueue, count: number, producers: number, tag?: string): Promise<number> {
+  return runAdd(count, producers, (n) => queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) }))));
 }
 
 /** Fills the queue quickly for cycle benchmarks (through the API, batches of 100, 4 producers). */
@@ -74,50 +65,19 @@ export async function preload(queue: TaskQueue, count: number, tag?: string): Pr
   await benchAdd(queue, count, 4, tag);
 }
 
-export interface CycleResult {
-  readonly tasksPerSecond: number;
-  readonly leaseP50Ms: number;
-  readonly leaseP99Ms: number;
-}
-
-/**
- * `consumers` loops of lease(numTasks) + delete(those tasks) until `count`
- * tasks are done. Lease latency is sampled per lease call.
- */
-export async function benchCycle(
-  queue: TaskQueue,
-  count: number,
-  numTasks: number,
-  consumers: number,
-  tag?: string,
-): Promise<CycleResult> {
-  let done = 0;
-  let claimed = 0;
-  const samples: number[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: consumers }, async () => {
-      while (claimed < count) {
-        const want = Math.min(numTasks, count - claimed);
-        claimed += want;
-        const t0 = performance.now();
-        const tasks = await queue.leaseTasks({ lease: 300, maxTasks: want, ...(tag ? { tag } : {}) });
-        samples.push(performance.now() - t0);
-        claimed -= want - tasks.length;
-        if (tasks.length === 0) {
-          // Empty queue: stop once no other consumer still holds tasks.
-          if (claimed <= done) return;
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          continue;
-        }
+/** The lease + delete cycle of the in-process API (see runCycle). */
+export function benchCycle(queue: TaskQueue, count: number, numTasks: number, consumers: number, tag?: string): Promise<CycleResult> {
+  return runCycle(
+    {
+      lease: (want) => queue.leaseTasks({ lease: 300, maxTasks: want, ...(tag ? { tag } : {}) }),
+      complete: async (tasks) => {
         await queue.deleteTask(tasks);
-        done += tasks.length;
-      }
-    }),
+      },
+    },
+    count,
+    numTasks,
+    consumers,
   );
-  const seconds = (performance.now() - started) / 1000;
-  const { p50, p99 } = latency(samples);
-  return { tasksPerSecond: done / seconds, leaseP50Ms: p50, leaseP99Ms: p99 };
 }
 
 /**

@@ -36,7 +36,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readHolder(path);
-      if (holder !== null && holder !== process.pid && isAlive(holder)) {
+      if (holder !== null && holder !== process.pid && isProcessAlive(holder)) {
         throw new QueueError(
           'INVALID_CONFIG',
           `the data directory ${dataDir} is in use by process ${holder}; ` +
@@ -62,7 +62,8 @@ export function readHolder(path: string): number | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs (EPERM: it runs, as another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,7 +8,7 @@ import { readCappedText, type FetchFunction } from '../../auth/capped-fetch.js';
 import { settingsFromEnvironment, type Environment } from '../../config/service-settings.js';
 import { isQueueError, QueueError } from '../../core/errors.js';
 import { openDatabase, type DatabaseOptions } from '../../store/database.js';
-import { readHolder } from '../../store/data-dir-lock.js';
+import { isProcessAlive, readHolder } from '../../store/data-dir-lock.js';
 import { migrate } from '../../store/migrate.js';
 import { validateSchemaName } from '../../store/schema-name.js';
 
@@ -195,13 +195,4 @@ async function askServer(url: string, secret: string, request: MintRequest, fetc
   if (status === 200 && typeof body.access_token === 'string') return body.access_token;
   const why = typeof body.error_description === 'string' ? body.error_description : `status ${status}`;
   throw new QueueError(status === 400 ? 'INVALID_REQUEST' : 'TRANSIENT_ERROR', `the running server refused the token request: ${why}`);
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
