@@ -15,19 +15,31 @@ export interface DataDirLock {
 
 const LOCK_FILE = 'taskqueue.lock';
 
+/** Lock files this process holds: a second opener in the same process is refused too. */
+const heldHere = new Set<string>();
+
 /** Takes the lock or throws a QueueError naming the process that holds it. */
 export function acquireDataDirLock(dataDir: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
   const path = join(dataDir, LOCK_FILE);
+  if (heldHere.has(path)) {
+    throw new QueueError(
+      'INVALID_CONFIG',
+      `the data directory ${dataDir} is already open in this process; open it once and share the service`,
+      { dataDir, pid: process.pid },
+    );
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
       let released = false;
+      heldHere.add(path);
       const release = () => {
         if (released) return;
         released = true;
+        heldHere.delete(path);
         process.off('exit', release);
         rmSync(path, { force: true });
       };
@@ -45,7 +57,8 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
           { dataDir, pid: holder },
         );
       }
-      // The holder is gone (crashed without cleaning up): take the lock over.
+      // The holder is gone (crashed without cleaning up, or a pid this
+      // process reuses): take the lock over.
       rmSync(path, { force: true });
     }
   }
