@@ -39,9 +39,6 @@ export type TaskLeaseRef = Pick<Task, 'name' | 'etaUsec'>;
 /** Statistics of one queue. */
 export type QueueStatistics = QueueStats;
 
-/** Tasks added per caller transaction; a WeakMap forgets transactions once they are gone. */
-const addedPerTransaction = new WeakMap<object, number>();
-
 /**
  * A handle on one queue: the in-process API of the hosting application.
  * Obtained from `service.getQueue(name)`.
@@ -91,26 +88,14 @@ export class TaskQueue {
       }
       seen.add(task.name);
     }
+    // The 5-per-transaction limit is counted inside the caller's transaction by the store.
     const transaction = options.transaction;
-    if (transaction !== undefined) {
-      const already = addedPerTransaction.get(transaction) ?? 0;
-      if (already + validated.length > LIMITS.maxTasksPerTransaction) {
-        throw new QueueError(
-          'TOO_MANY_TASKS',
-          `at most ${LIMITS.maxTasksPerTransaction} tasks may be added in one transaction (this one has ${already})`,
-          { queue: this.name, limit: LIMITS.maxTasksPerTransaction },
-        );
-      }
-    }
     const stored = await this.#store.insertTasks({
       ...this.#ref,
       tasks: validated,
       maxEtaAheadMs: LIMITS.maxEtaAheadMs,
       ...(transaction === undefined ? {} : { transaction }),
     });
-    if (transaction !== undefined) {
-      addedPerTransaction.set(transaction, (addedPerTransaction.get(transaction) ?? 0) + stored.length);
-    }
     return Array.isArray(tasks) ? stored : (stored[0] as Task);
   }
 

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
 import type { TaskInsertParams } from '../core/task-store.js';
-import { runnerFor } from './external-transaction.js';
+import { LIMITS } from '../core/limits.js';
+import { runnerFor, type QueryRunner } from './external-transaction.js';
 import { intervalFromMs, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
@@ -38,7 +39,14 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
       from inserted i join input using (name)
      order by input.ord`.compile(ctx.db);
 
-  const result = params.transaction ? await runnerFor(params.transaction)(query) : await ctx.db.executeQuery(query);
+  let result;
+  if (params.transaction) {
+    const run = runnerFor(params.transaction);
+    await countInTransaction(ctx, run, params);
+    result = await run(query);
+  } else {
+    result = await ctx.db.executeQuery(query);
+  }
   if (result.rows.length === 0) {
     throw new QueueError(
       'INVALID_ETA',
@@ -48,4 +56,34 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   }
   const payloads = new Map(params.tasks.map((t) => [t.name, t.payload]));
   return result.rows.map((row) => taskFromRow(params.queueName, { ...row, payload: payloads.get(row.name) ?? null }));
+}
+
+/** Transaction-local setting that counts the tasks added in the caller's transaction. */
+const ADDED_SETTING = 'taskqueue.tasks_added_in_transaction';
+
+/**
+ * Enforces "at most 5 tasks per transaction" in the transaction itself: the
+ * count lives in a transaction-local setting (set_config(..., true)), which
+ * PostgreSQL discards at COMMIT or ROLLBACK, so a pooled client that begins a
+ * new transaction starts from 0 again. The count only moves when the add is
+ * allowed.
+ */
+async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: TaskInsertParams): Promise<void> {
+  const n = params.tasks.length;
+  const query = sql<{ before: number; allowed: boolean }>`
+    with current as (
+      select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before
+    )
+    select before, before + ${n}::int4 <= ${LIMITS.maxTasksPerTransaction}::int4 as allowed,
+           case when before + ${n}::int4 <= ${LIMITS.maxTasksPerTransaction}::int4
+                then set_config(${ADDED_SETTING}, (before + ${n}::int4)::text, true) end as counted
+      from current`.compile(ctx.db);
+  const row = (await run(query)).rows[0];
+  if (!row?.allowed) {
+    throw new QueueError(
+      'TOO_MANY_TASKS',
+      `at most ${LIMITS.maxTasksPerTransaction} tasks may be added in one transaction (this one has ${row?.before ?? '?'})`,
+      { queue: params.queueName, limit: LIMITS.maxTasksPerTransaction },
+    );
+  }
 }

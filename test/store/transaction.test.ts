@@ -66,6 +66,14 @@ describe('adding inside the caller transaction (postgres)', () => {
       await expect(q.add({}, { transaction: client })).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
       await client.query('commit');
       expect(await count()).toBe(5);
+      // The same pooled client starts from zero in its next transaction.
+      await client.query('begin');
+      await q.add([{}, {}, {}, {}, {}], { transaction: client });
+      await client.query('rollback');
+      await client.query('begin');
+      await q.add([{}, {}, {}, {}, {}], { transaction: client });
+      await client.query('commit');
+      expect(await count()).toBe(10);
     } finally {
       client.release();
     }
