@@ -57,7 +57,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
-    const app = createApp({ service, accessControl });
+    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : settings.port;

@@ -12,6 +12,11 @@ export interface AppDeps {
    * Host of each request.
    */
   readonly publicUrl?: string;
+  /**
+   * Every project administrator (TASKQUEUE_ADMINS and queue.xml
+   * `<admin-email>`), shown as `acl.adminEmails`. Default: the queue.xml ones.
+   */
+  readonly adminEmails?: readonly string[];
 }
 
 /** AppDeps with the defaults filled in. */
@@ -19,4 +24,5 @@ export interface ResolvedDeps {
   readonly service: OpenTaskQueue;
   readonly accessControl: AccessControl;
   readonly publicUrl: string | undefined;
+  readonly adminEmails: readonly string[];
 }

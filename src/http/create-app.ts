@@ -1,6 +1,8 @@
 import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import type { AppDeps, ResolvedDeps } from './app-deps.js';
+import { BATCH_DELETE_TASKS } from './batch/batch-delete.js';
+import { BATCH_PATHS, batchHandler } from './batch/batch-handler.js';
 import { writeError } from './error-response.js';
 import { HttpError, quote } from './http-error.js';
 import { methodOverride } from './method-override.js';
@@ -35,6 +37,7 @@ export function createApp(deps: AppDeps): Hono {
     service: deps.service,
     accessControl: deps.accessControl ?? OPEN_ACCESS,
     publicUrl: deps.publicUrl,
+    adminEmails: [...new Set(deps.adminEmails ?? deps.service.config.adminEmails)],
   };
   const app = new Hono();
 
@@ -47,7 +50,9 @@ export function createApp(deps: AppDeps): Hono {
   // the URL must not be cached by shared caches.
   app.use('/taskqueue/*', async (c, next) => {
     await next();
-    if (c.req.url.includes('oauth_token=')) c.res.headers.set('cache-control', 'private');
+    // Decided from the parsed query, as the credentials are read: a
+    // percent-encoded name (oauth%5Ftoken) is the same parameter.
+    if (new URL(c.req.url).searchParams.has('oauth_token')) c.res.headers.set('cache-control', 'private');
   });
   for (const queuePath of QUEUE_PATHS) {
     const tasks = `${queuePath}/tasks`;
@@ -61,9 +66,18 @@ export function createApp(deps: AppDeps): Hono {
     app.patch(`${tasks}/:task`, restHandler(resolved, PATCH_TASK));
     app.put(`${tasks}/:task`, restHandler(resolved, PUT_TASK));
     app.delete(`${tasks}/:task`, restHandler(resolved, DELETE_TASK));
-    for (const path of [queuePath, tasks, `${tasks}/:task`]) {
+    // Extension (docs/rest-batch.md): delete up to 1000 tasks in one call.
+    app.post(`${tasks}:batchDelete`, restHandler(resolved, BATCH_DELETE_TASKS));
+    for (const path of [queuePath, tasks, `${tasks}/:task`, `${tasks}:batchDelete`]) {
       app.all(path, (c, next) => (mayBeShortForm(c.req.param('project')) ? next() : methodNotAllowed(c)));
     }
+  }
+
+  // Google's batch endpoint (the discovery's batchPath): each inner request runs through this app.
+  const batch = batchHandler(app, resolved);
+  for (const path of BATCH_PATHS) {
+    app.post(path, batch);
+    app.all(path, methodNotAllowed);
   }
 
   app.notFound((c) => writeError(c, new HttpError(404, 'notFound', `Not Found: ${c.req.method} ${quote(new URL(c.req.url).pathname)}`), true));
