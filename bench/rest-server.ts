@@ -32,7 +32,7 @@ const bench = await openBenchService(url, poolSize);
 const api = createApp({ service: bench.service, accessControl: OPEN_ACCESS });
 const app = new Hono();
 app.get('/bench/noop', (c) => c.json({ ok: true }));
-app.post('/bench/batch-routed', batchHandler(api, { service: bench.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: [] }, { combine: false, concurrency: 1000 }));
+app.post('/bench/batch-routed', batchHandler(api, { service: bench.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false, concurrency: 1000 }));
 app.route('/', api);
 
 /**

@@ -24,5 +24,6 @@ export interface ResolvedDeps {
   readonly service: OpenTaskQueue;
   readonly accessControl: AccessControl;
   readonly publicUrl: string | undefined;
-  readonly adminEmails: readonly string[];
+  /** Undefined: the queue.xml administrators (read when needed). */
+  readonly adminEmails: readonly string[] | undefined;
 }

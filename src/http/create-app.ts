@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps): Hono {
     service: deps.service,
     accessControl: deps.accessControl ?? OPEN_ACCESS,
     publicUrl: deps.publicUrl,
-    adminEmails: [...new Set(deps.adminEmails ?? deps.service.config.adminEmails)],
+    adminEmails: deps.adminEmails ? [...new Set(deps.adminEmails)] : undefined,
   };
   const app = new Hono();
 

@@ -87,7 +87,7 @@ describe('the batch endpoint (Google batch format)', () => {
     h = await setup();
     h2 = await setup();
     const routedOnly = new Hono();
-    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: [] }, { combine: false }));
+    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false }));
     const calls: BatchCall[] = [
       del('a'),
       { line: `DELETE /taskqueue/v1beta2/projects/s~local/taskqueues/q/tasks/b` },
@@ -159,7 +159,7 @@ describe('the batch endpoint (Google batch format)', () => {
     h = await setup();
     h2 = await setup();
     const routedOnly = new Hono();
-    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: [] }, { combine: false }));
+    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false }));
     const post = (path: string, body: string, headers: Record<string, string> = {}): BatchCall => ({ line: `POST ${path}`, body, headers });
     const calls: BatchCall[] = [
       post(tasks, JSON.stringify({ id: 'i1', payloadBase64: b64('one') })),

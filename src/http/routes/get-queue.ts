@@ -14,7 +14,7 @@ export const GET_QUEUE: RestMethod = {
   async run({ c, deps, query, params, queue, decision }) {
     const getStats = query.boolean('getStats') ?? false;
     const body = queueJson(queue.config, {
-      adminEmails: decision.mayReadAcl ? deps.adminEmails : null,
+      adminEmails: decision.mayReadAcl ? (deps.adminEmails ?? deps.service.config.adminEmails) : null,
       stats: getStats ? await queue.fetchStatistics() : null,
     });
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
