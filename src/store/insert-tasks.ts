@@ -4,7 +4,7 @@ import type { Task } from '../core/task.js';
 import type { TaskInsertParams } from '../core/task-store.js';
 import { LIMITS } from '../core/limits.js';
 import { runnerFor, type QueryRunner } from './external-transaction.js';
-import { intervalFromMs, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
+import { intervalFromMs, table, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
 /**
@@ -16,28 +16,31 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  */
 export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): Promise<Task[]> {
   if (params.tasks.length === 0) return [];
-  const rows = params.tasks.map(
-    (task, i) =>
-      sql`(${i}::int4, ${task.name}::text, ${
-        // i microseconds apart: tasks of one batch share now(), and this keeps
-        // them leased in the order given (FIFO) instead of by name.
-        task.etaUsec === null ? sql`now() + ${intervalFromMs(task.delayMs + i / 1000)}` : timestampFromUsec(task.etaUsec)
-      }, ${task.tag}::text, ${task.payload}::bytea)`,
-  );
+  const tasks = params.tasks;
+  const etaSeconds = tasks.map((t) => (t.etaUsec === null ? null : Math.floor(t.etaUsec / 1_000_000)));
+  const etaMicros = tasks.map((t) => (t.etaUsec === null ? null : t.etaUsec - Math.floor(t.etaUsec / 1_000_000) * 1_000_000));
+  // One array per column: the statement text is the same for every batch,
+  // so the server parses a small statement instead of one with 6 bound
+  // values per task.
   const query = sql<TaskRow>`
-    with input (ord, name, eta, tag, payload) as (values ${sql.join(rows)}),
-    inserted as (
-      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
-      select ${params.queueId}::int4, name, eta, tag, payload
-        from input
-       where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs)}
-       order by ord
-      returning name, tag, retry_count, eta, enqueued_at
+    with input as (
+      select name, tag, payload,
+             -- An explicit ETA exactly (seconds and microseconds apart, see
+             -- timestampFromUsec); else now() + delay, ord microseconds apart:
+             -- tasks of one batch share now(), and this keeps them leased in
+             -- the order given (FIFO) instead of by name.
+             coalesce(timestamptz 'epoch' + eta_sec * interval '1 second' + eta_micro * interval '1 microsecond',
+                      now() + delay_ms * interval '1 millisecond' + (ord - 1) * interval '1 microsecond') as eta
+        from unnest(${tasks.map((t) => t.name)}::text[], ${tasks.map((t) => t.tag)}::text[],
+                    ${tasks.map((t) => t.payload)}::bytea[], ${etaSeconds}::int8[], ${etaMicros}::int4[],
+                    ${tasks.map((t) => t.delayMs)}::float8[])
+             with ordinality as i (name, tag, payload, eta_sec, eta_micro, delay_ms, ord)
     )
-    select i.name, i.tag, i.retry_count,
-           ${usecOf(sql`i.eta`)} as eta_usec, ${usecOf(sql`i.enqueued_at`)} as enqueued_usec
-      from inserted i join input using (name)
-     order by input.ord`.compile(ctx.db);
+    insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
+    select ${params.queueId}::int4, name, eta, tag, payload
+      from input
+     where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs)}
+    returning name, tag, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.compile(ctx.db);
 
   let result;
   if (params.transaction) {
@@ -54,8 +57,13 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
       { queue: params.queueName },
     );
   }
-  const payloads = new Map(params.tasks.map((t) => [t.name, t.payload]));
-  return result.rows.map((row) => taskFromRow(params.queueName, { ...row, payload: payloads.get(row.name) ?? null }));
+  // Hand the tasks back in the order given, with the payloads we already have.
+  const rows = new Map(result.rows.map((row) => [row.name, row]));
+  return tasks.map((task) => {
+    const row = rows.get(task.name);
+    if (!row) throw new QueueError('INTERNAL_ERROR', `task "${task.name}" was not stored`, { queue: params.queueName });
+    return taskFromRow(params.queueName, { ...row, payload: task.payload });
+  });
 }
 
 /** Transaction-local setting that counts the tasks added in the caller's transaction. */

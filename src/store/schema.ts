@@ -61,6 +61,11 @@ export interface LeaseRateWindowsTable {
   calls: number;
 }
 
+export interface QueueWaitersTable {
+  queue_id: number;
+  until: Date;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -75,6 +80,7 @@ export interface Database {
   queue_storage: QueueStorageTable;
   lease_history: LeaseHistoryTable;
   lease_rate_windows: LeaseRateWindowsTable;
+  queue_waiters: QueueWaitersTable;
   schema_migrations: SchemaMigrationsTable;
   auth_signing_keys: AuthSigningKeysTable;
 }

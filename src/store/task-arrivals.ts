@@ -10,6 +10,10 @@ const CHANNEL = 'taskqueue_tasks';
 /** How often waiters re-check for leasable tasks (expired leases send no notification). */
 const PROBE_INTERVAL_MS = 1000;
 
+/** How long a mark in queue_waiters lasts, and how often a waiting process renews it. */
+const MARK_TTL_SECONDS = 60;
+const MARK_RENEW_MS = 20_000;
+
 interface Waiter {
   readonly wake: () => void;
 }
@@ -25,6 +29,8 @@ export class TaskArrivals {
   readonly #database: OpenDatabase;
   readonly #ctx: StoreContext;
   readonly #waiters = new Map<number, Set<Waiter>>();
+  /** When this process last marked each queue as waited on (queue_waiters). */
+  readonly #marked = new Map<number, number>();
   #listening: Promise<void> | null = null;
   #listenClient: pg.Client | null = null;
   #unlisten: (() => Promise<void>) | null = null;
@@ -39,6 +45,7 @@ export class TaskArrivals {
   wait(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
     if (this.#closed || params.timeoutMs <= 0 || params.signal?.aborted) return Promise.resolve();
     this.#listen();
+    this.#mark(params.queueId);
     return new Promise<void>((resolve) => {
       const set = this.#waiters.get(params.queueId) ?? new Set<Waiter>();
       this.#waiters.set(params.queueId, set);
@@ -124,10 +131,29 @@ export class TaskArrivals {
     this.#probeTimer = null;
   }
 
+  /**
+   * Marks a queue as waited on, so adds notify it (sql/0010: the trigger
+   * notifies only marked queues, because NOTIFY serialises commits). Renewed
+   * while waiters remain; the mark simply expires after they are gone.
+   */
+  #mark(queueId: number): void {
+    const last = this.#marked.get(queueId);
+    if (last !== undefined && Date.now() - last < MARK_RENEW_MS) return;
+    this.#marked.set(queueId, Date.now());
+    sql`
+      insert into ${table(this.#ctx, 'queue_waiters')} as w (queue_id, until)
+      values (${queueId}, now() + ${MARK_TTL_SECONDS}::int4 * interval '1 second')
+      on conflict (queue_id) do update set until = excluded.until
+        where w.until < excluded.until`
+      .execute(this.#ctx.db)
+      .catch(() => this.#marked.delete(queueId));
+  }
+
   /** One query for all waiting queues: which of them have a leasable task now? */
   async #probe(): Promise<void> {
     const ids = [...this.#waiters.keys()];
     if (ids.length === 0) return;
+    for (const id of ids) this.#mark(id);
     try {
       const result = await sql<{ queue_id: number }>`
         select q.id as queue_id

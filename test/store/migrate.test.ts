@@ -19,6 +19,7 @@ const COLUMNS = {
   queue_storage: ['queue_id', 'shard', 'task_count', 'byte_count'],
   lease_history: ['queue_id', 'leased_at', 'task_count'],
   lease_rate_windows: ['queue_id', 'window_start', 'calls'],
+  queue_waiters: ['queue_id', 'until'],
   schema_migrations: ['version', 'name', 'applied_at'],
   auth_signing_keys: ['kid', 'algorithm', 'public_jwk', 'private_jwk', 'max_token_seconds', 'created_at', 'retired_at', 'verify_until'],
 } as const satisfies { [T in keyof Database]: readonly (keyof Database[T])[] };
