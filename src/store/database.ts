@@ -5,6 +5,7 @@ import pg from 'pg';
 import { QueueError } from '../core/errors.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { preparedStatementPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
 
 /**
@@ -113,7 +114,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   // An idle client that loses its server emits 'error' on the pool; without a
   // listener Node would end the process. The next query reconnects.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }) });
   return {
     db,
     engine: 'postgres',

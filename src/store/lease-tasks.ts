@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { LIMITS } from '../core/limits.js';
 import type { Task } from '../core/task.js';
 import type { TaskLeaseParams } from '../core/task-store.js';
 import { intervalFromMs, table, usecOf, type StoreContext } from './store-context.js';
@@ -22,7 +23,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  *    tombstoned with reason 'retry_limit'; they are never returned.
  * 4. `fitting`: the prefix of the picked tasks whose payloads fit the
  *    budget (32 MB in-process, 1 MB over REST); the rest stay available,
- *    untouched.
+ *    untouched. (Skipped when maxTasks tasks of the largest size fit.)
  * 5. `leased`: eta moves to now() + lease (time from the database, never
  *    from Node), retry_count goes up by one.
  * 6. `history`: one row for the queue's leasedLastMinute/Hour statistics.
@@ -79,14 +80,20 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     live = sql`where retry_count < ${maxLeases}::int4`;
   }
 
-  ctes.push(sql`fitting as (
-    select name, eta from (
-      select name, eta,
-             sum(payload_bytes) over (order by eta, name rows unbounded preceding) as running_bytes
-        from picked ${live}
-    ) f
-    where running_bytes <= ${params.payloadBudgetBytes}::int8
-  )`);
+  // The running sum is only needed when the budget could bind: maxTasks
+  // tasks of the largest size would not fit it (never for a single task).
+  if (params.maxTasks * LIMITS.maxTaskBytes > params.payloadBudgetBytes) {
+    ctes.push(sql`fitting as (
+      select name, eta from (
+        select name, eta,
+               sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+          from picked ${live}
+      ) f
+      where running_bytes <= ${params.payloadBudgetBytes}::int8
+    )`);
+  } else {
+    ctes.push(sql`fitting as (select name, eta from picked ${live})`);
+  }
 
   ctes.push(sql`leased as (
     update ${tasks} t
@@ -107,7 +114,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     select name, tag, payload, retry_count,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from leased
-     order by available_at, name`;
+     order by available_at`;
   const result = await query.execute(ctx.db);
   return result.rows.map((row) => taskFromRow(params.queueName, row));
 }

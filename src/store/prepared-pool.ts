@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+
+/**
+ * Hands Kysely a view of the pg pool whose parameterised queries run as
+ * named prepared statements. The service's statements have one text per
+ * shape (values are always bound), so each connection parses and plans a
+ * shape once and then only binds and executes it. Most of a single-task
+ * lease's server time was parse and plan of its CTEs. The name is a digest
+ * of the text, so two texts can never share a name; statements without
+ * parameters (migrations, several statements in one text) run unnamed.
+ */
+export function preparedStatementPool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      const query = (sql: string, parameters: ReadonlyArray<unknown>) =>
+        parameters.length === 0
+          ? client.query(sql)
+          : client.query({ name: statementName(sql), text: sql, values: [...parameters] });
+      // Kysely's client type also has a cursor overload the service never uses.
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+    },
+    end: () => pool.end(),
+  };
+}
+
+const names = new Map<string, string>();
+
+/** `tq_` and 24 hex digits of the SHA-1 of the text, memoised. */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `tq_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    // Bounded: texts differ by schema and shape only, but never grow without limit.
+    if (names.size > 10_000) names.clear();
+    names.set(sql, name);
+  }
+  return name;
+}
+
+
