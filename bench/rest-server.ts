@@ -16,6 +16,7 @@ import { OPEN_ACCESS } from '../src/auth/access-control.js';
 import { batchHandler } from '../src/http/batch/batch-handler.js';
 import { createApp } from '../src/http/create-app.js';
 import { benchAdd, openBenchService } from './lib/service-bench.js';
+import { runCycle } from './lib/cycle.js';
 
 type Command =
   | { readonly cmd: 'preload'; readonly count: number }
@@ -41,26 +42,17 @@ app.route('/', api);
  * in-process is the cost of HTTP for the same calls.
  */
 async function perTaskCycle(count: number, numTasks: number, consumers: number): Promise<{ tasksPerSecond: number }> {
-  let done = 0;
-  let claimed = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: consumers }, async () => {
-      while (claimed < count) {
-        const want = Math.min(numTasks, count - claimed);
-        claimed += want;
-        const tasks = await bench.queue.leaseTasks({ lease: 300, maxTasks: want });
-        claimed -= want - tasks.length;
-        if (tasks.length === 0) {
-          if (claimed <= done) return;
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          continue;
-        }
-        for (const task of tasks) if (await bench.queue.deleteTask(task.name)) done++;
-      }
-    }),
+  return runCycle(
+    {
+      lease: (want) => bench.queue.leaseTasks({ lease: 300, maxTasks: want }),
+      complete: async (tasks) => {
+        for (const task of tasks) await bench.queue.deleteTask(task.name);
+      },
+    },
+    count,
+    numTasks,
+    consumers,
   );
-  return { tasksPerSecond: done / ((performance.now() - started) / 1000) };
 }
 
 let peakRss = process.memoryUsage().rss;
