@@ -216,6 +216,9 @@ export class TaskQueue {
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
       throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { queue: this.name, field: 'limit' });
     }
+    if (options.after && (!Number.isSafeInteger(options.after.etaUsec) || typeof options.after.name !== 'string')) {
+      throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', { queue: this.name, field: 'after' });
+    }
     return this.#store.listTasks({
       ...this.#ref,
       limit,

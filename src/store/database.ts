@@ -110,6 +110,8 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
     idle_in_transaction_session_timeout: 60_000,
     application_name: 'taskqueue',
     options: plannerOptions(),
+    // Notice a server that vanished without a reset (failover, network gone).
+    keepAlive: true,
   });
   // An idle client that loses its server emits 'error' on the pool; without a
   // listener Node would end the process. The next query reconnects.

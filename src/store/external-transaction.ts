@@ -22,6 +22,13 @@ interface KyselyLike {
 export function runnerFor(transaction: object): QueryRunner {
   const candidate = transaction as Partial<KyselyLike & PgLikeClient> & { totalCount?: unknown };
   if (typeof candidate.executeQuery === 'function') {
+    if ((transaction as { isTransaction?: unknown }).isTransaction !== true) {
+      throw new QueueError(
+        'INVALID_REQUEST',
+        'transaction: got a Kysely instance, not a transaction; pass the trx of db.transaction().execute(trx => ...)',
+        { field: 'transaction' },
+      );
+    }
     const kysely = transaction as KyselyLike;
     return (query) => kysely.executeQuery(query);
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
@@ -39,7 +40,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
     select ${params.queueId}::int4, name, eta, tag, payload
       from input
-     where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs)}
+     -- + 1 ms: the FIFO offsets above add at most 99 microseconds.
+     where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs + 1)}
     returning name, tag, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.compile(ctx.db);
 
   let result;
@@ -69,6 +71,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
 /** Transaction-local setting that counts the tasks added in the caller's transaction. */
 const ADDED_SETTING = 'taskqueue.tasks_added_in_transaction';
 
+/** Transaction-local setting that proves two statements ran in one transaction. */
+const MARKER_SETTING = 'taskqueue.transaction_marker';
+
 /**
  * Enforces "at most 5 tasks per transaction" in the transaction itself: the
  * count lives in a transaction-local setting (set_config(..., true)), which
@@ -78,15 +83,38 @@ const ADDED_SETTING = 'taskqueue.tasks_added_in_transaction';
  */
 async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: TaskInsertParams): Promise<void> {
   const n = params.tasks.length;
-  const query = sql<{ before: number; allowed: boolean }>`
+  // A transaction-local marker set by one statement is still there for the
+  // next only inside a transaction block: autocommit discards it at once.
+  const marker = randomBytes(8).toString('hex');
+  await run(sql`select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
+  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`
     with current as (
       select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before
     )
     select before, before + ${n}::int4 <= ${LIMITS.maxTasksPerTransaction}::int4 as allowed,
+           coalesce(current_setting(${MARKER_SETTING}, true), '') = ${marker} as in_transaction,
+           current_setting('transaction_isolation') = 'read committed' as read_committed,
            case when before + ${n}::int4 <= ${LIMITS.maxTasksPerTransaction}::int4
                 then set_config(${ADDED_SETTING}, (before + ${n}::int4)::text, true) end as counted
       from current`.compile(ctx.db);
   const row = (await run(query)).rows[0];
+  if (row && !row.in_transaction) {
+    throw new QueueError(
+      'INVALID_REQUEST',
+      'transaction: the client is not inside a transaction (run BEGIN on it, or pass a Kysely transaction)',
+      { queue: params.queueName, field: 'transaction' },
+    );
+  }
+  if (row && !row.read_committed) {
+    // The trigger's tombstone and storage-limit checks read the latest
+    // committed rows only under READ COMMITTED; a snapshot taken earlier
+    // would let a just-deleted name or a just-filled limit through.
+    throw new QueueError(
+      'INVALID_REQUEST',
+      'transaction: tasks can be added only inside READ COMMITTED transactions (the PostgreSQL default)',
+      { queue: params.queueName, field: 'transaction' },
+    );
+  }
   if (!row?.allowed) {
     throw new QueueError(
       'TOO_MANY_TASKS',

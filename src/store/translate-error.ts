@@ -46,6 +46,7 @@ export function translateError(error: unknown, context: { queue?: string } = {})
       return transient(error, queue);
   }
   if (code.startsWith('08')) return transient(error, queue); // connection exceptions
+  if (code.startsWith('53') || code === '57P05') return transient(error, queue); // insufficient resources, idle session timeout
   if (isNetworkError(code, message)) return transient(error, queue);
   if (/timeout/i.test(message) && !code) {
     // pg's client-side timeouts (connect or query_timeout) carry no SQLSTATE.
@@ -62,12 +63,26 @@ function transient(error: unknown, queue: string | undefined): QueueError {
   });
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 function isNetworkError(code: string, message: string): boolean {
   return (
     NETWORK_CODES.has(code) ||
-    /Connection terminated|connection is closed|Client was closed|Cannot use a pool after calling end/i.test(message)
+    /Connection terminated|connection is closed|Client was closed|Cannot use a pool after calling end|connection error and is not queryable/i.test(
+      message,
+    )
   );
 }
 

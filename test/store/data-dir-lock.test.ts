@@ -32,3 +32,16 @@ describe('the embedded engine data-directory lock', () => {
     lock.release();
   });
 });
+
+describe('lock files left behind', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'tq-lock-'));
+
+  it('never takes over a lock held on another host, and clears an unreadable one', () => {
+    const d = dir();
+    writeFileSync(join(d, 'taskqueue.lock'), '4242 some-other-host\n');
+    expect(() => acquireDataDirLock(d)).toThrow(/process 4242 on host some-other-host/);
+    writeFileSync(join(d, 'taskqueue.lock'), '');
+    const lock = acquireDataDirLock(d);
+    lock.release();
+  });
+});

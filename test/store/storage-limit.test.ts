@@ -57,3 +57,22 @@ describe.each(ENGINES)('storage limits on %s', (engine) => {
     expect(row?.bytes).toBe('6000');
   });
 });
+
+describe.each(ENGINES)('storage limits and tag changes on %s', (engine) => {
+  let t: TestService;
+  afterEach(async () => t?.close());
+
+  it('refuses a tag change that would pass the limit, and keeps the task as it was', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('small', { storageLimitBytes: 1_000 })]));
+    const q = t.service.getQueue('small');
+    await q.add({ name: 'big', payload: 'p'.repeat(700) });
+    const [leased] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    await expect(q.updateTask(leased!, { lease: 60, tag: 't'.repeat(400) })).rejects.toMatchObject({ code: 'STORAGE_LIMIT_EXCEEDED' });
+    const after = await q.getTask('big');
+    expect(after.tag).toBeNull();
+    expect((await q.fetchStatistics()).totalBytes).toBe(703);
+    // A tag that fits is fine.
+    const tagged = await q.updateTask(leased!, { lease: 60, tag: 'small-tag' });
+    expect(tagged.tag).toBe('small-tag');
+  });
+});

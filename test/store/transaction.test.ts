@@ -80,3 +80,37 @@ describe('adding inside the caller transaction (postgres)', () => {
     await expect(q.add({}, { transaction: pool })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 });
+
+describe('what counts as the caller transaction (postgres)', () => {
+  let t: TestService;
+  let pool: pg.Pool;
+  afterEach(async () => {
+    await pool?.end();
+    await t?.close();
+  });
+
+  it('refuses a client outside a transaction, a Kysely instance, and REPEATABLE READ', async () => {
+    t = await openTestService('postgres', serviceConfig([pullQueue('q')]));
+    pool = new pg.Pool({ connectionString: testPgUrl(), max: 2 });
+    const q = t.service.getQueue('q');
+    const client = await pool.connect();
+    try {
+      await expect(q.add({ name: 'loose' }, { transaction: client })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: expect.stringMatching(/not inside a transaction/),
+      });
+      await client.query('begin isolation level repeatable read');
+      await expect(q.add({ name: 'snapshot' }, { transaction: client })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: expect.stringMatching(/READ COMMITTED/),
+      });
+      await client.query('rollback');
+    } finally {
+      client.release();
+    }
+    const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    await expect(q.add({ name: 'no-trx' }, { transaction: db })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    const [row] = await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`);
+    expect(row?.n).toBe('0');
+  });
+});
