@@ -6,8 +6,8 @@
 -- A cleanup job removes tombstones older than the retention period.
 
 CREATE TABLE task_tombstones (
-  queue_id    integer     NOT NULL REFERENCES queues (id),
-  name        text        NOT NULL,
+  queue_id    integer     NOT NULL,
+  name        text        COLLATE "C" NOT NULL,
   deleted_at  timestamptz NOT NULL DEFAULT now(),
   reason      text        NOT NULL CHECK (reason IN ('deleted', 'retry_limit')),
   retry_count integer     NOT NULL DEFAULT 0,

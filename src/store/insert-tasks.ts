@@ -13,7 +13,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  * and checked against the database's clock: if any task's ETA lies beyond the
  * allowed horizon, the WHERE clause lets no row through and the caller gets
  * INVALID_ETA. Tombstoned names and storage limits are enforced by the
- * tasks_after_insert trigger (sql/0004), so they hold for any writer.
+ * tasks_after_insert trigger (sql/0007), so they hold for any writer.
  */
 export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): Promise<Task[]> {
   if (params.tasks.length === 0) return [];

@@ -132,7 +132,7 @@ export class TaskArrivals {
   }
 
   /**
-   * Marks a queue as waited on, so adds notify it (sql/0010: the trigger
+   * Marks a queue as waited on, so adds notify it (sql/0005 and 0007: the trigger
    * notifies only marked queues, because NOTIFY serialises commits). Renewed
    * while waiters remain; the mark simply expires after they are gone.
    */
