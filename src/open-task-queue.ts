@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
-import { DEFAULT_SETTINGS, settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
+import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { ServiceConfig } from './core/queue-config.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
@@ -104,4 +104,3 @@ async function resolveConfig(config: string | ServiceConfig | null, settings: Se
   return config;
 }
 
-export { DEFAULT_SETTINGS };

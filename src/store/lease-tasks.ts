@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { QueueError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
 import type { Task } from '../core/task.js';
 import type { TaskLeaseParams } from '../core/task-store.js';
@@ -116,6 +117,16 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
       from leased
      order by available_at`;
   const result = await query.execute(ctx.db);
+  // The invariant the MATERIALIZED CTE exists for, checked where it is made:
+  // combined leases deal this result out by position, so an over-long result
+  // would otherwise be cut off silently instead of being seen.
+  if (result.rows.length > params.maxTasks) {
+    throw new QueueError(
+      'INTERNAL_ERROR',
+      `a lease of at most ${params.maxTasks} tasks returned ${result.rows.length}; their leases expire on their own`,
+      { queue: params.queueName },
+    );
+  }
   return result.rows.map((row) => taskFromRow(params.queueName, row));
 }
 

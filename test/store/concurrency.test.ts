@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/task.js';
+import { leaseTasks } from '../../src/store/lease-tasks.js';
+import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
@@ -88,5 +90,54 @@ describe.each(ENGINES)('concurrent leasing on %s', (engine) => {
     expect(Number(left!.n)).toBe(0);
     const [counted] = await t.sql<{ n: string }>(`select coalesce(sum(task_count), 0)::text as n from ${t.schema}.queue_storage`);
     expect(Number(counted!.n)).toBe(0);
+  });
+});
+
+/**
+ * The lease statement itself, without the store's combining of concurrent
+ * calls (which deals results out by position and so could hide an
+ * over-long result): many concurrent small leases, each must return at most
+ * what it asked for, and no task twice.
+ */
+describe.each(ENGINES)('the lease statement under concurrency on %s', (engine) => {
+  let t: TestService;
+  afterEach(async () => t?.close());
+
+  it('never returns more rows than asked, nor a task twice', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]), { poolSize: 16 });
+    const q = t.service.getQueue('q');
+    const total = engine === 'postgres' ? 3_000 : 600;
+    for (let i = 0; i < total; i += 100) await q.add(Array.from({ length: 100 }, (_, j) => ({ name: `s-${i + j}` })));
+    const ctx = { db: (t.service.store as PgTaskStore).database.db, schema: t.schema };
+    const queueId = Number((await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'q'`))[0]!.id);
+    const seen = new Set<string>();
+    let worstExcess = 0;
+    let duplicates = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, worker) => {
+        for (;;) {
+          const n = 1 + (worker % 5);
+          const tasks = await leaseTasks(ctx, {
+            queueId,
+            queueName: 'q',
+            maxTasks: n,
+            leaseMs: 600_000,
+            filter: { kind: 'any' },
+            maxLeases: null,
+            leaseRate: null,
+            payloadBudgetBytes: 32 * 1024 * 1024,
+          });
+          if (tasks.length === 0) return;
+          worstExcess = Math.max(worstExcess, tasks.length - n);
+          for (const task of tasks) {
+            if (seen.has(task.name)) duplicates++;
+            seen.add(task.name);
+          }
+        }
+      }),
+    );
+    expect(worstExcess).toBe(0);
+    expect(duplicates).toBe(0);
+    expect(seen.size).toBe(total);
   });
 });
