@@ -15,8 +15,20 @@ export function openTaskQueue(options: OpenTaskQueueOptions = {}): Promise<OpenT
 }
 
 export type { OpenTaskQueue, OpenTaskQueueOptions } from './open-task-queue.js';
-export { TaskQueue, type AddOptions, type LeaseOptions, type QueueStatistics, type TaskLeaseRef } from './core/task-queue.js';
+export {
+  TaskQueue,
+  type AddOptions,
+  type BrowseOptions,
+  type DeadLetterListOptions,
+  type LeaseOptions,
+  type QueueStatistics,
+  type TaskLeaseRef,
+} from './core/task-queue.js';
 export { TaskQueueService } from './core/task-queue-service.js';
+export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
+export type { QueueOverview } from './core/queue-overview.js';
+export type { TaskState } from './core/task-store.js';
+export { noTaskEvents, type TaskEvents } from './core/task-events.js';
 export type { Task, TaskOptions } from './core/task.js';
 export { usecToDate } from './core/task.js';
 export type { TimeUnit } from './core/time-unit.js';

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { ServiceConfig } from './core/queue-config.js';
+import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -25,8 +26,12 @@ export interface OpenTaskQueueOptions {
   readonly poolSize?: number;
   /** How long deleted names stay held, in days (default 7). */
   readonly tombstoneDays?: number;
+  /** How long tasks dropped by the retry limit stay in the dead letters, in days (default 7). */
+  readonly deadLetterDays?: number;
   /** How often the cleanup job runs, in ms (default 60000; 0 = never). */
   readonly cleanupIntervalMs?: number;
+  /** Told of tasks added, leased, deleted, lapsed and dead-lettered (metrics); default: nowhere. */
+  readonly events?: TaskEvents;
   /** Environment to take defaults from (default: the process's). */
   readonly env?: Environment;
   /** Use this database instead of opening one (tests; the caller closes it). */
@@ -74,6 +79,8 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     const ids = await store.syncQueues(config);
     const service = new TaskQueueService(store, config, ids, {
       tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
+      deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
+      ...(options.events === undefined ? {} : { events: options.events }),
       ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
     });
     return Object.assign(service, {

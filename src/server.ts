@@ -42,6 +42,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     schema: settings.schema,
     poolSize: settings.poolSize,
     tombstoneDays: settings.tombstoneDays,
+    deadLetterDays: settings.deadLetterDays,
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;

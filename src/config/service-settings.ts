@@ -24,6 +24,8 @@ export interface ServiceSettings {
   readonly poolSize: number;
   /** How long deleted names stay held, in days (default 7). */
   readonly tombstoneDays: number;
+  /** How long tasks dropped by the retry limit stay in the dead letters, in days (default 7). */
+  readonly deadLetterDays: number;
   /** Most queues a configuration may define, not counting `default` (default 100). */
   readonly maxActiveQueues: number;
 }
@@ -40,6 +42,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   schema: 'taskqueue',
   poolSize: 10,
   tombstoneDays: 7,
+  deadLetterDays: 7,
   maxActiveQueues: 100,
 };
 
@@ -59,6 +62,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     schema: text('TASKQUEUE_SCHEMA') ?? DEFAULT_SETTINGS.schema,
     poolSize: integerSetting('TASKQUEUE_POOL_SIZE', text('TASKQUEUE_POOL_SIZE'), DEFAULT_SETTINGS.poolSize, 1, 1000),
     tombstoneDays: numberSetting('TASKQUEUE_TOMBSTONE_DAYS', text('TASKQUEUE_TOMBSTONE_DAYS'), DEFAULT_SETTINGS.tombstoneDays),
+    deadLetterDays: numberSetting('TASKQUEUE_DEAD_LETTER_DAYS', text('TASKQUEUE_DEAD_LETTER_DAYS'), DEFAULT_SETTINGS.deadLetterDays),
     maxActiveQueues: integerSetting(
       'TASKQUEUE_MAX_ACTIVE_QUEUES',
       text('TASKQUEUE_MAX_ACTIVE_QUEUES'),

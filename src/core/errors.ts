@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'DEADLINE_EXCEEDED',
   'INVALID_CONFIG',
   'UNAUTHENTICATED',
+  // Not App Engine's: an in-process lease of a paused queue (REST answers no tasks instead).
+  'QUEUE_PAUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

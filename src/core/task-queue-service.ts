@@ -1,14 +1,23 @@
 import { QueueError } from './errors.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
+import type { QueueOverview } from './queue-overview.js';
+import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { TaskStore } from './task-store.js';
 import { TaskQueue } from './task-queue.js';
 
 /** How long a deleted task's name stays held, unless configured: 7 days. */
 export const DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
+/** How long a dead letter is kept, unless configured: 7 days. */
+export const DEFAULT_DEAD_LETTER_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
 export interface TaskQueueServiceOptions {
   /** How long deleted names stay held (default 7 days). */
   readonly tombstoneRetentionMs?: number;
+  /** How long tasks dropped by the retry limit stay in the dead letters (default 7 days). */
+  readonly deadLetterRetentionMs?: number;
+  /** Told of tasks added, leased, deleted, lapsed and dead-lettered (metrics); default: nowhere. */
+  readonly events?: TaskEvents;
   /** How often the cleanup job runs (default every minute; 0 = never). */
   readonly cleanupIntervalMs?: number;
 }
@@ -22,6 +31,8 @@ export class TaskQueueService {
   readonly #config: ServiceConfig;
   readonly #queues = new Map<string, TaskQueue>();
   readonly #retentionMs: number;
+  readonly #deadLetterRetentionMs: number;
+  readonly #events: TaskEvents;
   #cleanupTimer: NodeJS.Timeout | null = null;
   #cleanupRunning: Promise<unknown> | null = null;
   #closed = false;
@@ -30,10 +41,12 @@ export class TaskQueueService {
     this.#store = store;
     this.#config = config;
     this.#retentionMs = options.tombstoneRetentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS;
+    this.#deadLetterRetentionMs = options.deadLetterRetentionMs ?? DEFAULT_DEAD_LETTER_RETENTION_MS;
+    this.#events = options.events ?? noTaskEvents;
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
       if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
-      this.#queues.set(queue.name, new TaskQueue(store, queue, id));
+      this.#queues.set(queue.name, new TaskQueue(store, queue, id, this.#events));
     }
     const interval = options.cleanupIntervalMs ?? 60_000;
     if (interval > 0) {
@@ -66,10 +79,27 @@ export class TaskQueueService {
     return [...this.#config.queues];
   }
 
+  /** Where task events go (metrics). */
+  get events(): TaskEvents {
+    return this.#events;
+  }
+
+  /**
+   * Every configured queue at a glance (state, depth by task state, oldest
+   * available age, lease counts, dead letters, storage, limits), from one
+   * query, in configuration order.
+   */
+  async overview(): Promise<QueueOverview[]> {
+    const ids = [...this.#queues.values()].map((queue) => queue.id);
+    const rows = await this.#store.overview({ queueIds: ids });
+    const byName = new Map(rows.map((row) => [row.name, row]));
+    return this.#config.queues.flatMap((queue) => byName.get(queue.name) ?? []);
+  }
+
   /** Runs the cleanup job once (it also runs on a timer). Concurrent calls share one run. */
   runCleanup(): Promise<unknown> {
     this.#cleanupRunning ??= this.#store
-      .cleanup({ tombstoneRetentionMs: this.#retentionMs, batchSize: 5000 })
+      .cleanup({ tombstoneRetentionMs: this.#retentionMs, deadLetterRetentionMs: this.#deadLetterRetentionMs, batchSize: 5000 })
       .finally(() => {
         this.#cleanupRunning = null;
       });

@@ -1,8 +1,10 @@
+import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
 import type { QueueConfig } from './queue-config.js';
 import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
-import type { QueueStats, TagFilter, TaskStore } from './task-store.js';
+import { noTaskEvents, type TaskEvents } from './task-events.js';
+import type { QueueStats, TagFilter, TaskState, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
@@ -39,6 +41,32 @@ export type TaskLeaseRef = Pick<Task, 'name' | 'etaUsec'>;
 /** Statistics of one queue. */
 export type QueueStatistics = QueueStats;
 
+/** Options of `browseTasks`: `listTasks` with filters, for operators. */
+export interface BrowseOptions {
+  /** At most this many tasks (1 to 1000, default 100). */
+  readonly limit?: number;
+  /** Continue after this task (the last of the previous page). */
+  readonly after?: TaskLeaseRef;
+  /** Only tasks in this state. */
+  readonly state?: TaskState;
+  /** Only tasks with this tag; null = only untagged tasks. */
+  readonly tag?: string | null;
+  /** Leave payloads out. */
+  readonly withoutPayload?: boolean;
+}
+
+/** Options of `listDeadLetters`. */
+export interface DeadLetterListOptions {
+  /** At most this many (1 to 1000). */
+  readonly limit: number;
+  /** Continue after this dead letter (the last of the previous page). */
+  readonly after?: DeadLetterRef;
+}
+
+/** Tasks deleted per statement by `purge`, dead letters put back per statement by `redrive`. */
+const PURGE_BATCH = 1000;
+const REDRIVE_BATCH = 500;
+
 /**
  * A handle on one queue: the in-process API of the hosting application.
  * Obtained from `service.getQueue(name)`.
@@ -47,11 +75,18 @@ export class TaskQueue {
   readonly #store: TaskStore;
   readonly #config: QueueConfig;
   readonly #ref: { readonly queueId: number; readonly queueName: string };
+  readonly #events: TaskEvents;
 
-  constructor(store: TaskStore, config: QueueConfig, queueId: number) {
+  constructor(store: TaskStore, config: QueueConfig, queueId: number, events: TaskEvents = noTaskEvents) {
     this.#store = store;
     this.#config = config;
     this.#ref = { queueId, queueName: config.name };
+    this.#events = events;
+  }
+
+  /** The queue's row id in the database. */
+  get id(): number {
+    return this.#ref.queueId;
   }
 
   /** The queue's name. */
@@ -96,13 +131,17 @@ export class TaskQueue {
       maxEtaAheadMs: LIMITS.maxEtaAheadMs,
       ...(transaction === undefined ? {} : { transaction }),
     });
+    // Inside a caller's transaction this counts the add when it is made, not when it commits.
+    this.#events.added(this.name, stored.length);
     return Array.isArray(tasks) ? stored : (stored[0] as Task);
   }
 
   /**
    * Leases up to `maxTasks` tasks, oldest ETA first, for `lease` `unit`s.
    * Resolves to [] when nothing is leasable, or when this queue's lease rate
-   * (10 calls per second unless configured) is used up.
+   * (10 calls per second unless configured) is used up. Fails with
+   * QUEUE_PAUSED while the queue is paused (the check is part of the lease
+   * statement; it costs no extra round trip).
    */
   async leaseTasks(options: LeaseOptions): Promise<Task[]> {
     this.#requirePull('lease');
@@ -132,7 +171,7 @@ export class TaskQueue {
       filter = oldest === null ? { kind: 'untagged' } : { kind: 'tag', tag: oldest };
     }
 
-    return this.#store.leaseTasks({
+    const result = await this.#store.leaseTasks({
       ...this.#ref,
       maxTasks,
       leaseMs,
@@ -141,6 +180,26 @@ export class TaskQueue {
       leaseRate: this.#config.leaseRate,
       payloadBudgetBytes: budget,
     });
+    this.#reportLease(result.tasks, result.deadLettered);
+    if (result.paused) {
+      throw new QueueError('QUEUE_PAUSED', `queue "${this.name}" is paused; leases return no tasks until it is resumed`, {
+        queue: this.name,
+      });
+    }
+    return result.tasks;
+  }
+
+  /**
+   * Counts a lease for TaskEvents. A task handed out with a retry count
+   * above 1 was leased before and not deleted: its earlier lease lapsed (or
+   * was handed back with a lease of 0). Dead-lettered tasks lapsed too.
+   */
+  #reportLease(tasks: readonly Task[], deadLettered: number): void {
+    let lapsed = deadLettered;
+    for (const task of tasks) if (task.retryCount > 1) lapsed++;
+    if (tasks.length > 0) this.#events.leased(this.name, tasks.length);
+    if (lapsed > 0) this.#events.expired(this.name, lapsed);
+    if (deadLettered > 0) this.#events.deadLettered(this.name, deadLettered);
   }
 
   /** Leases only tasks of one tag: `tag`, or without it the tag of the oldest available task. */
@@ -199,6 +258,7 @@ export class TaskQueue {
       }
     }
     const deleted = new Set(await this.#store.deleteTasks({ ...this.#ref, names: [...new Set(names)] }));
+    if (deleted.size > 0) this.#events.deleted(this.name, deleted.size);
     const outcome = names.map((name) => deleted.has(name));
     return Array.isArray(tasks) ? outcome : (outcome[0] as boolean);
   }
@@ -212,19 +272,118 @@ export class TaskQueue {
 
   /** Live tasks in ETA order, a page at a time; pass the last task of a page as `after`. */
   listTasks(options: { limit?: number; after?: TaskLeaseRef; withoutPayload?: boolean } = {}): Promise<Task[]> {
-    const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { queue: this.name, field: 'limit' });
-    }
+    return this.browseTasks(options);
+  }
+
+  /**
+   * `listTasks` with filters, for operators: only tasks in one state
+   * (available, leased, delayed) and/or with one tag (null = untagged), in
+   * ETA order, a page at a time.
+   */
+  browseTasks(options: BrowseOptions = {}): Promise<Task[]> {
+    const limit = this.#pageLimit(options.limit ?? 100);
     if (options.after && (!Number.isSafeInteger(options.after.etaUsec) || typeof options.after.name !== 'string')) {
       throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', { queue: this.name, field: 'after' });
     }
+    const state = options.state;
+    if (state !== undefined && state !== 'available' && state !== 'leased' && state !== 'delayed') {
+      throw new QueueError('INVALID_REQUEST', `state must be available, leased or delayed, got "${String(state)}"`, {
+        queue: this.name,
+        field: 'state',
+      });
+    }
+    const tag = options.tag === undefined ? undefined : validateTag(options.tag, { queue: this.name, field: 'tag' });
     return this.#store.listTasks({
       ...this.#ref,
       limit,
       ...(options.after ? { after: { etaUsec: options.after.etaUsec, name: options.after.name } } : {}),
       withoutPayload: options.withoutPayload ?? false,
+      ...(state === undefined ? {} : { state }),
+      ...(tag === undefined ? {} : { tag }),
     });
+  }
+
+  /**
+   * Pauses the queue for every process sharing the database: adds and
+   * deletes go on, leases return nothing (QUEUE_PAUSED in-process, an empty
+   * result over REST) until `resume`. Survives restarts.
+   */
+  pause(): Promise<void> {
+    return this.#store.setPaused({ ...this.#ref, paused: true });
+  }
+
+  /** Lets leases return tasks again. */
+  resume(): Promise<void> {
+    return this.#store.setPaused({ ...this.#ref, paused: false });
+  }
+
+  /** Whether the queue is paused (as stored in the database, so as every process sees it). */
+  isPaused(): Promise<boolean> {
+    return this.#store.isPaused(this.#ref);
+  }
+
+  /**
+   * Deletes every task of the queue, leased or not, tombstoning their names
+   * as deletes do. Works in batches, so it never holds long locks; tasks
+   * added while it runs may survive. Resolves to how many were deleted.
+   */
+  async purge(): Promise<number> {
+    const deleted = await this.#store.purgeTasks({ ...this.#ref, batchSize: PURGE_BATCH });
+    if (deleted > 0) this.#events.deleted(this.name, deleted);
+    return deleted;
+  }
+
+  /** Dead letters of this queue, oldest death first, a page at a time. */
+  listDeadLetters(options: DeadLetterListOptions): Promise<DeadLetter[]> {
+    const limit = this.#pageLimit(options.limit);
+    const after = options.after;
+    if (after && (!Number.isSafeInteger(after.diedUsec) || typeof after.name !== 'string')) {
+      throw new QueueError('INVALID_REQUEST', 'after must be a dead letter (integer diedUsec and a name)', {
+        queue: this.name,
+        field: 'after',
+      });
+    }
+    return this.#store.listDeadLetters({
+      ...this.#ref,
+      limit,
+      ...(after ? { after: { name: after.name, diedUsec: after.diedUsec } } : {}),
+    });
+  }
+
+  /**
+   * Puts dead letters back as new tasks under their names (their tombstones
+   * give way), leasable at once with a retry count of 0: the named ones, or
+   * with no names all of the queue's. Storage limits apply; a name that is
+   * live again (re-added after its tombstone expired) fails with
+   * TASK_ALREADY_EXISTS. Resolves to how many went back; names with no dead
+   * letter are ignored.
+   */
+  async redrive(names?: readonly string[]): Promise<number> {
+    if (names !== undefined) {
+      if (!Array.isArray(names) || names.some((name) => typeof name !== 'string' || !TASK_NAME_PATTERN.test(name))) {
+        throw new QueueError('INVALID_TASK_NAME', 'redrive takes task names', { queue: this.name });
+      }
+      if (names.length === 0) return 0;
+    }
+    const redriven = await this.#store.redriveDeadLetters({
+      ...this.#ref,
+      names: names === undefined ? null : [...new Set(names)],
+      batchSize: REDRIVE_BATCH,
+    });
+    if (redriven > 0) this.#events.added(this.name, redriven);
+    return redriven;
+  }
+
+  /**
+   * Ends the lease on a task whoever holds it (an administrator's release;
+   * no lease token needed): the task is available at once, its retry count
+   * unchanged. A task that is not leased is returned as it is.
+   * UNKNOWN_TASK or TOMBSTONED_TASK when it is not live.
+   */
+  async releaseLease(name: string): Promise<Task> {
+    const task = await this.#store.releaseLease({ ...this.#ref, name });
+    if (task) return task;
+    throw await this.missingTaskError(name);
   }
 
   /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */
@@ -247,6 +406,13 @@ export class TaskQueue {
       return new QueueError('TOMBSTONED_TASK', `task "${name}" has been deleted`, details);
     }
     return new QueueError('UNKNOWN_TASK', `task "${name}" does not exist in queue "${this.name}"`, details);
+  }
+
+  #pageLimit(limit: number): number {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { queue: this.name, field: 'limit' });
+    }
+    return limit;
   }
 
   #requirePull(action: string): void {

@@ -1,5 +1,7 @@
+import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
+import type { QueueOverview } from './queue-overview.js';
 import type { Task } from './task.js';
 
 /**
@@ -12,7 +14,8 @@ export interface TaskStore {
   /** Writes the configuration's queues and limits to the database; returns queue ids by name. */
   syncQueues(config: ServiceConfig): Promise<ReadonlyMap<string, number>>;
   insertTasks(params: TaskInsertParams): Promise<Task[]>;
-  leaseTasks(params: TaskLeaseParams): Promise<Task[]>;
+  /** One statement: also reports a paused queue and the tasks the retry limit moved to the dead letters. */
+  leaseTasks(params: TaskLeaseParams): Promise<LeaseResult>;
   /** The tag of the oldest leasable task (null = untagged), or `undefined` when nothing is leasable. */
   oldestAvailableTag(params: QueueRef): Promise<string | null | undefined>;
   /** Renews or releases a lease the caller still holds; see TaskModifyLeaseParams. */
@@ -24,7 +27,19 @@ export interface TaskStore {
   isTombstoned(params: TaskRef): Promise<boolean>;
   listTasks(params: TaskListParams): Promise<Task[]>;
   queueStats(params: QueueRef): Promise<QueueStats>;
-  /** Removes expired tombstones and old lease history. */
+  /** Pauses (true) or resumes (false) a queue, for every process sharing the database. */
+  setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void>;
+  isPaused(params: QueueRef): Promise<boolean>;
+  /** Deletes and tombstones every task of the queue, a batch per statement; returns how many went. */
+  purgeTasks(params: QueueRef & { readonly batchSize: number }): Promise<number>;
+  listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]>;
+  /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many. */
+  redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
+  /** Ends a lease whoever holds it: the task is available at once. Null when the task is not live. */
+  releaseLease(params: TaskRef): Promise<Task | null>;
+  /** The operators' overview of the given queues, in one query. */
+  overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]>;
+  /** Removes expired tombstones and dead letters, and old lease history. */
   cleanup(params: CleanupParams): Promise<CleanupResult>;
   /**
    * Resolves when tasks may have become leasable in the queue (a new task
@@ -83,6 +98,15 @@ export interface TaskLeaseParams extends QueueRef {
   readonly payloadBudgetBytes: number;
 }
 
+/** What one lease statement did. */
+export interface LeaseResult {
+  readonly tasks: Task[];
+  /** The queue is paused: nothing was leased. */
+  readonly paused: boolean;
+  /** Tasks the retry limit moved to the dead letters in this statement. */
+  readonly deadLettered: number;
+}
+
 export interface TaskModifyLeaseParams extends TaskRef {
   /** The lease expiry the caller was handed (its etaUsec): the fencing token. */
   readonly leaseToken: number;
@@ -102,6 +126,31 @@ export interface TaskListParams extends QueueRef {
   readonly after?: { readonly etaUsec: number; readonly name: string };
   /** Leave payloads out (REST list). */
   readonly withoutPayload?: boolean;
+  /** Only tasks in this state (browsing); see TaskState. */
+  readonly state?: TaskState;
+  /** Only tasks with this tag; null = only untagged tasks. */
+  readonly tag?: string | null;
+}
+
+/**
+ * Where a live task stands. With one timestamp per task: `available` when its
+ * ETA has passed (never leased, released, or its lease lapsed); `leased` when
+ * the ETA lies ahead and it has been leased (the ETA is the lease expiry);
+ * `delayed` when the ETA lies ahead and it was never leased.
+ */
+export type TaskState = 'available' | 'leased' | 'delayed';
+
+export interface DeadLetterListParams extends QueueRef {
+  readonly limit: number;
+  /** Continue after this dead letter in (diedUsec, name) order. */
+  readonly after?: DeadLetterRef;
+}
+
+export interface DeadLetterRedriveParams extends QueueRef {
+  /** The dead letters to put back; null = all of the queue's. */
+  readonly names: readonly string[] | null;
+  /** Dead letters per statement. */
+  readonly batchSize: number;
 }
 
 export interface QueueStats {
@@ -115,11 +164,13 @@ export interface QueueStats {
 
 export interface CleanupParams {
   readonly tombstoneRetentionMs: number;
+  readonly deadLetterRetentionMs: number;
   /** Rows removed per statement, so cleanup never holds long locks. */
   readonly batchSize: number;
 }
 
 export interface CleanupResult {
   readonly tombstonesRemoved: number;
+  readonly deadLettersRemoved: number;
   readonly historyRemoved: number;
 }

@@ -22,6 +22,10 @@ export interface ErrorStatus {
  *   itself is fine, the queue's `<storage-limit>` is full, and the same
  *   request can succeed once consumers delete tasks. 413 would tell the
  *   client to shrink a request that is not too large.
+ * - QUEUE_PAUSED never reaches the wire from tasks.lease: a lease of a
+ *   paused queue answers 200 with no tasks, as App Engine's paused pull
+ *   queues did (the route turns the code into an empty result). The 409
+ *   here is for any other route that might raise it.
  * - TRANSIENT_ERROR and DEADLINE_EXCEEDED are 503 and carry `Retry-After`
  *   (spec section 7: back off and retry).
  */
@@ -48,6 +52,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, ErrorStatus>> = {
   DEADLINE_EXCEEDED: { status: 503, reason: 'backendError' },
   INTERNAL_ERROR: { status: 500, reason: 'internalError' },
   INVALID_CONFIG: { status: 500, reason: 'internalError' },
+  QUEUE_PAUSED: { status: 409, reason: 'queuePaused' },
 };
 
 /** Seconds a client should wait after a 503 before trying again. */

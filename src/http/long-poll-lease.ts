@@ -1,3 +1,4 @@
+import { isQueueError } from '../core/errors.js';
 import type { LeaseOptions, TaskQueue } from '../core/task-queue.js';
 import type { Task } from '../core/task.js';
 
@@ -23,12 +24,16 @@ const MIN_ATTEMPT_INTERVAL_MS = 20;
  * have arrived (LISTEN/NOTIFY on one shared connection), and at the latest
  * after a second, so a missed notification costs at most that. It stops
  * when tasks come back, when the deadline passes, or when `signal` aborts
- * (the client went away).
+ * (the client went away). A paused queue counts as empty: the wait goes on,
+ * and a resume is seen at the next once-a-second attempt.
  */
 export async function leaseWithWait(queue: TaskQueue, options: LeaseOptions, waitMs: number, signal: AbortSignal | undefined): Promise<Task[]> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const tasks = await queue.leaseTasks(options);
+    const tasks = await queue.leaseTasks(options).catch((error: unknown) => {
+      if (isQueueError(error, 'QUEUE_PAUSED')) return [];
+      throw error;
+    });
     const remaining = deadline - Date.now();
     if (tasks.length > 0 || remaining <= 0 || signal?.aborted) return tasks;
     const waitStart = Date.now();

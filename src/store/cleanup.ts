@@ -3,8 +3,8 @@ import type { CleanupParams, CleanupResult } from '../core/task-store.js';
 import { intervalFromMs, table, type StoreContext } from './store-context.js';
 
 /**
- * Drops tombstones past the retention period and lease history older than an
- * hour, a batch per statement (oldest first, by index) so no statement holds
+ * Drops tombstones and dead letters past their retention periods and lease
+ * history older than an hour, a batch per statement (oldest first, by index) so no statement holds
  * locks or bloats WAL for long. Several processes may run it at once; they
  * just share the work.
  */
@@ -27,7 +27,24 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
     tombstonesRemoved += removed;
     if (removed < params.batchSize) break;
   }
+  let deadLettersRemoved = 0;
+  for (;;) {
+    const result = await sql`
+      with doomed as materialized (
+        select queue_id, name from ${table(ctx, 'task_dead_letters')}
+         where died_at < now() - ${intervalFromMs(params.deadLetterRetentionMs)}
+         order by died_at
+         limit ${params.batchSize}::int4
+           for update skip locked
+      )
+      delete from ${table(ctx, 'task_dead_letters')} d
+       using doomed x
+       where d.queue_id = x.queue_id and d.name = x.name`.execute(ctx.db);
+    const removed = Number(result.numAffectedRows ?? 0n);
+    deadLettersRemoved += removed;
+    if (removed < params.batchSize) break;
+  }
   const history = await sql`
     delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour'`.execute(ctx.db);
-  return { tombstonesRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
+  return { tombstonesRemoved, deadLettersRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
 }

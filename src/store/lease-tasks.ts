@@ -1,14 +1,16 @@
 import { sql, type RawBuilder } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import type { Task } from '../core/task.js';
-import type { TaskLeaseParams } from '../core/task-store.js';
-import { intervalFromMs, table, usecOf, type StoreContext } from './store-context.js';
+import type { LeaseResult, TaskLeaseParams } from '../core/task-store.js';
+import { intervalFromMs, table, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
 /**
  * Leases up to `maxTasks` tasks in ONE statement. The steps, each a CTE:
  *
+ * 0. `queue_state`: whether the queue is paused (sql/0008), read in the
+ *    same statement so the pause costs no round trip. A paused queue picks
+ *    nothing and counts no lease call.
  * 1. `permit` (rate-limited queues only): counts this call in the queue's
  *    current fixed window, shared by every process; past the limit the call
  *    picks nothing.
@@ -19,33 +21,44 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  *    locked and returns the NEXT n (bug #15715, hit by Oban and pg-boss).
  *    A materialized CTE runs exactly once. The ORDER BY matches the index
  *    (queue_id, eta), so LIMIT stops after n rows without a sort.
- * 3. `exhausted` / `tombstoned` (queues with a retry limit only): tasks
- *    already leased `max_leases` times are deleted and their names
- *    tombstoned with reason 'retry_limit'; they are never returned.
+ * 3. `exhausted` / `tombstoned` / `dead` (queues with a retry limit only):
+ *    tasks already leased `max_leases` times are deleted, their names
+ *    tombstoned with reason 'retry_limit', and the tasks themselves (payload,
+ *    tag, retry count, enqueue time) kept in task_dead_letters; they are
+ *    never returned.
  * 4. `fitting`: the prefix of the picked tasks whose payloads fit the
  *    budget (32 MB in-process, 1 MB over REST); the rest stay available,
  *    untouched. (Skipped when maxTasks tasks of the largest size fit.)
  * 5. `leased`: eta moves to now() + lease (time from the database, never
  *    from Node), retry_count goes up by one.
  * 6. `history`: one row for the queue's leasedLastMinute/Hour statistics.
+ *
+ * The result is the leased tasks, each row also carrying the queue's paused
+ * flag and the number of tasks dead-lettered; with no task leased, one row
+ * of just those two (the outer join from the one-row `outcome`).
  */
-export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Promise<Task[]> {
+export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Promise<LeaseResult> {
   const tasks = table(ctx, 'tasks');
   const q = params.queueId;
   const rate = params.leaseRate;
   const maxLeases = params.maxLeases;
 
   const ctes: RawBuilder<unknown>[] = [];
-  let permitted: RawBuilder<unknown> = sql``;
+  ctes.push(sql`queue_state as materialized (
+    select coalesce((select paused from ${table(ctx, 'queues')} where id = ${q}), false) as paused
+  )`);
+  let permitted: RawBuilder<unknown> = sql`and not (select paused from queue_state)`;
   if (rate !== null) {
     ctes.push(sql`permit as (
       insert into ${table(ctx, 'lease_rate_windows')} as w (queue_id, window_start, calls)
-      values (${q}, floor(extract(epoch from now()) / ${rate.windowSeconds}::int4)::int8, 1)
+      select ${q}, floor(extract(epoch from now()) / ${rate.windowSeconds}::int4)::int8, 1
+       where not (select paused from queue_state)
       on conflict (queue_id) do update
         set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
             window_start = excluded.window_start
       returning calls <= ${rate.calls}::int4 as allowed
     )`);
+    // No permit row (paused) compares as null: nothing is picked.
     permitted = sql`and (select allowed from permit)`;
   }
 
@@ -66,11 +79,12 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
   )`);
 
   let live: RawBuilder<unknown> = sql``;
+  let deadLettered: RawBuilder<unknown> = sql`0`;
   if (maxLeases !== null) {
     ctes.push(sql`exhausted as (
       delete from ${tasks} t using picked p
        where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${maxLeases}::int4
-      returning t.name, t.retry_count
+      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
     )`);
     ctes.push(sql`tombstoned as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
@@ -78,7 +92,17 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
       on conflict (queue_id, name) do update
         set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
     )`);
+    // A name can die again once its tombstone expired and it was re-added: the newer death wins.
+    ctes.push(sql`dead as (
+      insert into ${table(ctx, 'task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at)
+      select ${q}, name, tag, payload, retry_count, enqueued_at from exhausted
+      on conflict (queue_id, name) do update
+        set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = now()
+      returning 1
+    )`);
     live = sql`where retry_count < ${maxLeases}::int4`;
+    deadLettered = sql`(select count(*) from dead)`;
   }
 
   // The running sum is only needed when the budget could bind: maxTasks
@@ -110,25 +134,38 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     select ${q}, count(*) from leased having count(*) > 0
   )`);
 
-  const query = sql<TaskRow>`
+  ctes.push(sql`outcome as (
+    select (select paused from queue_state) as paused, ${deadLettered}::int8 as dead_lettered
+  )`);
+
+  const query = sql<LeaseRow>`
     with ${sql.join(ctes, sql`,\n`)}
-    select name, tag, payload, retry_count,
-           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
-      from leased
-     order by available_at`;
+    select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count,
+           ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec
+      from outcome o left join leased l on true
+     order by l.available_at`;
   const result = await query.execute(ctx.db);
+  const first = result.rows[0];
+  const taskRows = result.rows.filter((row): row is LeaseRow & TaskRow => row.name !== null);
   // The invariant the MATERIALIZED CTE exists for, checked where it is made:
   // combined leases deal this result out by position, so an over-long result
   // would otherwise be cut off silently instead of being seen.
-  if (result.rows.length > params.maxTasks) {
+  if (taskRows.length > params.maxTasks) {
     throw new QueueError(
       'INTERNAL_ERROR',
-      `a lease of at most ${params.maxTasks} tasks returned ${result.rows.length}; their leases expire on their own`,
+      `a lease of at most ${params.maxTasks} tasks returned ${taskRows.length}; their leases expire on their own`,
       { queue: params.queueName },
     );
   }
-  return result.rows.map((row) => taskFromRow(params.queueName, row));
+  return {
+    tasks: taskRows.map((row) => taskFromRow(params.queueName, row)),
+    paused: first?.paused === true,
+    deadLettered: toNumber(first?.dead_lettered),
+  };
 }
+
+/** A row of the lease statement: a leased task (name null when none) and the outcome's columns. */
+type LeaseRow = Omit<TaskRow, 'name'> & { name: string | null; paused: boolean; dead_lettered: unknown };
 
 /** The tag of the oldest leasable task, for "group by tag" without a tag. */
 export async function oldestAvailableTag(

@@ -1,10 +1,16 @@
 import { sql } from 'kysely';
+import type { DeadLetter } from '../core/dead-letter.js';
+import { isQueueError, QueueError } from '../core/errors.js';
 import type { ServiceConfig } from '../core/queue-config.js';
+import type { QueueOverview } from '../core/queue-overview.js';
 import { LIMITS } from '../core/limits.js';
 import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
   CleanupResult,
+  DeadLetterListParams,
+  DeadLetterRedriveParams,
+  LeaseResult,
   QueueRef,
   QueueStats,
   TaskDeleteParams,
@@ -17,11 +23,16 @@ import type {
 } from '../core/task-store.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
+import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks, oldestAvailableTag } from './lease-tasks.js';
 import { modifyLease } from './modify-lease.js';
+import { purgeTasks } from './purge-tasks.js';
+import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
+import { releaseLease } from './release-lease.js';
+import { isPaused, setPaused } from './set-paused.js';
 import type { StoreContext } from './store-context.js';
 import { StatementGroup } from './statement-group.js';
 import { syncQueues } from './sync-queues.js';
@@ -41,7 +52,7 @@ export class PgTaskStore implements TaskStore {
   readonly #ownsDatabase: boolean;
   readonly #arrivals: TaskArrivals;
   readonly #deletes: StatementGroup<TaskDeleteParams, string[]>;
-  readonly #leases: StatementGroup<TaskLeaseParams, Task[]>;
+  readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean } = {}) {
     this.#database = database;
@@ -84,22 +95,27 @@ export class PgTaskStore implements TaskStore {
    * rate-limited queues (each call must count as one call), nor when the
    * payload budget could bind (each caller has its own).
    */
-  leaseTasks(params: TaskLeaseParams): Promise<Task[]> {
+  leaseTasks(params: TaskLeaseParams): Promise<LeaseResult> {
     const combinable = params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
     if (!combinable) return guard(() => leaseTasks(this.#ctx, params), params.queueName);
     const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
     return this.#leases.submit(key, params);
   }
 
-  async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<Task[][]> {
+  /** The paused flag goes to every caller; the dead-letter count to the first only, so totals stay right. */
+  async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<LeaseResult[]> {
     const first = requests[0]!;
     const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
-    const tasks = await guard(
+    const result = await guard(
       () => leaseTasks(this.#ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
       first.queueName,
     );
     let offset = 0;
-    return requests.map((r) => tasks.slice(offset, (offset += r.maxTasks)));
+    return requests.map((r, i) => ({
+      tasks: result.tasks.slice(offset, (offset += r.maxTasks)),
+      paused: result.paused,
+      deadLettered: i === 0 ? result.deadLettered : 0,
+    }));
   }
 
   oldestAvailableTag(params: QueueRef): Promise<string | null | undefined> {
@@ -143,6 +159,57 @@ export class PgTaskStore implements TaskStore {
 
   queueStats(params: QueueRef): Promise<QueueStats> {
     return guard(() => queueStats(this.#ctx, params), params.queueName);
+  }
+
+  setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
+    return guard(() => setPaused(this.#ctx, params), params.queueName);
+  }
+
+  isPaused(params: QueueRef): Promise<boolean> {
+    return guard(() => isPaused(this.#ctx, params), params.queueName);
+  }
+
+  purgeTasks(params: QueueRef & { readonly batchSize: number }): Promise<number> {
+    return guard(() => purgeTasks(this.#ctx, params), params.queueName);
+  }
+
+  listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]> {
+    return guard(() => listDeadLetters(this.#ctx, params), params.queueName);
+  }
+
+  /**
+   * A batch per statement until none is left. A batch that fails (a storage
+   * limit, a name live again) fails the call; the error says how many
+   * earlier batches were already put back (details.redriven).
+   */
+  async redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number> {
+    let redriven = 0;
+    try {
+      for (;;) {
+        const n = await guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
+        redriven += n;
+        if (n < params.batchSize) break;
+      }
+    } catch (error) {
+      if (redriven === 0 || !isQueueError(error)) throw error;
+      throw new QueueError(error.code, `${error.message} (${redriven} dead letters had been put back before)`, {
+        ...error.details,
+        redriven,
+      }, { cause: error });
+    } finally {
+      if (redriven > 0) this.#arrivals.wake(params.queueId);
+    }
+    return redriven;
+  }
+
+  async releaseLease(params: TaskRef): Promise<Task | null> {
+    const task = await guard(() => releaseLease(this.#ctx, params), params.queueName);
+    if (task) this.#arrivals.wake(params.queueId);
+    return task;
+  }
+
+  overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
+    return guard(() => queueOverview(this.#ctx, params), undefined);
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {

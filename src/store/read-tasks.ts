@@ -27,18 +27,29 @@ export async function isTombstoned(ctx: StoreContext, params: TaskRef): Promise<
 /**
  * Live tasks in (eta, name) order, a page at a time. Keyset pagination: the
  * next page starts after the last (eta, name) seen, so pages stay cheap
- * however deep the listing goes.
+ * however deep the listing goes. Optionally only one state and/or one tag
+ * (operators browsing a queue).
  */
 export async function listTasks(ctx: StoreContext, params: TaskListParams): Promise<Task[]> {
   const after = params.after
     ? sql`and (eta, name) > (${timestampFromUsec(params.after.etaUsec)}, ${params.after.name})`
     : sql``;
   const payload = params.withoutPayload ? sql`null::bytea as payload` : sql`payload`;
+  // The states of TaskState, in the one-timestamp model (see sql/0009's views).
+  const state =
+    params.state === 'available'
+      ? sql`and eta <= now()`
+      : params.state === 'leased'
+        ? sql`and eta > now() and retry_count > 0`
+        : params.state === 'delayed'
+          ? sql`and eta > now() and retry_count = 0`
+          : sql``;
+  const tag = params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
   const result = await sql<TaskRow>`
     select name, tag, ${payload}, retry_count,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from ${table(ctx, 'tasks')}
-     where queue_id = ${params.queueId} ${after}
+     where queue_id = ${params.queueId} ${after} ${state} ${tag}
      order by eta, name
      limit ${params.limit}::int4`.execute(ctx.db);
   return result.rows.map((row) => taskFromRow(params.queueName, row));

@@ -16,6 +16,8 @@ export interface QueuesTable {
   lease_rate_seconds: number | null;
   active: Generated<boolean>;
   updated_at: Generated<Date>;
+  paused: Generated<boolean>;
+  paused_at: Date | null;
 }
 
 export interface ServiceSettingsTable {
@@ -38,7 +40,7 @@ export interface TaskTombstonesTable {
   queue_id: number;
   name: string;
   deleted_at: Generated<Date>;
-  reason: 'deleted' | 'retry_limit';
+  reason: 'deleted' | 'retry_limit' | 'purged';
   retry_count: Generated<number>;
 }
 
@@ -66,6 +68,71 @@ export interface QueueWaitersTable {
   until: Date;
 }
 
+export interface TaskDeadLettersTable {
+  queue_id: number;
+  name: string;
+  tag: string | null;
+  payload: Uint8Array;
+  retry_count: number;
+  enqueued_at: Date;
+  died_at: Generated<Date>;
+}
+
+/** The operators' views of sql/0009 (read-only). */
+export interface QueueStatsView {
+  queue_id: number;
+  queue: string;
+  mode: 'pull' | 'push';
+  active: boolean;
+  paused: boolean;
+  paused_at: Date | null;
+  total_tasks: string;
+  available_tasks: string;
+  leased_tasks: string;
+  delayed_tasks: string;
+  oldest_available_since: Date | null;
+  oldest_available_age_seconds: number | null;
+  leased_last_minute: string;
+  leased_last_hour: string;
+  dead_letters: string;
+  storage_bytes: string;
+  storage_limit_bytes: string | null;
+  retry_limit: number | null;
+  lease_rate_calls: number | null;
+  lease_rate_seconds: number | null;
+}
+
+export interface LeasedTasksView {
+  queue: string;
+  task_name: string;
+  tag: string | null;
+  lease_count: number;
+  lease_expires_at: Date;
+  lease_remaining: unknown;
+  enqueued_at: Date;
+  payload_bytes: number;
+}
+
+export interface RecentTombstonesView {
+  queue: string;
+  task_name: string;
+  reason: 'deleted' | 'retry_limit' | 'purged';
+  deleted_at: Date;
+  deleted_ago: unknown;
+  retry_count: number;
+}
+
+export interface DeadLettersView {
+  queue: string;
+  task_name: string;
+  tag: string | null;
+  retry_count: number;
+  enqueued_at: Date;
+  died_at: Date;
+  payload_bytes: number;
+  payload: Uint8Array;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -81,6 +148,11 @@ export interface Database {
   lease_history: LeaseHistoryTable;
   lease_rate_windows: LeaseRateWindowsTable;
   queue_waiters: QueueWaitersTable;
+  task_dead_letters: TaskDeadLettersTable;
+  queue_stats: QueueStatsView;
+  leased_tasks: LeasedTasksView;
+  recent_tombstones: RecentTombstonesView;
+  dead_letters: DeadLettersView;
   schema_migrations: SchemaMigrationsTable;
   auth_signing_keys: AuthSigningKeysTable;
 }

@@ -117,7 +117,7 @@ describe.each(ENGINES)('the lease statement under concurrency on %s', (engine) =
       Array.from({ length: 16 }, async (_, worker) => {
         for (;;) {
           const n = 1 + (worker % 5);
-          const tasks = await leaseTasks(ctx, {
+          const { tasks } = await leaseTasks(ctx, {
             queueId,
             queueName: 'q',
             maxTasks: n,

@@ -1,0 +1,32 @@
+import type { LeaseRate, QueueMode } from './queue-config.js';
+
+/**
+ * One queue at a glance, for operators (CLI `queues`, the console, metrics
+ * gauges). All queues come from one query (`TaskQueueService.overview`).
+ */
+export interface QueueOverview {
+  readonly name: string;
+  readonly mode: QueueMode;
+  /** Paused queues accept adds and deletes; leases return nothing. */
+  readonly paused: boolean;
+  /** Tasks leasable now (ETA passed, or lease lapsed). */
+  readonly availableTasks: number;
+  /** Tasks under a lease that has not run out. */
+  readonly leasedTasks: number;
+  /** Tasks never leased whose ETA lies ahead. */
+  readonly delayedTasks: number;
+  /** Seconds the longest-waiting available task has been leasable; null when none is. */
+  readonly oldestAvailableAgeSeconds: number | null;
+  readonly leasedLastMinute: number;
+  readonly leasedLastHour: number;
+  /** Dead letters held for this queue. */
+  readonly deadLetters: number;
+  /** Bytes the queue's tasks count against storage limits. */
+  readonly storageBytes: number;
+  /** The queue's `<storage-limit>`, or null. */
+  readonly storageLimitBytes: number | null;
+  /** `<task-retry-limit>`: leases a task may have; null = unlimited. */
+  readonly retryLimit: number | null;
+  /** `<lease-rate>`; null = unlimited. */
+  readonly leaseRate: LeaseRate | null;
+}

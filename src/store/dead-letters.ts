@@ -1,0 +1,82 @@
+import { sql } from 'kysely';
+import type { DeadLetter } from '../core/dead-letter.js';
+import type { DeadLetterListParams, QueueRef } from '../core/task-store.js';
+import { table, timestampFromUsec, toBuffer, toNumber, usecOf, type StoreContext } from './store-context.js';
+
+interface DeadLetterRow {
+  name: string;
+  tag: string | null;
+  payload: Uint8Array;
+  retry_count: number;
+  enqueued_usec: unknown;
+  died_usec: unknown;
+}
+
+/**
+ * A queue's dead letters (sql/0008), oldest death first, a page at a time:
+ * keyset pagination on (died_at, name), served by the index of that shape.
+ */
+export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListParams): Promise<DeadLetter[]> {
+  const after = params.after
+    ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
+    : sql``;
+  const result = await sql<DeadLetterRow>`
+    select name, tag, payload, retry_count,
+           ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
+      from ${table(ctx, 'task_dead_letters')}
+     where queue_id = ${params.queueId} ${after}
+     order by died_at, name
+     limit ${params.limit}::int4`.execute(ctx.db);
+  return result.rows.map((row) => ({
+    name: row.name,
+    queueName: params.queueName,
+    payload: toBuffer(row.payload),
+    tag: row.tag,
+    retryCount: row.retry_count,
+    enqueuedUsec: toNumber(row.enqueued_usec),
+    diedUsec: toNumber(row.died_usec),
+  }));
+}
+
+/**
+ * Puts up to `batchSize` dead letters back as new tasks, in one statement:
+ * takes them out of task_dead_letters, removes their names' tombstones, and
+ * inserts them into tasks (ETA now, retry count 0, the same payload and tag).
+ * The insert trigger of sql/0007 runs after the whole statement, so it sees
+ * the tombstones gone, and it checks the storage limits like any add (the
+ * statement fails as a whole when they would be exceeded). A name that is
+ * live again fails the statement with a unique violation (TASK_ALREADY_EXISTS).
+ * `names` null = any of the queue's. Returns how many went back.
+ */
+export async function redriveDeadLetters(
+  ctx: StoreContext,
+  params: QueueRef & { readonly names: readonly string[] | null; readonly batchSize: number },
+): Promise<number> {
+  const q = params.queueId;
+  const named = params.names === null ? sql`` : sql`and name = any(${[...params.names]}::text[])`;
+  // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
+  const result = await sql<{ n: unknown }>`
+    with picked as materialized (
+      select name from ${table(ctx, 'task_dead_letters')}
+       where queue_id = ${q} ${named}
+       order by died_at, name
+       limit ${params.batchSize}::int4
+         for update skip locked
+    ),
+    revived as (
+      delete from ${table(ctx, 'task_dead_letters')} d using picked p
+       where d.queue_id = ${q} and d.name = p.name
+      returning d.name, d.tag, d.payload
+    ),
+    freed as (
+      delete from ${table(ctx, 'task_tombstones')} t using revived r
+       where t.queue_id = ${q} and t.name = r.name
+    ),
+    inserted as (
+      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
+      select ${q}::int4, name, now(), tag, payload from revived
+      returning name
+    )
+    select count(*) as n from inserted`.execute(ctx.db);
+  return toNumber(result.rows[0]?.n);
+}

@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { QueueRef } from '../core/task-store.js';
+import { table, type StoreContext } from './store-context.js';
+
+/**
+ * Deletes every task of a queue, `batchSize` per statement (each its own
+ * transaction), tombstoning the names with reason 'purged'. Small batches
+ * keep row locks and WAL per statement bounded, so leases and adds of the
+ * queue go on between them; the delete trigger keeps the storage counters
+ * right. Rows are locked with a plain FOR UPDATE (not SKIP LOCKED), so a
+ * task a lease holds for the moment is waited for rather than skipped.
+ * Tasks added while the purge runs may survive it. Returns how many went.
+ */
+export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonly batchSize: number }): Promise<number> {
+  const tasks = table(ctx, 'tasks');
+  let purged = 0;
+  for (;;) {
+    // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
+    const result = await sql<{ n: unknown }>`
+      with doomed as materialized (
+        select name from ${tasks}
+         where queue_id = ${params.queueId}
+         order by eta
+         limit ${params.batchSize}::int4
+           for update
+      ),
+      gone as (
+        delete from ${tasks} t using doomed d
+         where t.queue_id = ${params.queueId} and t.name = d.name
+        returning t.name, t.retry_count
+      ),
+      tombstoned as (
+        insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+        select ${params.queueId}::int4, name, 'purged', retry_count from gone
+        on conflict (queue_id, name) do update
+          set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+      )
+      select count(*) as n from gone`.execute(ctx.db);
+    const removed = Number(result.rows[0]?.n ?? 0);
+    purged += removed;
+    if (removed < params.batchSize) return purged;
+  }
+}
