@@ -280,7 +280,7 @@ export class TaskQueue {
    * (available, leased, delayed) and/or with one tag (null = untagged), in
    * ETA order, a page at a time.
    */
-  browseTasks(options: BrowseOptions = {}): Promise<Task[]> {
+  async browseTasks(options: BrowseOptions = {}): Promise<Task[]> {
     const limit = this.#pageLimit(options.limit ?? 100);
     if (options.after && (!Number.isSafeInteger(options.after.etaUsec) || typeof options.after.name !== 'string')) {
       throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', { queue: this.name, field: 'after' });
@@ -334,7 +334,7 @@ export class TaskQueue {
   }
 
   /** Dead letters of this queue, oldest death first, a page at a time. */
-  listDeadLetters(options: DeadLetterListOptions): Promise<DeadLetter[]> {
+  async listDeadLetters(options: DeadLetterListOptions): Promise<DeadLetter[]> {
     const limit = this.#pageLimit(options.limit);
     const after = options.after;
     if (after && (!Number.isSafeInteger(after.diedUsec) || typeof after.name !== 'string')) {

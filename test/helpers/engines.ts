@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
+import type { TaskEvents } from '../../src/core/task-events.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
 import type { DatabaseOptions } from '../../src/store/database.js';
 
@@ -31,6 +32,8 @@ export interface TestService {
   readonly service: OpenTaskQueue;
   readonly schema: string;
   readonly engine: TestEngine;
+  /** Opens another service on the same database and schema (another process, in effect); closed with this one. */
+  openAnother(config?: ServiceConfig): Promise<OpenTaskQueue>;
   /** Runs SQL as an operator would (schema-qualified names: use `${schema}.tasks`). */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   close(): Promise<void>;
@@ -40,7 +43,13 @@ export interface TestService {
 export async function openTestService(
   engine: TestEngine,
   config: ServiceConfig,
-  options: { poolSize?: number; tombstoneDays?: number; statementTimeoutMs?: number } = {},
+  options: {
+    poolSize?: number;
+    tombstoneDays?: number;
+    deadLetterDays?: number;
+    statementTimeoutMs?: number;
+    events?: TaskEvents;
+  } = {},
 ): Promise<TestService> {
   const schema = freshSchema();
   let database: DatabaseOptions;
@@ -65,13 +74,27 @@ export async function openTestService(
     database,
     cleanupIntervalMs: 0,
     ...(options.tombstoneDays === undefined ? {} : { tombstoneDays: options.tombstoneDays }),
+    ...(options.deadLetterDays === undefined ? {} : { deadLetterDays: options.deadLetterDays }),
+    ...(options.events === undefined ? {} : { events: options.events }),
   });
+  const others: OpenTaskQueue[] = [];
   return {
     service,
     schema,
     engine,
+    openAnother: async (otherConfig = config) => {
+      const other = await openTaskQueue({
+        config: otherConfig,
+        schema,
+        database: engine === 'postgres' ? { kind: 'postgres', url: testPgUrl(), poolSize: 2 } : database,
+        cleanupIntervalMs: 0,
+      });
+      others.push(other);
+      return other;
+    },
     sql: async <R>(text: string, params?: unknown[]) => (await admin.query(text, params)).rows as R[],
     close: async () => {
+      for (const other of others) await other.close();
       await service.close();
       await admin.query(`drop schema if exists ${schema} cascade`);
       await admin.end();
