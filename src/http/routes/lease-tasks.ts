@@ -1,4 +1,5 @@
 import { LIMITS } from '../../core/limits.js';
+import { remainingWaitMs } from '../batch/batch-wait.js';
 import { jsonEtag, taskEtag } from '../etag.js';
 import { HttpError, invalidParameter, requiredParameter } from '../http-error.js';
 import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
@@ -21,7 +22,8 @@ const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
  * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
  * payloads add up to at most 1 MB (spec section 8); tasks past that stay
  * available. The answer always has `items`, an empty array when nothing
- * could be leased.
+ * could be leased. In a batch, `waitSecs` counts from the batch's start
+ * (batch-wait.ts), so a batch waits at most its longest `waitSecs`.
  */
 export const LEASE_TASKS: RestMethod = {
   action: 'task.lease',
@@ -37,10 +39,8 @@ export const LEASE_TASKS: RestMethod = {
       ...(lease.tag === undefined ? {} : { tag: lease.tag }),
       payloadLimitBytes: LIMITS.maxRestLeasePayloadBytes,
     };
-    const tasks =
-      lease.waitSecs > 0
-        ? await leaseWithWait(queue, options, lease.waitSecs * 1000, c.req.raw.signal)
-        : await queue.leaseTasks(options);
+    const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
+    const tasks = waitMs > 0 ? await leaseWithWait(queue, options, waitMs, c.req.raw.signal) : await queue.leaseTasks(options);
     const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
