@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import { invalidToken } from './auth-errors.js';
 import { isEmailAddress } from '../config/is-email-address.js';
 import { QueueError } from '../core/errors.js';
 import {
@@ -151,7 +152,27 @@ export class LocalIssuer implements JwtIssuer {
     } catch (error) {
       throw tokenFailure(error);
     }
+    this.#checkIssuedAt(payload);
     return identityFromClaims(payload, this.#settings.issuer, this.#aliases);
+  }
+
+  /**
+   * jose checks `exp` and `nbf` but not when the token says it was issued.
+   * This issuer never mints a token dated in the future, nor one that lives
+   * longer than its maximum: such a token was signed by someone holding the
+   * key outside `mint` (a copied key, a skewed clock), and would otherwise
+   * stay valid for as long as its forger liked.
+   */
+  #checkIssuedAt(payload: Record<string, unknown>): void {
+    const { iat, exp } = payload;
+    if (typeof iat !== 'number' || typeof exp !== 'number') throw invalidToken('"iat" and "exp" must be numbers');
+    const now = this.#now() / 1000;
+    if (iat > now + this.#settings.clockToleranceSeconds) {
+      throw invalidToken('"iat" claim timestamp check failed (issued in the future)');
+    }
+    if (exp - iat > this.#settings.maxTtlSeconds) {
+      throw invalidToken(`the token lives longer than the issuer's maximum of ${this.#settings.maxTtlSeconds} seconds`);
+    }
   }
 
   /**

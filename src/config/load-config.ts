@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { ServiceConfig } from '../core/queue-config.js';
 import type { ConfigOptions } from './build-service-config.js';
 import { configError } from './config-error.js';
 import { parseQueueXml } from './parse-queue-xml.js';
 import { parseQueueYaml } from './parse-queue-yaml.js';
+import { readConfigFile } from './read-config-file.js';
 
 export { builtInConfig, BUILT_IN_QUEUE_XML } from './built-in-config.js';
 export { buildServiceConfig, DEFAULT_MAX_ACTIVE_QUEUES, type ConfigOptions } from './build-service-config.js';
@@ -39,17 +39,11 @@ export function parseConfigText(
 
 /**
  * Reads and validates a queue.xml / queue.yaml file, choosing the parser by
- * extension. The result's `source` is `path` as given. Unreadable files are
- * INVALID_CONFIG errors too, so a service refuses to start with one message.
+ * extension. The result's `source` is `path` as given. Unreadable files,
+ * FIFOs and other non-regular files, and files over 1 MB are INVALID_CONFIG
+ * errors too, so a service refuses to start with one message.
  */
 export async function loadConfigFile(path: string, options: ConfigOptions = {}): Promise<ServiceConfig> {
   const format = configFormatOf(path);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw configError({ file: path }, `cannot read the configuration file: ${reason}`, { cause: error });
-  }
-  return parseConfigText(text, path, format, options);
+  return parseConfigText(await readConfigFile(path), path, format, options);
 }

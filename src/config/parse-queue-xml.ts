@@ -72,7 +72,16 @@ export function readQueueXml(text: string, source: string): ConfigNode {
     const { msg, line, col } = verdict.err;
     throw configError({ file: source, line, column: col }, `malformed XML: ${msg}`);
   }
-  const top = PARSER.parse(text) as unknown as readonly XmlEntry[];
+  let top: readonly XmlEntry[];
+  try {
+    top = PARSER.parse(text) as unknown as readonly XmlEntry[];
+  } catch (error) {
+    // The parser refuses some documents the validator passes (nesting too
+    // deep, element names such as <__proto__>) with a plain Error: name the file.
+    throw configError({ file: source }, `malformed XML: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   // XMLValidator 5.12.1 accepts `<a/><b/>` and `<a/>text`; a document has exactly one root and nothing beside it.
   const roots = top.filter((entry) => elementName(entry) !== undefined);
   if (roots.length > 1) {

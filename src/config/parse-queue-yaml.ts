@@ -57,7 +57,15 @@ export function parseQueueYaml(text: string, source: string, options: ConfigOpti
 /** Checks queue.yaml syntax and turns it into the format-neutral tree. */
 export function readQueueYaml(text: string, source: string): ConfigNode {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    // The library reports most problems in doc.errors; whatever it throws instead still names the file.
+    throw configError({ file: source }, `malformed YAML: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
   // Warnings (an unknown `!tag`, say) are treated as errors: a config file should not half-work.
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem !== undefined) {

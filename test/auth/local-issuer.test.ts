@@ -225,6 +225,27 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
     expect(await refusal(issuer, foreign)).toContain('no key of the issuer matches');
   });
 
+  it('refuses tokens issued in the future, or living longer than its maximum', async () => {
+    const ctx = await open();
+    const issuer = issuerOn(ctx, { settings: { maxTtlSeconds: 7200, clockToleranceSeconds: 30 } });
+    const good = (await issuer.mint({ email: EMAIL })).accessToken;
+    const [row] = await t.sql<{ private_jwk: JWK }>(`select private_jwk from ${t.schema}.auth_signing_keys`);
+    const key = await importJWK(row?.private_jwk as JWK, 'ES256');
+    const kid = decodeProtectedHeader(good).kid;
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (iat: number, exp: number) =>
+      new SignJWT({ ...decodeJwt(good), iat, exp }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).sign(key);
+    // Within the clock tolerance and the maximum lifetime: accepted.
+    await expect(issuer.verify(await sign(now + 20, now + 3600))).resolves.toMatchObject({ email: EMAIL });
+    await expect(issuer.verify(await sign(now - 100, now - 100 + 7200))).resolves.toMatchObject({ email: EMAIL });
+    // Issued an hour from now (and so still valid an hour after that): refused.
+    expect(await refusal(issuer, await sign(now + 3600, now + 7200))).toContain('issued in the future');
+    expect(await refusal(issuer, await sign(now + 31, now + 600))).toContain('issued in the future');
+    // A lifetime of ten years, or one second past the maximum: refused.
+    expect(await refusal(issuer, await sign(now, now + 10 * 365 * 86_400))).toContain('longer than the issuer');
+    expect(await refusal(issuer, await sign(now - 10, now - 10 + 7201))).toContain('maximum of 7200 seconds');
+  });
+
   it('is not trusted when switched off', async () => {
     const ctx = await open();
     const token = (await issuerOn(ctx).mint({ email: EMAIL })).accessToken;

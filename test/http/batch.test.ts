@@ -294,6 +294,23 @@ describe('the batch endpoint (Google batch format)', () => {
     expect(parts.filter((p) => p.status === 404)).toHaveLength(900);
   });
 
+  it('holds its client at most the longest waitSecs, not their sum: long-poll leases share the batch start as their clock', async () => {
+    h = await openHarness('postgres');
+    // 200 leases waiting 2 s each, run 16 at a time, one after the other would take 13 rounds of 2 s.
+    const calls = Array.from({ length: 200 }, () => ({ line: `POST ${tasks}/lease?numTasks=1&leaseSecs=60&waitSecs=2` }));
+    const start = Date.now();
+    const pending = sendBatch(h.app, batchBody(calls));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await h.insert({ id: 'late', payloadBase64: b64('x') });
+    const parts = parseBatchReply(await pending);
+    const elapsed = Date.now() - start;
+    expect(parts.map((p) => p.status)).toEqual(calls.map(() => 200));
+    // The task that arrived during the wait went to exactly one of the waiting leases.
+    expect(parts.flatMap((p) => p.json.items.map((t: { id: string }) => t.id))).toEqual(['late']);
+    expect(elapsed).toBeGreaterThanOrEqual(1900);
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
   it('caps the batch body as any request body (413), and only POST is allowed', async () => {
     h = await openHarness('postgres');
     const big = await h.app.request('/batch', {

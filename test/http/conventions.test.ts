@@ -35,6 +35,12 @@ describe('request conventions (spec section 4.3) over app.request', () => {
         ['data/items', '"data" is not a field'],
         ['kind/x', '"kind" has no fields'],
         ['a,,b', 'expected a field name'],
+        // Names every plain object inherits are not fields either.
+        ['constructor', '"constructor" is not a field'],
+        ['__proto__', '"__proto__" is not a field'],
+        ['toString', '"toString" is not a field'],
+        ['items/__proto__', '"items/__proto__" is not a field'],
+        ['items/hasOwnProperty', '"items/hasOwnProperty" is not a field'],
       ];
       for (const [fields, problem] of cases) {
         const r = await h.call(`${tasks}?fields=${encodeURIComponent(fields)}`);

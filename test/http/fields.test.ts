@@ -158,4 +158,12 @@ describe('checkFields', () => {
     expect(() => checkFields(parseFields('kind/x'), RESPONSE_SHAPES.task)).toThrow('"kind" has no fields to select');
     expect(() => checkFields(parseFields('nextPageToken'), RESPONSE_SHAPES.leasedTasks)).toThrow('nextPageToken');
   });
+
+  it('refuses the names every JavaScript object inherits', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf']) {
+      expect(() => checkFields(parseFields(name), RESPONSE_SHAPES.task)).toThrow(`"${name}" is not a field`);
+      expect(() => checkFields(parseFields(`items/${name}`), RESPONSE_SHAPES.leasedTasks)).toThrow(`"items/${name}" is not a field`);
+      expect(() => checkFields(parseFields(`*/${name}`), RESPONSE_SHAPES.taskQueue)).toThrow(FieldsSyntaxError);
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { HttpError } from '../http-error.js';
 import { QueryParams } from '../query-params.js';
 import { readBody } from '../read-body.js';
 import { parseBatch, type BatchPart } from './batch-parts.js';
+import type { BatchCallEnv } from './batch-wait.js';
 import { errorPart, writeMultipart, type PartResponse } from './batch-response.js';
 import { combinedCall, decisionCache, type CombinedCall } from './combined-call.js';
 import { runDeleteGroup } from './delete-group.js';
@@ -50,7 +51,9 @@ export interface BatchOptions {
  * (Authorization among them, but no `Content-` header) and query
  * parameters unless the call gives its own. The calls of one batch run
  * concurrently; as with Google, their order of execution is not defined,
- * only the order of the answers. A malformed batch is one 400; a call that
+ * only the order of the answers. Long-poll leases count their `waitSecs`
+ * from the batch's start, so a batch holds its client at most its longest
+ * `waitSecs`, not their sum (batch-wait.ts). A malformed batch is one 400; a call that
  * fails is its part's error, and the batch is still 200.
  *
  * Plain DELETEs and inserts skip the routing: those of one queue are
@@ -78,7 +81,8 @@ export function batchHandler(app: Hono, deps: ResolvedDeps, options: BatchOption
       query: outer.search.length > 1 ? outer.searchParams : null,
       headers: inheritedHeaders(outerHeaders(c)),
     };
-    const responses = await runBatch(app, deps, parts, batch, c.req.raw.signal, combine, concurrency);
+    const env: BatchCallEnv = { batchStartedAt: Date.now() };
+    const responses = await runBatch(app, deps, parts, batch, { signal: c.req.raw.signal, env }, combine, concurrency);
     const written = writeMultipart(responses, parts.map((part) => part.contentId));
     const headers: Record<string, string> = {
       'content-type': `multipart/mixed; boundary=${written.boundary}`,
@@ -116,7 +120,7 @@ async function runBatch(
   deps: ResolvedDeps,
   parts: readonly BatchPart[],
   batch: BatchContext,
-  signal: AbortSignal,
+  run: DispatchContext,
   combine: boolean,
   concurrency: number,
 ): Promise<PartResponse[]> {
@@ -158,7 +162,7 @@ async function runBatch(
         responses[index] = errorPart(error, prettyForErrors(QueryParams.fromUrl(request.search)));
         continue;
       }
-      const response = await dispatch(app, request, signal);
+      const response = await dispatch(app, request, run);
       budget -= typeof response.body === 'string' ? Buffer.byteLength(response.body) : response.body.byteLength;
       responses[index] = response;
     }
@@ -168,8 +172,14 @@ async function runBatch(
   return responses as PartResponse[];
 }
 
+/** What every call of one batch runs with: the client's abort signal, and the batch's wait clock. */
+interface DispatchContext {
+  readonly signal: AbortSignal;
+  readonly env: BatchCallEnv;
+}
+
 /** Runs one call through the app, as a request of its own, and reads its whole answer. */
-async function dispatch(app: Hono, inner: InnerRequest, signal: AbortSignal): Promise<PartResponse> {
+async function dispatch(app: Hono, inner: InnerRequest, { signal, env }: DispatchContext): Promise<PartResponse> {
   const init: RequestInit = { method: inner.method, headers: inner.headers.entries(), signal };
   if (inner.body.byteLength > 0 && inner.method !== 'GET' && inner.method !== 'HEAD') init.body = inner.body as Uint8Array<ArrayBuffer>;
   let request: Request;
@@ -181,7 +191,7 @@ async function dispatch(app: Hono, inner: InnerRequest, signal: AbortSignal): Pr
   }
   let response: Response;
   try {
-    response = await app.fetch(request);
+    response = await app.fetch(request, env);
   } catch (error) {
     return errorPart(error, true);
   }

@@ -20,7 +20,11 @@ export function checkFields(selection: FieldSelection, shape: ResponseShape, pat
     if (target.type !== 'object') {
       throw new FieldsSyntaxError(`"${path}" has no fields to select, so "${here}" is not valid`);
     }
-    const children = name === WILDCARD ? Object.values(target.properties) : [target.properties[name]];
+    // Own properties only: `constructor` or `__proto__` are not fields of a plain object literal.
+    const children =
+      name === WILDCARD
+        ? Object.values(target.properties)
+        : [Object.hasOwn(target.properties, name) ? target.properties[name] : undefined];
     if (children[0] === undefined) {
       throw new FieldsSyntaxError(`"${here}" is not a field of the response`);
     }

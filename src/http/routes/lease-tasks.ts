@@ -1,6 +1,7 @@
 import { isQueueError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Task } from '../../core/task.js';
+import { remainingWaitMs } from '../batch/batch-wait.js';
 import { jsonEtag, taskEtag } from '../etag.js';
 import { HttpError, invalidParameter, requiredParameter } from '../http-error.js';
 import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
@@ -23,10 +24,12 @@ const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
  * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
  * payloads add up to at most 1 MB (spec section 8); tasks past that stay
  * available. The answer always has `items`, an empty array when nothing
- * could be leased. A paused queue answers 200 with no tasks, as App Engine's
- * paused pull queues did (in-process the same lease fails with
- * QUEUE_PAUSED); a long-poll on it waits out its `waitSecs`, seeing a resume
- * within a second, rather than sending its client into a busy loop.
+ * could be leased. In a batch, `waitSecs` counts from the batch's start
+ * (batch-wait.ts), so a batch waits at most its longest `waitSecs`.
+ * A paused queue answers 200 with no tasks, as App Engine's paused pull
+ * queues did (in-process the same lease fails with QUEUE_PAUSED); a
+ * long-poll on it waits out its `waitSecs`, seeing a resume within a second,
+ * rather than sending its client into a busy loop.
  */
 export const LEASE_TASKS: RestMethod = {
   action: 'task.lease',
@@ -42,9 +45,10 @@ export const LEASE_TASKS: RestMethod = {
       ...(lease.tag === undefined ? {} : { tag: lease.tag }),
       payloadLimitBytes: LIMITS.maxRestLeasePayloadBytes,
     };
+    const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
     const tasks =
-      lease.waitSecs > 0
-        ? await leaseWithWait(queue, options, lease.waitSecs * 1000, c.req.raw.signal)
+      waitMs > 0
+        ? await leaseWithWait(queue, options, waitMs, c.req.raw.signal)
         : await queue.leaseTasks(options).catch(noTasksWhenPaused);
     const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
