@@ -8,8 +8,11 @@ import { table, type StoreContext } from './store-context.js';
  * keep row locks and WAL per statement bounded, so leases and adds of the
  * queue go on between them; the delete trigger keeps the storage counters
  * right. Rows are locked with a plain FOR UPDATE (not SKIP LOCKED), so a
- * task a lease holds for the moment is waited for rather than skipped.
- * Tasks added while the purge runs may survive it. Returns how many went.
+ * task a lease statement holds for the moment is waited for rather than
+ * skipped; they are taken in primary-key order, the order in which deletes
+ * by name lock them too, so a purge and a delete cannot deadlock (leases
+ * never wait: SKIP LOCKED). Tasks added while the purge runs may survive
+ * it. Returns how many went.
  */
 export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonly batchSize: number }): Promise<number> {
   const tasks = table(ctx, 'tasks');
@@ -20,7 +23,7 @@ export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonl
       with doomed as materialized (
         select name from ${tasks}
          where queue_id = ${params.queueId}
-         order by eta
+         order by name
          limit ${params.batchSize}::int4
            for update
       ),
