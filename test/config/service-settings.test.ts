@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { isQueueError } from '../../src/core/errors.js';
+import { DEFAULT_SETTINGS, settingsFromEnvironment } from '../../src/config/service-settings.js';
+
+describe('service settings: dead-letter retention', () => {
+  it('defaults to 7 days and reads TASKQUEUE_DEAD_LETTER_DAYS', () => {
+    expect(settingsFromEnvironment({}).deadLetterDays).toBe(7);
+    expect(DEFAULT_SETTINGS.deadLetterDays).toBe(7);
+    expect(settingsFromEnvironment({ TASKQUEUE_DEAD_LETTER_DAYS: '30' }).deadLetterDays).toBe(30);
+    expect(settingsFromEnvironment({ TASKQUEUE_DEAD_LETTER_DAYS: '0.5' }).deadLetterDays).toBe(0.5);
+    expect(settingsFromEnvironment({ TASKQUEUE_DEAD_LETTER_DAYS: ' ' }).deadLetterDays).toBe(7);
+  });
+
+  it('refuses a value that is not a non-negative number, naming the variable', () => {
+    for (const bad of ['-1', 'seven', '1e3', '7d']) {
+      let error: unknown;
+      try {
+        settingsFromEnvironment({ TASKQUEUE_DEAD_LETTER_DAYS: bad });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(isQueueError(error, 'INVALID_CONFIG')).toBe(true);
+      expect(String((error as Error).message)).toContain('TASKQUEUE_DEAD_LETTER_DAYS');
+    }
+  });
+});
