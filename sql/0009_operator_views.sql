@@ -9,6 +9,23 @@
 -- Every per-queue figure is an index lookup by queue id (LATERAL), so
 -- filtering queue_stats by queue reads only that queue's rows.
 
+-- Tasks of one queue whose eta lies ahead, leased (retry_count > 0) or
+-- delayed (never leased): an index range scan of (queue_id, eta) > now().
+-- A function, because its settings are the point: per queue the planner
+-- prices that range as random page reads and, once a good share of the
+-- table lies ahead, picks a scan of the WHOLE table instead, once per queue
+-- (measured: 11 queues, 100k tasks, 20% ahead: 11 sequential scans, 1 s).
+-- The index range reads only the rows ahead of now in the one queue.
+CREATE FUNCTION queue_future_tasks(queue integer, OUT leased bigint, OUT delayed bigint)
+LANGUAGE sql STABLE
+SET search_path FROM CURRENT
+SET enable_seqscan = off
+SET enable_bitmapscan = off
+AS $$
+  SELECT count(*) FILTER (WHERE retry_count > 0), count(*) FILTER (WHERE retry_count = 0)
+    FROM tasks WHERE queue_id = queue AND eta > now()
+$$;
+
 -- One row per queue ever configured (active = false once removed from the
 -- configuration). TaskQueueService.overview() reads this view.
 CREATE VIEW queue_stats AS
@@ -38,10 +55,7 @@ SELECT q.id                                       AS queue_id,
  CROSS JOIN LATERAL (
         SELECT coalesce(sum(task_count), 0)::int8 AS tasks, coalesce(sum(byte_count), 0)::int8 AS bytes
           FROM queue_storage WHERE queue_id = q.id) s
- CROSS JOIN LATERAL (
-        SELECT count(*) FILTER (WHERE retry_count > 0) AS leased,
-               count(*) FILTER (WHERE retry_count = 0) AS delayed
-          FROM tasks WHERE queue_id = q.id AND eta > now()) f
+ CROSS JOIN LATERAL queue_future_tasks(q.id) f
   LEFT JOIN LATERAL (
         SELECT eta FROM tasks WHERE queue_id = q.id ORDER BY eta LIMIT 1) o ON o.eta <= now()
  CROSS JOIN LATERAL (
