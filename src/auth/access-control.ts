@@ -16,7 +16,10 @@ export type QueueAction =
   | 'task.get'
   | 'task.list'
   | 'task.update'
-  | 'task.delete';
+  | 'task.delete'
+  // Operator actions (pause, resume, purge, redrive, the console's actions,
+  // a token-protected /metrics): project administrators only, never an ACL.
+  | 'queue.admin';
 
 /** The credentials a request carries, as sent (not yet verified). */
 export interface RequestCredentials {

@@ -8,6 +8,8 @@ import type { QueueAction } from './access-control.js';
  * - `<user-email>` may lease, get, list, update, patch and delete them;
  * - either may read the queue itself (taskqueues.get), since both need its
  *   statistics; only administrators see the `acl` inside it;
+ * - `queue.admin` (operator actions) is never granted by an ACL: only
+ *   project administrators may pause, purge or redrive;
  * - nobody else (the REST API's "a user has no rights on a TaskQueue unless
  *   they are explicitly granted rights").
  *
@@ -29,6 +31,9 @@ export function aclAllows(acl: QueueAcl, email: string, action: QueueAction): bo
     case 'task.update':
     case 'task.delete':
       return isUser;
+    case 'queue.admin':
+      // Administrators pass before the ACL is consulted; an ACL grants no operator action.
+      return false;
   }
 }
 

@@ -32,7 +32,8 @@ export const KNOWN_SCOPES = [TASKQUEUE_SCOPE, TASKQUEUE_CONSUMER_SCOPE] as const
  * the discovery document grants it.
  */
 export function scopesAllowing(action: QueueAction): readonly string[] {
-  return action === 'task.insert' ? [TASKQUEUE_SCOPE] : KNOWN_SCOPES;
+  // Operator actions change what every consumer sees: the full scope only.
+  return action === 'task.insert' || action === 'queue.admin' ? [TASKQUEUE_SCOPE] : KNOWN_SCOPES;
 }
 
 /** Throws 403 `insufficient_scope` unless one of `granted` allows `action`. */

@@ -68,6 +68,19 @@ describe('ACL matrix through AccessControl.check', () => {
     }
   });
 
+  it('grants queue.admin (operator actions) to administrators only, never through an ACL or the consumer scope', async () => {
+    const admin = await issuer.credentials(ACL_USERS.admin);
+    expect(await outcomeOf(control.check(admin, null, 'queue.admin'))).toMatchObject({ status: 200 });
+    expect(await outcomeOf(control.check(admin, queueNamed('alpha'), 'queue.admin'))).toMatchObject({ status: 200 });
+    for (const email of [ACL_USERS.producer, ACL_USERS.consumer, ACL_USERS.stranger]) {
+      const credentials = await issuer.credentials(email);
+      expect(await outcomeOf(control.check(credentials, queueNamed('alpha'), 'queue.admin')), email).toMatchObject({ status: 403 });
+      expect(await outcomeOf(control.check(credentials, null, 'queue.admin')), email).toMatchObject({ status: 403 });
+    }
+    const consumerScoped = await issuer.credentials(ACL_USERS.admin, [TASKQUEUE_CONSUMER_SCOPE]);
+    expect(await outcomeOf(control.check(consumerScoped, null, 'queue.admin'))).toMatchObject({ status: 403 });
+  });
+
   it('makes queue.xml <admin-email> entries administrators too', async () => {
     const withConfigAdmins = createAccessControl(testAuthSettings(issuer), {
       configAdmins: aclMatrixConfig().adminEmails.concat(['root@example.com']),
