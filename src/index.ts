@@ -25,6 +25,7 @@ export {
   type TaskLeaseRef,
 } from './core/task-queue.js';
 export { TaskQueueService } from './core/task-queue-service.js';
+export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from './core/caller-transaction.js';
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';
 export type { Tombstone, TombstoneReason } from './core/tombstone.js';

@@ -1,3 +1,4 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
@@ -33,7 +34,7 @@ export interface AddOptions {
    * on which BEGIN has run. The tasks become visible only when the caller
    * commits, and vanish if it rolls back. At most 5 tasks per transaction.
    */
-  readonly transaction?: object;
+  readonly transaction?: CallerTransaction;
 }
 
 /** A task, or just what identifies its lease: name and the lease token it was handed. */

@@ -1,3 +1,4 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
@@ -80,7 +81,7 @@ export interface TaskInsertParams extends QueueRef {
   /** Latest ETA allowed, as an offset from the database's now(). */
   readonly maxEtaAheadMs: number;
   /** The caller's own transaction (a pg client or a Kysely transaction), when adding inside it. */
-  readonly transaction?: object;
+  readonly transaction?: CallerTransaction;
 }
 
 /** Which tasks a lease may take. */
