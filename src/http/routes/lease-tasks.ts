@@ -10,7 +10,7 @@ import { readBody } from '../read-body.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
 import type { RestCall, RestMethod } from '../rest-handler.js';
 import { storableTag } from '../task-body.js';
-import { taskJson } from '../task-json.js';
+import { taskJson, tasksJson } from '../task-json.js';
 import { writeJson } from '../write-json.js';
 
 /** Longest lease: one week, in seconds (spec section 8). */
@@ -23,8 +23,9 @@ const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
  * valid with `groupByTag=true` (the discovery: "Must only be specified if
  * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
  * payloads add up to at most 1 MB (spec section 8); tasks past that stay
- * available. The answer always has `items`, an empty array when nothing
- * could be leased. In a batch, `waitSecs` counts from the batch's start
+ * available. When nothing could be leased the answer has no `items` at all
+ * (`{"kind": "taskqueues#tasks"}`, as Google's JSON APIs write an empty
+ * collection). In a batch, `waitSecs` counts from the batch's start
  * (batch-wait.ts), so a batch waits at most its longest `waitSecs`.
  * A paused queue answers 200 with no tasks, as App Engine's paused pull
  * queues did (in-process the same lease fails with QUEUE_PAUSED); a
@@ -50,7 +51,7 @@ export const LEASE_TASKS: RestMethod = {
       waitMs > 0
         ? await leaseWithWait(queue, options, waitMs, c.req.raw.signal)
         : await queue.leaseTasks(options).catch(noTasksWhenPaused);
-    const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
+    const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
 };
