@@ -90,6 +90,19 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     expect(seen.every((s) => s.credentials.authorization === 'Bearer dev-token')).toBe(true);
   });
 
+  it('sees 304 Not Modified with ETag and Vary when it revalidates', async () => {
+    await h.insert({ id: 'cached', payloadBase64: '' });
+    const first = await tq.tasks.get({ project, taskqueue, task: 'cached' }, o);
+    const etag: string = first.headers.etag;
+    const again = await tq.tasks
+      .get({ project, taskqueue, task: 'cached', headers: { 'If-None-Match': etag } }, o)
+      .catch((e: Loose) => e.response ?? e);
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers.vary).toBe(first.headers.vary);
+    await tq.tasks.delete({ project, taskqueue, task: 'cached' }, o);
+  });
+
   it('gets Google error envelopes it can read (code and errors)', async () => {
     const error = await tq.tasks.get({ project, taskqueue, task: 'missing' }, o).catch((e: Loose) => e);
     expect(error.code).toBe(404);
