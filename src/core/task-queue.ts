@@ -7,6 +7,7 @@ import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { QueueStats, TagFilter, TaskState, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
+import type { Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
 
@@ -373,6 +374,14 @@ export class TaskQueue {
     });
     if (redriven > 0) this.#events.added(this.name, redriven);
     return redriven;
+  }
+
+  /**
+   * The queue's most recent tombstones (names held after a delete, a purge
+   * or the retry limit), newest first, with the reason each task went.
+   */
+  async listTombstones(options: { limit?: number } = {}): Promise<Tombstone[]> {
+    return this.#store.listTombstones({ ...this.#ref, limit: this.#pageLimit(options.limit ?? 50) });
   }
 
   /**
