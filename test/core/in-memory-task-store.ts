@@ -17,7 +17,7 @@ import type {
  * waiting are the database's work: those methods throw, so a core test that
  * reaches them is a test that belongs with the store tests on PostgreSQL.
  */
-export class InMemoryTaskStore implements TaskStore {
+export class InMemoryTaskStore implements Partial<TaskStore> {
   readonly calls: string[] = [];
   readonly #tasks = new Map<string, Task>();
   readonly #tombstones = new Set<string>();
@@ -121,30 +121,25 @@ export class InMemoryTaskStore implements TaskStore {
     this.calls.push('close');
   }
 
-  leaseTasks(): never {
-    return notInTheFake('leaseTasks');
-  }
-  oldestAvailableTag(): never {
-    return notInTheFake('oldestAvailableTag');
-  }
-  modifyLease(): never {
-    return notInTheFake('modifyLease');
-  }
-  listDeadLetters(): never {
-    return notInTheFake('listDeadLetters');
-  }
-  redriveDeadLetters(): never {
-    return notInTheFake('redriveDeadLetters');
-  }
-  overview(): never {
-    return notInTheFake('overview');
-  }
-  cleanup(): never {
-    return notInTheFake('cleanup');
-  }
-  waitForTasks(): never {
-    return notInTheFake('waitForTasks');
-  }
+}
+
+/**
+ * The fake as a TaskStore: any method it does not implement (leasing, lease
+ * renewal, dead letters, waiting, and whatever the interface gains later)
+ * throws when called.
+ */
+export function asTaskStore(fake: InMemoryTaskStore): TaskStore {
+  return new Proxy(fake, {
+    get(target, property, receiver) {
+      if (property in target) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      // 'then' stays undefined: the store is not a promise.
+      if (typeof property === 'string' && property !== 'then') return () => notInTheFake(property);
+      return undefined;
+    },
+  }) as unknown as TaskStore;
 }
 
 function notInTheFake(method: string): never {

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { TaskQueueService } from '../../src/core/task-queue-service.js';
 import { CapturedEvents } from '../helpers/capture-events.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
-import { InMemoryTaskStore } from './in-memory-task-store.js';
+import { asTaskStore, InMemoryTaskStore } from './in-memory-task-store.js';
 
 /** The core's own rules, on an in-memory store: no database involved. */
 async function open() {
   const store = new InMemoryTaskStore();
   const config = serviceConfig([pullQueue('q'), { ...pullQueue('push-q'), mode: 'push' }]);
   const events = new CapturedEvents();
-  const service = new TaskQueueService(store, config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 });
+  const service = new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 });
   store.calls.length = 0;
   return { store, service, events, q: service.getQueue('q') };
 }
