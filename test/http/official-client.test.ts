@@ -107,6 +107,9 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     const error = await tq.tasks.get({ project, taskqueue, task: 'missing' }, o).catch((e: Loose) => e);
     expect(error.code).toBe(404);
     expect(error.errors).toEqual([{ domain: 'global', reason: 'notFound', message: expect.stringContaining('missing') }]);
+    const unknown = await tq.tasks.insert({ project, taskqueue, resource: { name: 't-17', payloadBase64: '' } }, o).catch((e: Loose) => e);
+    expect(unknown.code).toBe(400);
+    expect(unknown.errors[0]).toMatchObject({ reason: 'invalid', location: 'name', message: expect.stringContaining('"name"') });
     const bad = await tq.tasks.lease({ project, taskqueue, numTasks: 5000, leaseSecs: 60 }, o).catch((e: Loose) => e);
     expect(bad.code).toBe(400);
     expect(bad.errors[0].location).toBe('numTasks');
