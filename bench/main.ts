@@ -15,6 +15,7 @@ import { benchAdd, benchCycle, backlog, openBenchService, preload, type CycleRes
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
+import { pgliteSection } from './lib/pglite-section.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -235,14 +236,26 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
   results.growth = { ...section, p99Growth: growth };
 }
 
+/** `--only=add,cycle,accounting,growth,pglite,rest`: run just those sections (to iterate on one; the docs quote full runs). */
+const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
+
 async function main(): Promise<void> {
   const started = Date.now();
   const results: Record<string, unknown> = { date: new Date().toISOString(), runs: RUNS, compare: COMPARE, quick: QUICK };
-  await addSection(results);
-  await cycleSection(results);
-  await accountingSection(results);
-  await growthSection(results);
-  if (COMPARE) {
+  if (wanted('add')) await addSection(results);
+  if (wanted('cycle')) await cycleSection(results);
+  if (wanted('accounting')) await accountingSection(results);
+  if (wanted('growth')) await growthSection(results);
+  if (wanted('pglite')) {
+    const cycle = (results.cycle ?? {}) as Record<string, { taskqueue: { tasksPerSecond: Figure } }>;
+    const add = (results.add as { taskqueue: Figure } | undefined)?.taskqueue;
+    results.pglite = await pgliteSection(RUNS, QUICK, {
+      ...(add === undefined ? {} : { add }),
+      cycle: Object.fromEntries(Object.entries(cycle).map(([key, cell]) => [key, cell.taskqueue.tasksPerSecond])),
+    });
+  }
+  if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
     const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.['numTasks=100,consumers=16']?.raw;
     results.rest = await runRestBench(URL, RUNS, QUICK, rawCycle?.tasksPerSecond);
