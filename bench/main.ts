@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchAccounting } from './lib/accounting-bench.js';
 import { GraphileWorkerPeer, PgBossPeer } from './lib/peers.js';
 import { RawSqlQueue } from './lib/raw-sql.js';
-import { benchAdd, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
+import { benchAdd, benchAddSingle, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
@@ -93,6 +93,37 @@ async function addSection(results: Record<string, unknown>): Promise<void> {
     Object.assign(section, { raw, pgBoss: boss, graphileWorker: gw, taskqueueOverRaw: ours.median / raw.median });
   }
   printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw'], rows);
+  // Single-task adds from 16 producers: each add is a commit of its own unless concurrent adds share a statement.
+  const singleCount = QUICK ? 2_000 : 5_000;
+  const single = figure(
+    await repeat(async () => {
+      const bench = await openBenchService(URL, 10);
+      try {
+        return await benchAddSingle(bench.queue, singleCount, 16);
+      } finally {
+        await bench.close();
+      }
+    }),
+  );
+  const singleRows: string[][] = [['taskqueue', formatFigure(single), '']];
+  section.single = { taskqueue: single };
+  if (COMPARE) {
+    const raw = figure(
+      await repeat(async () => {
+        const q = new RawSqlQueue(URL, 18);
+        await q.setup();
+        try {
+          return await q.addSingle(singleCount, 16, PAYLOAD);
+        } finally {
+          await q.close();
+        }
+      }),
+    );
+    singleRows.unshift(['raw SQL, one insert per statement', formatFigure(raw), '1.00x']);
+    singleRows[1]![2] = ratio(single, raw);
+    Object.assign(section.single as object, { raw, taskqueueOverRaw: single.median / raw.median });
+  }
+  printTable('add, one task per call, 16 producers (tasks/s)', ['', 'tasks/s', 'vs raw'], singleRows);
   results.add = section;
 }
 
