@@ -28,6 +28,8 @@ export interface ServiceSettings {
   readonly deadLetterDays: number;
   /** Most queues a configuration may define, not counting `default` (default 100). */
   readonly maxActiveQueues: number;
+  /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
+  readonly console: boolean;
 }
 
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -44,6 +46,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   tombstoneDays: 7,
   deadLetterDays: 7,
   maxActiveQueues: 100,
+  console: true,
 };
 
 /** Reads settings from environment variables; unset or empty ones keep their defaults. */
@@ -70,7 +73,15 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       1,
       100_000,
     ),
+    console: onOffSetting('TASKQUEUE_CONSOLE', text('TASKQUEUE_CONSOLE'), DEFAULT_SETTINGS.console),
   };
+}
+
+/** `on` or `off`, nothing else: a misspelt switch stops the server rather than being guessed at. */
+function onOffSetting(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new QueueError('INVALID_CONFIG', `${name} must be "on" or "off", got "${value}"`, { field: name });
 }
 
 /** Parses an integer setting strictly: `10abc`, `0x10` and `1.5` are errors, not 10, 16 and 1. */

@@ -116,6 +116,11 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   // An idle client that loses its server emits 'error' on the pool; without a
   // listener Node would end the process. The next query reconnects.
   pool.on('error', () => {});
+  // A client in use emits 'error' too when its server goes (pg_ctl -m
+  // immediate, a cut connection), and the pool listens only to idle ones:
+  // unheard, that error ended the process. The query in flight fails on its
+  // own (TRANSIENT_ERROR) and the broken client is discarded on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }) });
   return {
     db,
@@ -132,11 +137,11 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
   if (dataDir === undefined) {
     instance = await PGlite.create();
   } else {
-    lock = acquireDataDirLock(dataDir);
+    lock = await acquireDataDirLock(dataDir);
     try {
       instance = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
     } catch (error) {
-      lock.release();
+      await lock.release();
       throw new QueueError('TRANSIENT_ERROR', `could not open the embedded database in ${dataDir}: ${String(error)}`, {
         dataDir,
       });
@@ -152,7 +157,7 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
     close: async () => {
       await db.destroy();
       await instance.close();
-      lock?.release();
+      await lock?.release();
     },
   };
 }
