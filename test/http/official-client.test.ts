@@ -90,6 +90,22 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     expect(seen.every((s) => s.credentials.authorization === 'Bearer dev-token')).toBe(true);
   });
 
+  it('leases with a JSON body, as early discovery clients sent one with every POST', async () => {
+    await h.insert({ id: 'j1', payloadBase64: '' });
+    await h.insert({ id: 'j2', payloadBase64: '' });
+    const withEmpty = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: {} }, o);
+    expect(withEmpty.data.items.map((t: Loose) => t.id)).toEqual(['j1']);
+    // Parameters in the body too: the query string's numTasks (1) wins over the body's.
+    const both = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { numTasks: 5, lease_secs: 1 } }, o);
+    expect(both.data.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([['j2', 1]]);
+    // The body does reach the server: a field that is no lease parameter is named in a 400.
+    const bogus = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { leaseSeconds: 5 } }, o).catch((e: Loose) => e);
+    expect(bogus.code).toBe(400);
+    expect(bogus.errors[0].location).toBe('leaseSeconds');
+    await tq.tasks.delete({ project, taskqueue, task: 'j1' }, o);
+    await tq.tasks.delete({ project, taskqueue, task: 'j2' }, o);
+  });
+
   it('sees 304 Not Modified with ETag and Vary when it revalidates', async () => {
     await h.insert({ id: 'cached', payloadBase64: '' });
     const first = await tq.tasks.get({ project, taskqueue, task: 'cached' }, o);

@@ -3,9 +3,9 @@ import { LIMITS } from '../../core/limits.js';
 import type { Task } from '../../core/task.js';
 import { remainingWaitMs } from '../batch/batch-wait.js';
 import { jsonEtag, taskEtag } from '../etag.js';
-import { HttpError, invalidParameter, requiredParameter } from '../http-error.js';
+import { invalidParameter, requiredParameter } from '../http-error.js';
+import { leaseRequestParams } from '../lease-body.js';
 import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
-import { QueryParams } from '../query-params.js';
 import { readBody } from '../read-body.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
 import type { RestCall, RestMethod } from '../rest-handler.js';
@@ -18,7 +18,8 @@ const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
 
 /**
  * tasks.lease: `POST .../tasks/lease?numTasks=N&leaseSecs=S[&groupByTag=true[&tag=T]][&waitSecs=W]`.
- * The parameters may also come as a form body (hawkeye sends them so), and
+ * The parameters may also come as a form body (hawkeye sends them so) or a
+ * JSON body (early discovery clients send `{}`; see lease-body.ts), and
  * `leaseSecs` may be spelled `lease_secs` (spec section 4.1). `tag` is only
  * valid with `groupByTag=true` (the discovery: "Must only be specified if
  * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
@@ -71,7 +72,7 @@ interface LeaseParams {
 }
 
 async function leaseParams({ c, query }: RestCall): Promise<LeaseParams> {
-  const params = query.with(await formBody(c));
+  const params = leaseRequestParams(query, await readBody(c), c.req.header('content-type'));
   const numTasks = params.requiredInteger('numTasks', { min: 1, max: LIMITS.maxTasksPerLease });
   const seconds = { min: 0, max: MAX_LEASE_SECONDS };
   const leaseSecs = params.integer('leaseSecs', seconds);
@@ -89,19 +90,4 @@ async function leaseParams({ c, query }: RestCall): Promise<LeaseParams> {
   if (tag === '') throw invalidParameter('tag', 'Parameter tag must not be empty');
   const waitSecs = params.integer('waitSecs', { min: 0, max: MAX_WAIT_SECONDS }) ?? 0;
   return { numTasks, leaseSecs: secs, groupByTag, tag, waitSecs };
-}
-
-/**
- * The lease parameters of an `application/x-www-form-urlencoded` body. The
- * discovery sends none ("Do not supply a request body"); any other kind of
- * non-empty body is refused rather than ignored.
- */
-async function formBody(c: RestCall['c']): Promise<QueryParams> {
-  const body = await readBody(c);
-  if (body.byteLength === 0) return QueryParams.fromString('');
-  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw new HttpError(400, 'badRequest', 'tasks.lease takes its parameters in the query string or an application/x-www-form-urlencoded body');
-  }
-  return QueryParams.fromString(body.toString('utf8'));
 }
