@@ -5,8 +5,10 @@ import { authSettingsFromEnvironment } from './auth/auth-settings.js';
 import { createAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
+import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { createApp } from './http/create-app.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+import { PgAuditLog } from './store/audit-log.js';
 import type { PgTaskStore } from './store/pg-task-store.js';
 
 /** A running server: the HTTP listener and the service behind it. */
@@ -46,6 +48,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;
+  let webConsole: MountedConsole | null = null;
   try {
     const store = service.store as PgTaskStore;
     const accessControl = createAccessControl(authSettings, {
@@ -59,6 +62,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
     const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
+    // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
+    webConsole = settings.console
+      ? mountConsole(app, { service, accessControl, auditLog: new PgAuditLog({ db: store.database.db, schema: service.schema }) })
+      : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : settings.port;
@@ -72,6 +79,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server,
       url,
       close: async () => {
+        await webConsole?.close();
         await tokenServer?.close();
         await new Promise<void>((done) => server.close(() => done()));
         await service.close();
@@ -79,6 +87,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     };
   } catch (error) {
     await tokenServer?.close().catch(() => {});
+    await webConsole?.close();
     await service.close();
     throw error;
   }
