@@ -7,7 +7,6 @@ import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token
 import type { Environment, ServiceSettings } from './config/service-settings.js';
 import { createApp } from './http/create-app.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
-import type { PgTaskStore } from './store/pg-task-store.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -47,9 +46,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   let tokenServer: LocalTokenServer | null = null;
   try {
-    const store = service.store as PgTaskStore;
     const accessControl = createAccessControl(authSettings, {
-      store: { db: store.database.db, schema: service.schema },
+      store: service.authStore,
       configAdmins: service.config.adminEmails,
       warn: log,
     });

@@ -11,6 +11,7 @@ import { startLocalTokenServer } from '../../src/auth/local-token-server.js';
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
 import { issueTokenCommand, parseTokenCommandArgs, runTokenCommand, type TokenCommandDeps } from '../../src/cli/commands/token.js';
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
+import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
 /**
@@ -35,7 +36,7 @@ function deps(overrides: Partial<TokenCommandDeps> = {}): TokenCommandDeps {
 }
 
 function issuerOn(database: OpenDatabase, schema = 'taskqueue'): LocalIssuer {
-  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, { db: database.db, schema }, { scopeAliases: DEFAULT_SCOPE_ALIASES });
+  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore({ db: database.db, schema }), { scopeAliases: DEFAULT_SCOPE_ALIASES });
 }
 
 describe('parseTokenCommandArgs', () => {
