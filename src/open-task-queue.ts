@@ -3,9 +3,11 @@ import { resolve } from 'node:path';
 import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
+import type { AuditLog } from './core/audit-log.js';
 import type { ServiceConfig } from './core/queue-config.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
+import { PgAuditLog } from './store/audit-log.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
@@ -50,6 +52,8 @@ export interface OpenTaskQueue extends TaskQueueService {
   readonly schema: string;
   /** Where the local token issuer keeps its signing keys (the same database and schema). */
   readonly authStore: AuthStore;
+  /** The operators' audit log (the same database and schema). */
+  readonly auditLog: AuditLog;
 }
 
 /**
@@ -92,6 +96,7 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       engine: database.engine,
       schema,
       authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
+      auditLog: new PgAuditLog({ db: database.db, schema }),
     });
   } catch (error) {
     await store.close().catch(() => {});
