@@ -118,7 +118,7 @@ describe('web console in chromium', () => {
     expect(await page.locator('#tasks-table tbody tr').count()).toBe(4);
     // The <script> payload is shown as text and never ran.
     expect(await page.textContent('tr[data-task=evil] code.payload')).toContain('<script>window.pwned = 1</script>');
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.textContent('tr[data-task=resize-1] code.payload')).toBe('89 50 4e 47 00 01 02');
     await shoot(page, 'queue');
 
@@ -190,15 +190,15 @@ describe('web console in chromium', () => {
     expect(await reader.locator('#queue-actions').count()).toBe(0);
     expect(await reader.locator('form[action*="/console/queues/"][method=post]').count()).toBe(0);
     // A hand-made POST with the reader's own session and CSRF token: refused, nothing purged.
-    const status = await reader.evaluate(async () => {
-      const csrf = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value;
+    const csrf = await reader.locator('input[name=_csrf]').first().inputValue();
+    const status = await reader.evaluate(async (csrf) => {
       const response = await fetch('/console/queues/jobs/purge', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ _csrf: csrf, confirm: 'jobs' }).toString(),
       });
       return response.status;
-    });
+    }, csrf);
     expect(status).toBe(403);
     expect(await h.t.service.getQueue('jobs').listTasks()).toHaveLength(4);
     await context.close();
