@@ -5,9 +5,9 @@ import { authSettingsFromEnvironment } from './auth/auth-settings.js';
 import { createAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
+import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { createApp } from './http/create-app.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
-import type { PgTaskStore } from './store/pg-task-store.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -46,10 +46,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;
+  let webConsole: MountedConsole | null = null;
   try {
-    const store = service.store as PgTaskStore;
     const accessControl = createAccessControl(authSettings, {
-      store: { db: store.database.db, schema: service.schema },
+      store: service.authStore,
       configAdmins: service.config.adminEmails,
       warn: log,
     });
@@ -59,6 +59,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
     const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
+    // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
+    webConsole = settings.console
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog })
+      : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : settings.port;
@@ -72,6 +76,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server,
       url,
       close: async () => {
+        await webConsole?.close();
         await tokenServer?.close();
         await new Promise<void>((done) => server.close(() => done()));
         await service.close();
@@ -79,6 +84,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     };
   } catch (error) {
     await tokenServer?.close().catch(() => {});
+    await webConsole?.close();
     await service.close();
     throw error;
   }
