@@ -61,10 +61,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
-    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
+    const auditLog = new PgAuditLog({ db: store.database.db, schema: service.schema });
+    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails], auditLog });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog: new PgAuditLog({ db: store.database.db, schema: service.schema }) })
+      ? mountConsole(app, { service, accessControl, auditLog })
       : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();

@@ -1,4 +1,5 @@
 import type { AccessControl } from '../auth/access-control.js';
+import type { AuditLog } from '../core/audit-log.js';
 import type { OpenTaskQueue } from '../open-task-queue.js';
 
 /** What `createApp` needs: the service, and optionally access control and the server's public URL. */
@@ -17,6 +18,8 @@ export interface AppDeps {
    * `<admin-email>`), shown as `acl.adminEmails`. Default: the queue.xml ones.
    */
   readonly adminEmails?: readonly string[];
+  /** Where the operator routes (pause, resume, purge, redrive) record what they did; default: nowhere. */
+  readonly auditLog?: AuditLog;
 }
 
 /** AppDeps with the defaults filled in. */
@@ -26,4 +29,6 @@ export interface ResolvedDeps {
   readonly publicUrl: string | undefined;
   /** Undefined: the queue.xml administrators (read when needed). */
   readonly adminEmails: readonly string[] | undefined;
+  /** Absent or null: operator routes record nothing. */
+  readonly auditLog?: AuditLog | null;
 }
