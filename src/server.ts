@@ -8,8 +8,6 @@ import type { Environment, ServiceSettings } from './config/service-settings.js'
 import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { createApp } from './http/create-app.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
-import { PgAuditLog } from './store/audit-log.js';
-import type { PgTaskStore } from './store/pg-task-store.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -50,9 +48,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
   try {
-    const store = service.store as PgTaskStore;
     const accessControl = createAccessControl(authSettings, {
-      store: { db: store.database.db, schema: service.schema },
+      store: service.authStore,
       configAdmins: service.config.adminEmails,
       warn: log,
     });
@@ -61,11 +58,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
-    const auditLog = new PgAuditLog({ db: store.database.db, schema: service.schema });
-    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails], auditLog });
+    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog })
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog })
       : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const address = server.address();

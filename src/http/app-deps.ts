@@ -1,5 +1,4 @@
 import type { AccessControl } from '../auth/access-control.js';
-import type { AuditLog } from '../core/audit-log.js';
 import type { OpenTaskQueue } from '../open-task-queue.js';
 
 /** What `createApp` needs: the service, and optionally access control and the server's public URL. */
@@ -18,8 +17,6 @@ export interface AppDeps {
    * `<admin-email>`), shown as `acl.adminEmails`. Default: the queue.xml ones.
    */
   readonly adminEmails?: readonly string[];
-  /** Where the operator routes (pause, resume, purge, redrive) record what they did; default: nowhere. */
-  readonly auditLog?: AuditLog;
 }
 
 /** AppDeps with the defaults filled in. */
@@ -29,6 +26,4 @@ export interface ResolvedDeps {
   readonly publicUrl: string | undefined;
   /** Undefined: the queue.xml administrators (read when needed). */
   readonly adminEmails: readonly string[] | undefined;
-  /** Absent or null: operator routes record nothing. */
-  readonly auditLog?: AuditLog | null;
 }

@@ -39,7 +39,6 @@ export function createApp(deps: AppDeps): Hono {
     accessControl: deps.accessControl ?? OPEN_ACCESS,
     publicUrl: deps.publicUrl,
     adminEmails: deps.adminEmails ? [...new Set(deps.adminEmails)] : undefined,
-    auditLog: deps.auditLog ?? null,
   };
   const app = new Hono();
 
