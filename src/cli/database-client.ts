@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import type { AuditAction, AuditLog } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { isQueueError, QueueError } from '../core/errors.js';
@@ -42,15 +41,19 @@ export class DatabaseClient implements OperatorClient {
   readonly #audit: AuditLog;
   readonly #actor: string;
 
-  private constructor(service: TaskQueueService, audit: AuditLog, target: string) {
+  private constructor(service: TaskQueueService, audit: AuditLog, actor: string, target: string) {
     this.#service = service;
     this.#audit = audit;
-    this.#actor = cliActor();
+    this.#actor = actor;
     this.target = target;
   }
 
-  /** Opens the database, applies pending migrations, reads the configured queues. */
-  static async open(options: DatabaseOptions, schemaName: string): Promise<DatabaseClient> {
+  /**
+   * Opens the database, applies pending migrations, reads the configured
+   * queues. `actor` is who the audit log names for this run's operator
+   * actions (the CLI has no verified identity: `cli:` and the login name).
+   */
+  static async open(options: DatabaseOptions, schemaName: string, actor = 'cli'): Promise<DatabaseClient> {
     const schema = validateSchemaName(schemaName);
     const database = await openDatabase(options);
     const store = new PgTaskStore(database, schema);
@@ -58,7 +61,7 @@ export class DatabaseClient implements OperatorClient {
       await migrate(database.db, schema);
       const { config, ids } = await configuredQueues({ db: database.db, schema });
       const service = new TaskQueueService(store, config, ids, { cleanupIntervalMs: 0 });
-      return new DatabaseClient(service, new PgAuditLog({ db: database.db, schema }), database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
+      return new DatabaseClient(service, new PgAuditLog({ db: database.db, schema }), actor, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
     } catch (error) {
       await store.close().catch(() => {});
       throw error;
@@ -162,14 +165,5 @@ export class DatabaseClient implements OperatorClient {
   /** The audit log entry of an operator action, as the console and the operator routes write one. */
   async #record(action: AuditAction, queue: string, count: number): Promise<void> {
     await this.#audit.record({ actor: this.#actor, action, queue, count, source: 'cli' });
-  }
-}
-
-/** Who acts from the CLI on the database: no verified identity, so the operating-system user (`cli:alice`). */
-function cliActor(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return 'cli';
   }
 }

@@ -7,7 +7,7 @@ import type { RestCall } from '../rest-handler.js';
  * `anonymous` with access control off.
  */
 export async function recordAudit(call: RestCall, action: AuditAction, count: number): Promise<void> {
-  await call.deps.service.auditLog.record({
+  await call.deps.service.auditLog?.record({
     actor: call.decision.principal?.email ?? 'anonymous',
     action,
     queue: call.queue.name,
