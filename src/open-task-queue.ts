@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
+import { silentLogger, type Logger } from './core/logger.js';
 import type { ServiceConfig } from './core/queue-config.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
@@ -14,7 +15,7 @@ import { validateSchemaName } from './store/schema-name.js';
 export interface OpenTaskQueueOptions {
   /** PostgreSQL connection string; absent (and no DATABASE_URL) = embedded PGlite. */
   readonly databaseUrl?: string | null;
-  /** Path to queue.xml or queue.yaml, or an already validated configuration. */
+  /** Path to queue.xml or queue.yaml, or an already validated configuration (default: ./queue.xml, else ./queue.yaml, else a built-in sample). */
   readonly config?: string | ServiceConfig;
   /** The project id the REST paths name. */
   readonly project?: string;
@@ -32,6 +33,8 @@ export interface OpenTaskQueueOptions {
   readonly cleanupIntervalMs?: number;
   /** Told of tasks added, leased, deleted, lapsed and dead-lettered (metrics); default: nowhere. */
   readonly events?: TaskEvents;
+  /** Where the service logs (config loaded, migrations applied, database lost and regained, maintenance runs); default: nowhere. */
+  readonly logger?: Logger;
   /** Environment to take defaults from (default: the process's). */
   readonly env?: Environment;
   /** Use this database instead of opening one (tests; the caller closes it). */
@@ -67,21 +70,31 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
   const env = options.env ?? defaultEnv ?? {};
   const settings = settingsFromEnvironment(env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
+  const logger = options.logger ?? silentLogger;
   const config = await resolveConfig(options.config ?? settings.configPath, settings);
+  logger.info({ source: config.source, queues: config.queues.length }, 'config loaded');
+  if (config.source === 'built-in') {
+    logger.warn(
+      { queues: config.queues.map((q) => q.name) },
+      'running on the built-in sample configuration: no queue.xml or queue.yaml here and TASKQUEUE_CONFIG not set',
+    );
+  }
 
   const databaseOptions: DatabaseOptions =
     options.database ?? databaseOptionsFor(options, settings);
   const database = await openDatabase(databaseOptions);
   const ownsDatabase = options.database === undefined || options.database.kind !== 'pglite-instance';
-  const store = new PgTaskStore(database, schema, { ownsDatabase });
+  const store = new PgTaskStore(database, schema, { ownsDatabase, logger });
   try {
-    await migrate(database.db, schema);
+    const migrated = await migrate(database.db, schema);
+    logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
     const ids = await store.syncQueues(config);
     const service = new TaskQueueService(store, config, ids, {
       tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
       deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
       ...(options.events === undefined ? {} : { events: options.events }),
       ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
+      logger,
     });
     return Object.assign(service, {
       project: options.project ?? settings.project,
@@ -101,11 +114,19 @@ function databaseOptionsFor(options: OpenTaskQueueOptions, settings: ServiceSett
   return dataDir === ':memory:' ? { kind: 'pglite' } : { kind: 'pglite', dataDir: resolve(dataDir) };
 }
 
-/** A config path or object; with neither, ./queue.xml when it exists, else the built-in sample. */
+/** The files looked for in the working directory when no configuration is named, in this order. */
+export const DEFAULT_CONFIG_FILES = ['queue.xml', 'queue.yaml', 'queue.yml'] as const;
+
+/**
+ * A config path or object; with neither, the first of DEFAULT_CONFIG_FILES
+ * that exists, else the built-in sample. A named file that does not exist is
+ * an error (loadConfigFile), never a silent fallback to the sample.
+ */
 async function resolveConfig(config: string | ServiceConfig | null, settings: ServiceSettings): Promise<ServiceConfig> {
   const options = { maxActiveQueues: settings.maxActiveQueues };
   if (config === null) {
-    return existsSync('queue.xml') ? loadConfigFile('queue.xml', options) : builtInConfig();
+    const found = DEFAULT_CONFIG_FILES.find((file) => existsSync(file));
+    return found === undefined ? builtInConfig() : loadConfigFile(found, options);
   }
   if (typeof config === 'string') return loadConfigFile(config, options);
   return config;

@@ -1,39 +1,72 @@
 import type { Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { serve } from '@hono/node-server';
 import { resolve } from 'node:path';
 import { authSettingsFromEnvironment } from './auth/auth-settings.js';
-import { createAccessControl } from './auth/create-access-control.js';
+import { createAccessControl, type ServiceAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
+import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
+import type { Readiness } from './http/routes/readiness.js';
+import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+import { latestMigration } from './store/migrate.js';
 import type { PgTaskStore } from './store/pg-task-store.js';
+import { waitForDatabase } from './store/wait-for-database.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
   readonly service: OpenTaskQueue;
   readonly server: Server;
-  /** The URL it listens on. */
+  /** A URL that reaches it (loopback when it listens on every interface). */
   readonly url: string;
+  /** The address it really listens on (`0.0.0.0:8080`, `[::1]:9000`). */
+  readonly address: string;
+  /** Shuts down gracefully with the configured grace period (see shutdown). */
   close(): Promise<void>;
+  /**
+   * Graceful shutdown: stops accepting connections; aborts pending long-poll
+   * leases (they answer at once with what they have); marks every further
+   * response `Connection: close` and closes idle keep-alive connections;
+   * after `graceMs` closes whatever connections remain; then closes the
+   * service (pool, data-directory lock). Calls after the first share it.
+   */
+  shutdown(graceMs?: number): Promise<ShutdownReport>;
+}
+
+/** How a shutdown went. */
+export interface ShutdownReport {
+  /** From the call to the service closed. */
+  readonly ms: number;
+  /** Connections still open when the grace period ran out (closed by force). */
+  readonly forcedConnections: number;
 }
 
 export interface StartServerOptions {
   readonly settings: ServiceSettings;
   readonly env: Environment;
-  /** Where start-up messages go (default: stderr). */
-  readonly log?: (line: string) => void;
+  /** Where the server logs (default: nowhere). */
+  readonly logger?: Logger;
 }
 
+/** While shutting down, how often connections that went idle are closed. */
+const IDLE_SWEEP_MS = 50;
+
 /**
- * Opens the service (migrations, configuration) and serves the REST API and
- * /healthz on settings.host:settings.port.
+ * Opens the service (waiting for the database, migrations, configuration)
+ * and serves the REST API, /healthz, /readyz and /metrics on
+ * settings.host:settings.port.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { settings } = options;
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logger = options.logger ?? silentLogger;
   // Read before anything opens, so a bad auth setting fails fast.
   const authSettings = authSettingsFromEnvironment(options.env);
+  const metrics = settings.metrics === 'off' ? null : new ServiceMetrics(logger);
+  if (settings.databaseUrl !== null) {
+    await waitForDatabase(settings.databaseUrl, { waitSeconds: settings.dbWaitSeconds, logger });
+  }
   const service = await openTaskQueue({
     databaseUrl: settings.databaseUrl,
     ...(settings.configPath === null ? {} : { config: settings.configPath }),
@@ -43,45 +76,161 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     poolSize: settings.poolSize,
     tombstoneDays: settings.tombstoneDays,
     deadLetterDays: settings.deadLetterDays,
+    ...(metrics ? { events: metrics.events } : {}),
+    logger,
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;
   try {
     const store = service.store as PgTaskStore;
+    const pool = store.database.pool;
+    metrics?.attach(
+      {
+        overview: () => service.overview(),
+        pool: () => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null),
+      },
+      service.queues().map((queue) => queue.name),
+    );
     const accessControl = createAccessControl(authSettings, {
       store: { db: store.database.db, schema: service.schema },
       configAdmins: service.config.adminEmails,
-      warn: log,
+      warn: (message) => logger.warn({}, message),
     });
     // The embedded engine admits one process: `taskqueue token` asks this
     // server (on loopback, with a secret in a 0600 file) instead.
     if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
       tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
     }
-    const app = createApp({ service, accessControl, adminEmails: [...authSettings.admins, ...service.config.adminEmails] });
+    const admins = [...new Set([...authSettings.admins, ...service.config.adminEmails])];
+    const stopping = new AbortController();
+    const expectedVersion = await latestMigration();
+    const readiness = async (): Promise<Readiness> => {
+      if (stopping.signal.aborted) return { ready: false, reason: 'stopping', message: 'the server is shutting down' };
+      let version: number;
+      try {
+        version = await store.schemaVersion();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { ready: false, reason: 'database', message };
+      }
+      if (version < expectedVersion) {
+        return {
+          ready: false,
+          reason: 'migrations',
+          message: `the schema ${service.schema} is at migration ${version}, this server needs ${expectedVersion}: run taskqueue migrate`,
+        };
+      }
+      return { ready: true };
+    };
+    const app = createApp({
+      service,
+      accessControl,
+      adminEmails: admins,
+      logger,
+      ...(metrics
+        ? {
+            httpObserver: metrics.http,
+            metrics: { access: settings.metrics === 'token' ? ('token' as const) : ('on' as const), render: () => metrics.render() },
+          }
+        : {}),
+      readiness,
+      shutdown: stopping.signal,
+    });
     const server = await listen(app.fetch, settings.port, settings.host);
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : settings.port;
+    const connections = new Set<Socket>();
+    server.on('connection', (socket: Socket) => {
+      connections.add(socket);
+      socket.once('close', () => connections.delete(socket));
+    });
+    const bound = server.address() as AddressInfo;
+    const address = bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
     const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
-    const url = `http://${shownHost}:${port}`;
-    const engine =
-      service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
-    log(`taskqueue listening on ${url} - engine: ${engine}; config: ${service.config.source}; project: ${service.project}`);
+    const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${bound.port}`;
+    logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });
+
+    let shuttingDown: Promise<ShutdownReport> | null = null;
+    const shutdown = (graceMs = settings.shutdownGraceSeconds * 1000): Promise<ShutdownReport> => {
+      shuttingDown ??= (async () => {
+        const started = Date.now();
+        stopping.abort();
+        const allClosed = new Promise<void>((done) => server.close(() => done()));
+        server.closeIdleConnections();
+        // Connections whose last response went out before the signal (so
+        // without `Connection: close`) go idle later: close them as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+        let timer: NodeJS.Timeout | undefined;
+        const graceOver = new Promise<'grace over'>((done) => (timer = setTimeout(() => done('grace over'), graceMs)));
+        const outcome = await Promise.race([allClosed, graceOver]);
+        clearInterval(sweep);
+        clearTimeout(timer);
+        let forcedConnections = 0;
+        if (outcome === 'grace over') {
+          forcedConnections = connections.size;
+          logger.warn({ connections: forcedConnections, graceSeconds: graceMs / 1000 }, 'grace period over: closing the remaining connections');
+          server.closeAllConnections();
+          for (const socket of connections) socket.destroy();
+          await allClosed;
+        }
+        await tokenServer?.close();
+        await service.close();
+        return { ms: Date.now() - started, forcedConnections };
+      })();
+      return shuttingDown;
+    };
     return {
       service,
       server,
       url,
+      address,
       close: async () => {
-        await tokenServer?.close();
-        await new Promise<void>((done) => server.close(() => done()));
-        await service.close();
+        await shutdown();
       },
+      shutdown,
     };
   } catch (error) {
     await tokenServer?.close().catch(() => {});
     await service.close();
     throw error;
   }
+}
+
+/** The start line: where it listens, on what, whether anyone can administer it, and how to get a token. */
+function logStart(
+  logger: Logger,
+  facts: {
+    address: string;
+    url: string;
+    service: OpenTaskQueue;
+    settings: ServiceSettings;
+    accessControl: ServiceAccessControl;
+    admins: readonly string[];
+    authEnabled: boolean;
+  },
+): void {
+  const { service, settings, admins } = facts;
+  const engine = service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
+  const adminText =
+    admins.length > 0
+      ? `administrators: ${admins.join(', ')}`
+      : 'no administrator configured (set TASKQUEUE_ADMINS or <admin-email> in the queue config)';
+  let tokenText: string;
+  if (!facts.authEnabled) tokenText = 'authentication is off: requests need no token';
+  else if (facts.accessControl.localIssuer) tokenText = 'get a token: taskqueue token --email YOU@EXAMPLE.COM [--scope S]';
+  else tokenText = 'tokens come from the configured identity provider (the local issuer is off)';
+  logger.info(
+    {
+      address: facts.address,
+      url: facts.url,
+      engine: service.engine,
+      schema: service.schema,
+      config: service.config.source,
+      project: service.project,
+      administrators: admins.length,
+      auth: facts.authEnabled ? 'on' : 'off',
+      metrics: settings.metrics,
+    },
+    `taskqueue listening on ${facts.address} (${facts.url}) - engine: ${engine}; config: ${service.config.source}; project: ${service.project}; ${adminText}; ${tokenText}`,
+  );
 }
 
 function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {

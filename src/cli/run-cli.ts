@@ -58,7 +58,7 @@ export async function runCli(argv: readonly string[], env: Environment, out = pr
         out.write(`${await runTokenCommand(rest, env)}\n`);
         return 0;
       case 'serve':
-        return await serveCommand(settingsWithFlags(rest, env), env, err);
+        return await serveCommand(settingsWithFlags(rest, env), env);
       default:
         err.write(`taskqueue: unknown command "${command}"\n\n${USAGE}`);
         return 2;

@@ -48,12 +48,17 @@ export const LEASE_TASKS: RestMethod = {
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
     const tasks =
       waitMs > 0
-        ? await leaseWithWait(queue, options, waitMs, c.req.raw.signal)
+        ? await leaseWithWait(queue, options, waitMs, untilShutdown(c.req.raw.signal, call.deps.shutdown))
         : await queue.leaseTasks(options).catch(noTasksWhenPaused);
     const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
 };
+
+/** The client's signal, also aborted when the server shuts down: a pending long-poll then answers with what it has. */
+function untilShutdown(client: AbortSignal, shutdown: AbortSignal | undefined): AbortSignal {
+  return shutdown ? AbortSignal.any([client, shutdown]) : client;
+}
 
 /** A paused queue leases nothing: over REST that is an empty result, not an error. */
 function noTasksWhenPaused(error: unknown): Task[] {
