@@ -1,13 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests that need no database: parsers, fields, validation, auth verifiers,
+ * the core against an in-memory store. They run with PostgreSQL down
+ * (`npx vitest run --project unit`). Every other test file is in the `db`
+ * project, behind the global setup that checks PostgreSQL answers; a test
+ * that needs the database but sits in `unit` fails at `testPgUrl()`.
+ */
+const UNIT = [
+  'test/core/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
+  'test/http/{batch-parse,fields,parsing}.test.ts',
+  'test/store/{data-dir-lock,migrations-module}.test.ts',
+  'test/lint/**/*.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // PGlite costs ~0.5 GB and 3-4 s per test file; two workers fit 2 cores.
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      {
+        extends: true,
+        test: {
+          name: 'db',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT],
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -25,8 +25,10 @@ export {
   type TaskLeaseRef,
 } from './core/task-queue.js';
 export { TaskQueueService } from './core/task-queue-service.js';
+export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from './core/caller-transaction.js';
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';
+export type { Tombstone, TombstoneReason } from './core/tombstone.js';
 export type { TaskState } from './core/task-store.js';
 export { noTaskEvents, type TaskEvents } from './core/task-events.js';
 export type { Task, TaskOptions } from './core/task.js';

@@ -39,6 +39,8 @@ export interface Principal {
   readonly scopes: readonly string[];
   /** The application an API key identified, if any. */
   readonly application?: string;
+  /** When the caller's token stops being valid, in epoch ms (null when it did not say). The console's session ends then. */
+  readonly expiresAt?: number | null;
 }
 
 export interface AccessDecision {

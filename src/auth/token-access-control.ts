@@ -52,6 +52,7 @@ export class TokenAccessControl implements AccessControl {
     const principal: Principal = {
       email: identity.email,
       scopes: identity.scopes,
+      expiresAt: identity.expiresAt,
       ...(application === undefined ? {} : { application }),
     };
     return { principal, mayReadAcl: admin };

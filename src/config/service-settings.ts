@@ -29,6 +29,8 @@ export interface ServiceSettings {
   readonly deadLetterDays: number;
   /** Most queues a configuration may define, not counting `default` (default 100). */
   readonly maxActiveQueues: number;
+  /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
+  readonly console: boolean;
   /** pino level of the server's log (LOG_LEVEL, default `info`). */
   readonly logLevel: LogLevel;
   /** Who may read GET /metrics (TASKQUEUE_METRICS: `off`, `on` = anyone, `token` = administrators; default `on`). */
@@ -59,6 +61,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   tombstoneDays: 7,
   deadLetterDays: 7,
   maxActiveQueues: 100,
+  console: true,
   logLevel: 'info',
   metrics: 'on',
   dbWaitSeconds: 30,
@@ -89,6 +92,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       1,
       100_000,
     ),
+    console: onOffSetting('TASKQUEUE_CONSOLE', text('TASKQUEUE_CONSOLE'), DEFAULT_SETTINGS.console),
     logLevel: choiceSetting('LOG_LEVEL', text('LOG_LEVEL')?.toLowerCase(), LOG_LEVELS, DEFAULT_SETTINGS.logLevel),
     metrics: choiceSetting('TASKQUEUE_METRICS', text('TASKQUEUE_METRICS')?.toLowerCase(), METRICS_ACCESS, DEFAULT_SETTINGS.metrics),
     dbWaitSeconds: numberSetting('TASKQUEUE_DB_WAIT_SECONDS', text('TASKQUEUE_DB_WAIT_SECONDS'), DEFAULT_SETTINGS.dbWaitSeconds),
@@ -111,6 +115,13 @@ function choiceSetting<T extends string>(name: string, value: string | undefined
     throw new QueueError('INVALID_CONFIG', `${name} must be one of ${choices.join(', ')}, got "${value}"`, { field: name });
   }
   return choice;
+}
+
+/** `on` or `off`, nothing else: a misspelt switch stops the server rather than being guessed at. */
+function onOffSetting(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new QueueError('INVALID_CONFIG', `${name} must be "on" or "off", got "${value}"`, { field: name });
 }
 
 /** Parses an integer setting strictly: `10abc`, `0x10` and `1.5` are errors, not 10, 16 and 1. */

@@ -1,3 +1,4 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
@@ -6,6 +7,7 @@ import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { QueueStats, TagFilter, TaskState, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
+import type { Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
 
@@ -32,7 +34,7 @@ export interface AddOptions {
    * on which BEGIN has run. The tasks become visible only when the caller
    * commits, and vanish if it rolls back. At most 5 tasks per transaction.
    */
-  readonly transaction?: object;
+  readonly transaction?: CallerTransaction;
 }
 
 /** A task, or just what identifies its lease: name and the lease token it was handed. */
@@ -372,6 +374,14 @@ export class TaskQueue {
     });
     if (redriven > 0) this.#events.added(this.name, redriven);
     return redriven;
+  }
+
+  /**
+   * The queue's most recent tombstones (names held after a delete, a purge
+   * or the retry limit), newest first, with the reason each task went.
+   */
+  async listTombstones(options: { limit?: number } = {}): Promise<Tombstone[]> {
+    return this.#store.listTombstones({ ...this.#ref, limit: this.#pageLimit(options.limit ?? 50) });
   }
 
   /**

@@ -1,8 +1,10 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
 import type { QueueOverview } from './queue-overview.js';
 import type { Task } from './task.js';
+import type { Tombstone } from './tombstone.js';
 
 /**
  * The seam between the domain and the database: one method per operation,
@@ -35,6 +37,8 @@ export interface TaskStore {
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]>;
   /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many. */
   redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
+  /** A queue's most recent tombstones, newest first. */
+  listTombstones(params: TombstoneListParams): Promise<Tombstone[]>;
   /** Ends a lease whoever holds it: the task is available at once. Null when the task is not live. */
   releaseLease(params: TaskRef): Promise<Task | null>;
   /** The operators' overview of the given queues, in one query. */
@@ -77,7 +81,7 @@ export interface TaskInsertParams extends QueueRef {
   /** Latest ETA allowed, as an offset from the database's now(). */
   readonly maxEtaAheadMs: number;
   /** The caller's own transaction (a pg client or a Kysely transaction), when adding inside it. */
-  readonly transaction?: object;
+  readonly transaction?: CallerTransaction;
 }
 
 /** Which tasks a lease may take. */
@@ -144,6 +148,10 @@ export interface DeadLetterListParams extends QueueRef {
   readonly limit: number;
   /** Continue after this dead letter in (diedUsec, name) order. */
   readonly after?: DeadLetterRef;
+}
+
+export interface TombstoneListParams extends QueueRef {
+  readonly limit: number;
 }
 
 export interface DeadLetterRedriveParams extends QueueRef {

@@ -5,14 +5,16 @@ import type { QueueStatistics } from '../core/task-queue.js';
 export interface TaskQueueJson {
   kind: 'taskqueues#taskqueue';
   id: string;
-  maxLeases?: number;
+  maxLeases: number;
   acl?: { adminEmails: string[]; consumerEmails: string[]; producerEmails: string[] };
   stats?: { totalTasks: number; oldestTask?: string; leasedLastMinute: string; leasedLastHour: string };
 }
 
 /**
- * A queue as JSON. `maxLeases` is left out when unlimited (the discovery:
- * "If unset we lease them out forever"). The ACL maps queue.xml's
+ * A queue as JSON. `maxLeases` is always present: the retry limit, 0 when
+ * there is none (the discovery's "If unset we lease them out forever"; App
+ * Engine's re-implementations answer 0, and clients written against them
+ * read it unconditionally). The ACL maps queue.xml's
  * `<user-email>` to consumers and `<writer-email>` to producers, with the
  * project's `<admin-email>`s as admins; it is shown only to callers who may
  * read it. `stats.oldestTask` is in seconds since the epoch, as the
@@ -23,8 +25,7 @@ export function queueJson(
   queue: QueueConfig,
   options: { adminEmails: readonly string[] | null; stats: QueueStatistics | null },
 ): TaskQueueJson {
-  const json: TaskQueueJson = { kind: 'taskqueues#taskqueue', id: queue.name };
-  if (queue.maxLeases !== null) json.maxLeases = queue.maxLeases;
+  const json: TaskQueueJson = { kind: 'taskqueues#taskqueue', id: queue.name, maxLeases: queue.maxLeases ?? 0 };
   if (options.adminEmails) {
     json.acl = {
       adminEmails: [...options.adminEmails],

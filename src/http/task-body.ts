@@ -1,5 +1,6 @@
 import type { TaskOptions } from '../core/task.js';
 import { decodePayloadBase64 } from './base64-payload.js';
+import { DISCOVERY_DOCUMENT } from './discovery/discovery-document.js';
 import { invalidField, quote } from './http-error.js';
 import { isSameQueueName } from './project-id.js';
 
@@ -18,6 +19,26 @@ export interface TaskBodyTarget {
  */
 export type UpdateMode = 'merge' | 'replace';
 
+/**
+ * The fields a Task body may carry: those of the discovery's `Task` schema
+ * (`retry_count`, `kind`, `enqueueTimestamp` included, so a client may send
+ * back a task as it got it).
+ */
+const TASK_FIELDS: ReadonlySet<string> = new Set(Object.keys(DISCOVERY_DOCUMENT.schemas.Task?.properties ?? {}));
+
+/**
+ * Refuses a field the Task schema does not have, naming it: silently
+ * dropping `{"name": "t-17"}` would store the task under a generated id,
+ * and the caller's later read of t-17 would be a puzzling 404.
+ */
+function checkKnownFields(body: Record<string, unknown>): void {
+  for (const field of Object.keys(body)) {
+    if (!TASK_FIELDS.has(field)) {
+      throw invalidField(field, `Unknown field ${quote(field)} in a Task; its fields are ${[...TASK_FIELDS].join(', ')}`);
+    }
+  }
+}
+
 /** What an update asks for, beyond the new lease of `newLeaseSeconds`. */
 export interface TaskUpdate {
   /** The lease token the caller holds, when it sent `leaseTimestamp`. */
@@ -31,9 +52,10 @@ export interface TaskUpdate {
  * absent or empty), `payloadBase64` (required), `tag`, and `leaseTimestamp`
  * as the first time the task may be leased. `queueName`, when sent, must
  * name the path's queue. `kind`, `enqueueTimestamp` and `retry_count` are
- * set by the server and ignored.
+ * set by the server and ignored; any field outside the Task schema is 400.
  */
 export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyTarget): TaskOptions {
+  checkKnownFields(body);
   checkQueueName(body, target);
   const id = optionalString(body, 'id');
   const payload = body.payloadBase64;
@@ -55,9 +77,11 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
  * name the task and queue of the path (and cannot be deleted with null);
  * `leaseTimestamp`, when sent, is the lease token; `tag` may be set, or
  * cleared with null. The payload is immutable and server-set fields are
- * ignored, so a client may send back the task exactly as it leased it.
+ * ignored, so a client may send back the task exactly as it leased it; a
+ * field outside the Task schema is 400.
  */
 export function parseUpdateBody(body: Record<string, unknown>, target: TaskBodyTarget, mode: UpdateMode): TaskUpdate {
+  checkKnownFields(body);
   checkQueueName(body, target);
   if (body.id !== undefined) {
     if (typeof body.id !== 'string') throw invalidField('id', body.id === null ? 'id cannot be deleted' : 'id must be a string');

@@ -38,3 +38,18 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
   if (task.tag !== null) json.tag = task.tag;
   return json;
 }
+
+/** The REST representation of a collection of tasks (discovery schemas `Tasks` and `Tasks2`). */
+export interface TasksJson {
+  kind: 'taskqueues#tasks';
+  items?: TaskJson[];
+}
+
+/**
+ * A lease or list answer. An empty collection leaves `items` out, as
+ * Google's JSON APIs do (`{"kind": "taskqueues#tasks"}`); clients read a
+ * missing `items` as none.
+ */
+export function tasksJson(items: TaskJson[]): TasksJson {
+  return items.length === 0 ? { kind: 'taskqueues#tasks' } : { kind: 'taskqueues#tasks', items };
+}

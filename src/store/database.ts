@@ -116,6 +116,11 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   // An idle client that loses its server emits 'error' on the pool; without a
   // listener Node would end the process. The next query reconnects.
   pool.on('error', () => {});
+  // A client in use emits 'error' too when its server goes (pg_ctl -m
+  // immediate, a cut connection), and the pool listens only to idle ones:
+  // unheard, that error ended the process. The query in flight fails on its
+  // own (TRANSIENT_ERROR) and the broken client is discarded on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }) });
   return {
     db,

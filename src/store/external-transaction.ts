@@ -1,36 +1,41 @@
 import type { CompiledQuery, QueryResult } from 'kysely';
+import type { CallerTransaction, KyselyTransaction, PgClientTransaction } from '../core/caller-transaction.js';
 import { QueueError } from '../core/errors.js';
 
 /** Something that can run one compiled query: our Kysely, a Kysely transaction, or a pg client. */
 export type QueryRunner = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 
-interface PgLikeClient {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
-}
-
-interface KyselyLike {
+interface KyselyExecutor {
   executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>>;
 }
 
 /**
  * Adapts the caller's own transaction so our statements run inside it and
  * become visible only when the caller commits. Accepts a Kysely transaction
- * (or Kysely instance) and a `pg` client (`Client` or a `PoolClient` that
- * has run BEGIN). A pg `Pool` is refused: each query could run on another
- * connection, outside the caller's transaction.
+ * and a `pg` client (`Client` or a `PoolClient` that has run BEGIN). The
+ * types already refuse a Kysely instance and a pg `Pool`; the checks here
+ * are for callers without types.
+ *
+ * A Kysely transaction runs our compiled statements through
+ * `withoutPlugins()`: the same connection, without the caller's plugins, so
+ * a `CamelCasePlugin` (which renames result columns) cannot change what our
+ * statements return.
  */
-export function runnerFor(transaction: object): QueryRunner {
-  const candidate = transaction as Partial<KyselyLike & PgLikeClient> & { totalCount?: unknown };
+export function runnerFor(transaction: CallerTransaction): QueryRunner {
+  const candidate = transaction as Partial<KyselyTransaction & PgClientTransaction> & {
+    executeQuery?: unknown;
+    totalCount?: unknown;
+  };
   if (typeof candidate.executeQuery === 'function') {
-    if ((transaction as { isTransaction?: unknown }).isTransaction !== true) {
+    if (candidate.isTransaction !== true || typeof candidate.withoutPlugins !== 'function') {
       throw new QueueError(
         'INVALID_REQUEST',
         'transaction: got a Kysely instance, not a transaction; pass the trx of db.transaction().execute(trx => ...)',
         { field: 'transaction' },
       );
     }
-    const kysely = transaction as KyselyLike;
-    return (query) => kysely.executeQuery(query);
+    const executor = candidate.withoutPlugins() as KyselyExecutor;
+    return (query) => executor.executeQuery(query);
   }
   if (typeof candidate.query === 'function') {
     if (typeof candidate.totalCount === 'number') {
@@ -40,7 +45,7 @@ export function runnerFor(transaction: object): QueryRunner {
         { field: 'transaction' },
       );
     }
-    const client = transaction as PgLikeClient;
+    const client = transaction as PgClientTransaction;
     return async <R>(query: CompiledQuery<R>) => {
       const result = await client.query(query.sql, [...query.parameters]);
       return {

@@ -21,7 +21,9 @@ import type {
   TaskModifyLeaseParams,
   TaskRef,
   TaskStore,
+  TombstoneListParams,
 } from '../core/task-store.js';
+import type { Tombstone } from '../core/tombstone.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
@@ -30,6 +32,7 @@ import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks, oldestAvailableTag } from './lease-tasks.js';
+import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
 import { queueOverview } from './queue-overview.js';
@@ -216,6 +219,10 @@ export class PgTaskStore implements TaskStore {
       if (redriven > 0) this.#arrivals.wake(params.queueId);
     }
     return redriven;
+  }
+
+  listTombstones(params: TombstoneListParams): Promise<Tombstone[]> {
+    return guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
   async releaseLease(params: TaskRef): Promise<Task | null> {

@@ -133,6 +133,17 @@ export interface DeadLettersView {
   payload: Uint8Array;
 }
 
+export interface AuditLogTable {
+  id: GeneratedAlways<string>;
+  at: Generated<Date>;
+  actor: string;
+  action: string;
+  queue: string;
+  target: string | null;
+  count: Generated<number>;
+  source: Generated<string>;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -154,5 +165,6 @@ export interface Database {
   recent_tombstones: RecentTombstonesView;
   dead_letters: DeadLettersView;
   schema_migrations: SchemaMigrationsTable;
+  audit_log: AuditLogTable;
   auth_signing_keys: AuthSigningKeysTable;
 }

@@ -80,7 +80,8 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(3600);
 
     const decision = await control.check(bearer(token), QUEUE, 'task.insert');
-    expect(decision.principal).toEqual({ email: EMAIL, scopes: [TASKQUEUE_SCOPE] });
+    // The principal carries the token's expiry (the console's session ends with it).
+    expect(decision.principal).toEqual({ email: EMAIL, scopes: [TASKQUEUE_SCOPE], expiresAt: (claims.exp ?? 0) * 1000 });
     expect(decision.mayReadAcl).toBe(false);
     // The same key signs the next token.
     await control.localIssuer?.mint({ email: EMAIL });

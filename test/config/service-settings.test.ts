@@ -24,3 +24,14 @@ describe('service settings: dead-letter retention', () => {
     }
   });
 });
+
+describe('service settings: the web console switch', () => {
+  it('is on by default; TASKQUEUE_CONSOLE=off removes it; anything else is refused', () => {
+    expect(settingsFromEnvironment({}).console).toBe(true);
+    expect(settingsFromEnvironment({ TASKQUEUE_CONSOLE: 'on' }).console).toBe(true);
+    expect(settingsFromEnvironment({ TASKQUEUE_CONSOLE: 'off' }).console).toBe(false);
+    for (const bad of ['false', '0', 'no', 'Off']) {
+      expect(() => settingsFromEnvironment({ TASKQUEUE_CONSOLE: bad })).toThrow(/TASKQUEUE_CONSOLE/);
+    }
+  });
+});

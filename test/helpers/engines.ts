@@ -20,7 +20,10 @@ export function testPGlite(): Promise<PGlite> {
 }
 
 export function testPgUrl(): string {
-  return inject('pgUrl');
+  const url = inject('pgUrl');
+  // Provided by the db project's global setup only (vitest.config.ts).
+  if (!url) throw new Error('this test needs PostgreSQL: list it in the db project, not in UNIT (vitest.config.ts)');
+  return url;
 }
 
 /** A fresh schema name, so tests never see each other's rows. */

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { b64, openHarness, queuePath, type Harness } from './harness.js';
+import { b64, listen, openHarness, queuePath, type Harness } from './harness.js';
 
 const tasks = `${queuePath()}/tasks`;
 
@@ -101,6 +101,32 @@ describe('request conventions (spec section 4.3) over app.request', () => {
       const changed = await h.call(`${tasks}/t1`, { headers: { 'if-none-match': etag } });
       expect(changed.status).toBe(200);
       expect(changed.headers.get('etag')).not.toBe(etag);
+    });
+
+    it('answer 304 with the headers the 200 carries that RFC 9110 keeps (ETag, Vary, Date, Cache-Control), over a real connection', async () => {
+      const server = await listen(h.app);
+      try {
+        for (const path of [`${tasks}/t1`, tasks, queuePath(), `${tasks}/t1?oauth_token=tok`]) {
+          const full = await fetch(`${server.url}${path}`);
+          await full.arrayBuffer();
+          expect(full.status).toBe(200);
+          const etag = full.headers.get('etag') as string;
+          const notModified = await fetch(`${server.url}${path}`, { headers: { 'if-none-match': etag } });
+          expect(await notModified.text()).toBe('');
+          expect(notModified.status).toBe(304);
+          expect(notModified.headers.get('etag')).toBe(etag);
+          expect(notModified.headers.get('vary')).toBe(full.headers.get('vary'));
+          expect(notModified.headers.get('vary')).toBe('Accept-Encoding, User-Agent');
+          expect(notModified.headers.get('date')).toMatch(/GMT$/);
+          expect(notModified.headers.get('cache-control')).toBe(full.headers.get('cache-control'));
+          // A 304 has no body, so no header that describes one.
+          expect(notModified.headers.get('content-type')).toBeNull();
+          expect(notModified.headers.get('content-encoding')).toBeNull();
+        }
+        expect((await fetch(`${server.url}${tasks}/t1?oauth_token=tok`, { headers: { 'if-none-match': '*' } })).headers.get('cache-control')).toBe('private');
+      } finally {
+        await server.close();
+      }
     });
 
     it('If-Match with a stale ETag is 412 and changes nothing; the current one or * goes through', async () => {

@@ -50,7 +50,7 @@ export interface Harness {
   call(path: string, options?: RequestOptions): Promise<Reply>;
   /** Inserts a task through the REST API; returns its JSON. */
   insert(body: Record<string, unknown>, queue?: string): Promise<Loose>;
-  /** Leases through the REST API; returns the items. */
+  /** Leases through the REST API; returns the items ([] for an answer without `items`, as an empty lease is written). */
   lease(query: string, queue?: string): Promise<Loose[]>;
   close(): Promise<void>;
 }
@@ -88,7 +88,7 @@ export async function openHarness(
     async lease(query, queue = 'q') {
       const r = await call(`${queuePath(queue)}/tasks/lease?${query}`, { method: 'POST' });
       if (r.status !== 200) throw new Error(`lease failed: ${r.status} ${r.text}`);
-      return r.json.items;
+      return r.json.items ?? [];
     },
     close: () => t.close(),
   };

@@ -33,6 +33,26 @@ describe('tasks.insert and tasks.get over HTTP', () => {
     expect(row?.tag).toBe('mail');
   });
 
+  it('refuses a field outside the Task schema with 400 naming it, and stores nothing', async () => {
+    for (const [body, field] of [
+      [{ name: 't-17', payloadBase64: b64('x') }, 'name'],
+      [{ id: 't-18', payloadBase64: b64('x'), retryCount: 1 }, 'retryCount'],
+      [{ id: 't-19', payloadBase64: b64('x'), delaySeconds: 5 }, 'delaySeconds'],
+    ] as const) {
+      const r = await h.call(tasks, { method: 'POST', body });
+      expect(r.status).toBe(400);
+      expect(r.json.error.errors[0]).toMatchObject({ reason: 'invalid', location: field, message: expect.stringContaining(`"${field}"`) });
+    }
+    expect(await h.t.sql(`select name from ${h.t.schema}.tasks`)).toEqual([]);
+    // Every field of the discovery's Task schema is accepted, retry_count included.
+    const all = await h.call(tasks, {
+      method: 'POST',
+      body: { kind: 'taskqueues#task', id: 't-20', queueName: 'q', payloadBase64: b64('x'), tag: 'a', leaseTimestamp: '0', enqueueTimestamp: '0', retry_count: 0 },
+    });
+    expect(all.status).toBe(200);
+    expect(all.json.id).toBe('t-20');
+  });
+
   it('generates a name when id is absent or empty, and ignores server-set fields', async () => {
     const a = await h.insert({ payloadBase64: b64('a') });
     const b = await h.insert({ id: '', payloadBase64: b64('b'), retry_count: 7, kind: 'bogus', enqueueTimestamp: '5' });

@@ -10,10 +10,10 @@ describe('tasks.lease over HTTP', () => {
   });
   afterEach(async () => h.close());
 
-  it('answers `items: []` when nothing can be leased', async () => {
+  it('answers without `items` when nothing can be leased', async () => {
     const r = await h.call(`${lease}?numTasks=10&leaseSecs=60`, { method: 'POST' });
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ kind: 'taskqueues#tasks', items: [] });
+    expect(r.json).toEqual({ kind: 'taskqueues#tasks' });
   });
 
   it('leases the oldest tasks for leaseSecs, counting the lease in retry_count', async () => {
@@ -55,8 +55,42 @@ describe('tasks.lease over HTTP', () => {
     });
     expect(twice.status).toBe(400);
     expect(twice.json.error.message).toContain('numTasks');
-    const json = await h.call(`${lease}?numTasks=1&leaseSecs=1`, { method: 'POST', body: { numTasks: 1 } });
-    expect(json.status).toBe(400);
+    const text = await h.call(`${lease}?numTasks=1&leaseSecs=1`, { method: 'POST', body: 'numTasks=1', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(400);
+  });
+
+  it('takes a JSON body: empty, or carrying the parameters under either spelling, the query string winning', async () => {
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await h.insert({ id, payloadBase64: '', tag: id === 'e' ? 'x' : null });
+    // What early discovery-based clients send with every POST.
+    const empty = await h.call(`${lease}?numTasks=1&leaseSecs=60`, { method: 'POST', body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.json.items.map((t: Loose) => t.id)).toEqual(['a']);
+    const inBody = await h.call(lease, { method: 'POST', body: { numTasks: 1, leaseSecs: 60 } });
+    expect(inBody.json.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([['b', 1]]);
+    const snake = await h.call(lease, { method: 'POST', body: { num_tasks: '1', lease_secs: 60, group_by_tag: true, tag: 'x' } });
+    expect(snake.json.items.map((t: Loose) => t.id)).toEqual(['e']);
+    // The query string wins: one task, a 600 s lease (the body's 1 s is ignored).
+    const before = Date.now() * 1000;
+    const conflict = await h.call(`${lease}?numTasks=1&lease_secs=600`, { method: 'POST', body: { numTasks: 3, leaseSecs: 1, waitSecs: 0 } });
+    expect(conflict.json.items.map((t: Loose) => t.id)).toEqual(['c']);
+    expect(Number(conflict.json.items[0].leaseTimestamp)).toBeGreaterThan(before + 500e6);
+    // The body's values get the query string's checks, and its mistakes are named.
+    for (const [body, field] of [
+      [{ numTasks: 0, leaseSecs: 60 }, 'numTasks'],
+      [{ numTasks: 1.5, leaseSecs: 60 }, 'numTasks'],
+      [{ numTasks: 1, leaseSecs: 60, groupByTag: 'yes' }, 'groupByTag'],
+      [{ numTasks: 1, leaseSecs: 60, lease_seconds: 5 }, 'lease_seconds'],
+      [{ numTasks: 1, leaseSecs: 60, lease_secs: 60 }, 'lease_secs'],
+      [{ numTasks: [1], leaseSecs: 60 }, 'numTasks'],
+      [{ numTasks: 1 }, 'leaseSecs'],
+    ] as const) {
+      const r = await h.call(lease, { method: 'POST', body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.json.error.errors[0].location, JSON.stringify(body)).toBe(field);
+    }
+    expect((await h.call(lease, { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await h.call(lease, { method: 'POST', body: '{"numTasks":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await h.lease('numTasks=10&leaseSecs=60')).map((t) => t.id)).toEqual(['d']);
   });
 
   it.each([

@@ -10,7 +10,7 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
 
   it('lists live tasks in ETA order without payloads', async () => {
     h = await openHarness('postgres');
-    expect((await h.call(tasks)).json).toEqual({ kind: 'taskqueues#tasks', items: [] });
+    expect((await h.call(tasks)).json).toEqual({ kind: 'taskqueues#tasks' });
     await h.insert({ id: 'second', payloadBase64: b64('2'), leaseTimestamp: 2 });
     await h.insert({ id: 'first', payloadBase64: b64('1'), leaseTimestamp: 1, tag: 'x' });
     const r = await h.call(tasks);
@@ -101,6 +101,14 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
     await h.lease('numTasks=1&leaseSecs=60');
     const stats = await h.call(`${queuePath()}?getStats=true`);
     expect(stats.json.stats).toEqual({ totalTasks: 2, oldestTask: expect.stringMatching(/^[0-9]{10}$/), leasedLastMinute: '1', leasedLastHour: '1' });
+  });
+
+  it('answers maxLeases 0 for a queue without a retry limit', async () => {
+    h = await openHarness('postgres');
+    const r = await h.call(queuePath());
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ kind: 'taskqueues#taskqueue', id: 'q', maxLeases: 0 });
+    expect((await h.call(`${queuePath()}?fields=maxLeases`)).json).toEqual({ maxLeases: 0 });
   });
 
   it('answers 404 for an unknown queue and 400 for a push queue', async () => {

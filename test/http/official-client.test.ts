@@ -49,7 +49,8 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     await tq.tasks.insert({ project, taskqueue, resource: { id: 'second', payloadBase64: '', tag: 'y' } }, o);
 
     const queue = await tq.taskqueues.get({ project, taskqueue, getStats: true }, o);
-    expect(queue.data).toMatchObject({ kind: 'taskqueues#taskqueue', id: 'q', stats: { totalTasks: 2 } });
+    // maxLeases is always there: 0 for a queue without a retry limit.
+    expect(queue.data).toMatchObject({ kind: 'taskqueues#taskqueue', id: 'q', maxLeases: 0, stats: { totalTasks: 2 } });
 
     const listed = await tq.tasks.list({ project, taskqueue }, o);
     expect(listed.data.items.map((t: Loose) => t.id).sort()).toEqual([id, 'second'].sort());
@@ -79,7 +80,8 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     await tq.tasks.delete({ project, taskqueue, task: 'second' }, o);
 
     const empty = await tq.tasks.lease({ project, taskqueue, numTasks: 10, leaseSecs: 60 }, o);
-    expect(empty.data.items).toEqual([]);
+    // An empty collection has no `items`, as Google's JSON APIs write it.
+    expect(empty.data).toEqual({ kind: 'taskqueues#tasks' });
 
     // Every request reached the access control with the client's bearer token.
     expect(new Set(seen.map((s) => s.action))).toEqual(
@@ -88,10 +90,42 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     expect(seen.every((s) => s.credentials.authorization === 'Bearer dev-token')).toBe(true);
   });
 
+  it('leases with a JSON body, as early discovery clients sent one with every POST', async () => {
+    await h.insert({ id: 'j1', payloadBase64: '' });
+    await h.insert({ id: 'j2', payloadBase64: '' });
+    const withEmpty = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: {} }, o);
+    expect(withEmpty.data.items.map((t: Loose) => t.id)).toEqual(['j1']);
+    // Parameters in the body too: the query string's numTasks (1) wins over the body's.
+    const both = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { numTasks: 5, lease_secs: 1 } }, o);
+    expect(both.data.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([['j2', 1]]);
+    // The body does reach the server: a field that is no lease parameter is named in a 400.
+    const bogus = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { leaseSeconds: 5 } }, o).catch((e: Loose) => e);
+    expect(bogus.code).toBe(400);
+    expect(bogus.errors[0].location).toBe('leaseSeconds');
+    await tq.tasks.delete({ project, taskqueue, task: 'j1' }, o);
+    await tq.tasks.delete({ project, taskqueue, task: 'j2' }, o);
+  });
+
+  it('sees 304 Not Modified with ETag and Vary when it revalidates', async () => {
+    await h.insert({ id: 'cached', payloadBase64: '' });
+    const first = await tq.tasks.get({ project, taskqueue, task: 'cached' }, o);
+    const etag: string = first.headers.etag;
+    const again = await tq.tasks
+      .get({ project, taskqueue, task: 'cached', headers: { 'If-None-Match': etag } }, o)
+      .catch((e: Loose) => e.response ?? e);
+    expect(again.status).toBe(304);
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers.vary).toBe(first.headers.vary);
+    await tq.tasks.delete({ project, taskqueue, task: 'cached' }, o);
+  });
+
   it('gets Google error envelopes it can read (code and errors)', async () => {
     const error = await tq.tasks.get({ project, taskqueue, task: 'missing' }, o).catch((e: Loose) => e);
     expect(error.code).toBe(404);
     expect(error.errors).toEqual([{ domain: 'global', reason: 'notFound', message: expect.stringContaining('missing') }]);
+    const unknown = await tq.tasks.insert({ project, taskqueue, resource: { name: 't-17', payloadBase64: '' } }, o).catch((e: Loose) => e);
+    expect(unknown.code).toBe(400);
+    expect(unknown.errors[0]).toMatchObject({ reason: 'invalid', location: 'name', message: expect.stringContaining('"name"') });
     const bad = await tq.tasks.lease({ project, taskqueue, numTasks: 5000, leaseSecs: 60 }, o).catch((e: Loose) => e);
     expect(bad.code).toBe(400);
     expect(bad.errors[0].location).toBe('numTasks');

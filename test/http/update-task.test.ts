@@ -117,6 +117,15 @@ describe('tasks.update, tasks.patch and PUT over HTTP', () => {
     expect(r.json.enqueueTimestamp).toBe(leased.enqueueTimestamp);
   });
 
+  it('update, PATCH and PUT refuse a field outside the Task schema with 400 naming it, and change nothing', async () => {
+    for (const method of ['POST', 'PATCH', 'PUT']) {
+      const r = await h.call(`${tasks}/t?newLeaseSeconds=60`, { method, body: { ...leased, tags: 'x' } });
+      expect(r.status).toBe(400);
+      expect(r.json.error.errors[0]).toMatchObject({ location: 'tags', message: expect.stringContaining('"tags"') });
+    }
+    expect((await h.call(`${tasks}/t`)).json.leaseTimestamp).toBe(leased.leaseTimestamp);
+  });
+
   it('PUT replaces: a tag left out is cleared', async () => {
     const r = await h.call(`${tasks}/t?newLeaseSeconds=60`, { method: 'PUT', body: { id: 't' } });
     expect(r.status).toBe(200);

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
@@ -56,6 +56,42 @@ describe('adding inside the caller transaction (postgres)', () => {
     expect(await count()).toBe(2);
   });
 
+  it('runs our statements without the plugins of the caller\'s Kysely (CamelCasePlugin)', async () => {
+    const q = await setup();
+    const db = new Kysely<{ app_orders: { order_id: number } }>({
+      dialect: new PostgresDialect({ pool }),
+      plugins: [new CamelCasePlugin()],
+    });
+    await db.transaction().execute(async (trx) => {
+      // The caller's own statements still go through its plugins.
+      const [row] = (await sql<{ orderId: number }>`select 7 as order_id`.execute(trx)).rows;
+      expect(row).toEqual({ orderId: 7 });
+      await q.add([{ name: 'camel-1' }, { name: 'camel-2' }], { transaction: trx });
+      await q.add({ name: 'camel-3' }, { transaction: trx });
+      expect(await count()).toBe(0);
+    });
+    expect(await count()).toBe(3);
+    const trx = await db.startTransaction().execute();
+    await q.add({ name: 'controlled' }, { transaction: trx });
+    await trx.rollback().execute();
+    expect(await count()).toBe(3);
+  });
+
+  it('joins a transaction of a bare pg Client', async () => {
+    const q = await setup();
+    const client = new pg.Client({ connectionString: testPgUrl() });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await q.add({ name: 'bare-client' }, { transaction: client });
+      expect(await count()).toBe(0);
+      await client.query('commit');
+      expect(await count()).toBe(1);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('allows at most 5 tasks per transaction and refuses a pool', async () => {
     const q = await setup();
     const client = await pool.connect();
@@ -77,6 +113,7 @@ describe('adding inside the caller transaction (postgres)', () => {
     } finally {
       client.release();
     }
+    // @ts-expect-error the type refuses a Pool too; this is the check for callers without types
     await expect(q.add({}, { transaction: pool })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 });
@@ -109,6 +146,7 @@ describe('what counts as the caller transaction (postgres)', () => {
       client.release();
     }
     const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) });
+    // @ts-expect-error the type refuses a Kysely instance too; this is the check for callers without types
     await expect(q.add({ name: 'no-trx' }, { transaction: db })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     const [row] = await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`);
     expect(row?.n).toBe('0');

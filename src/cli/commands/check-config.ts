@@ -1,5 +1,7 @@
+import type { Command } from 'commander';
 import { loadConfigFile } from '../../config/load-config.js';
-import type { ServiceSettings } from '../../config/service-settings.js';
+import { settingsFromEnvironment, type ServiceSettings } from '../../config/service-settings.js';
+import type { CommandContext } from '../command-context.js';
 
 /** `taskqueue check-config FILE`: validates and summarises; errors name file, queue and element. */
 export async function checkConfigCommand(
@@ -27,4 +29,16 @@ export async function checkConfigCommand(
   }
   if (config.totalStorageLimitBytes !== null) out.write(`  total storage limit: ${config.totalStorageLimitBytes} B\n`);
   return 0;
+}
+
+/** Registers `taskqueue check-config [FILE]`. */
+export function registerCheckConfig(program: Command, ctx: CommandContext): void {
+  program
+    .command('check-config')
+    .summary('validate a queue.xml or queue.yaml file')
+    .description('Validates a queue.xml or queue.yaml file and summarises its queues; errors name the file, queue and element.')
+    .argument('[file]', 'the file (default $TASKQUEUE_CONFIG)')
+    .action(async (file: string | undefined) => {
+      ctx.exitCode = await checkConfigCommand(file === undefined ? [] : [file], settingsFromEnvironment(ctx.io.env), ctx.io.out as NodeJS.WritableStream);
+    });
 }

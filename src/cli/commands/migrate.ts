@@ -1,7 +1,10 @@
+import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { ServiceSettings } from '../../config/service-settings.js';
 import { openDatabase } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
+import type { CommandContext } from '../command-context.js';
+import { settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
 
 /** `taskqueue migrate`: applies pending migrations (safe to run while servers start). */
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
@@ -21,4 +24,15 @@ export async function migrateCommand(settings: ServiceSettings, out: NodeJS.Writ
   } finally {
     await database.close();
   }
+}
+
+/** Registers `taskqueue migrate`. */
+export function registerMigrate(program: Command, ctx: CommandContext): void {
+  withDatabaseOptions(
+    program.command('migrate').summary('apply database migrations and exit').description(
+      'Applies the pending migrations of sql/ to the database, under an advisory lock (safe while servers start).',
+    ),
+  ).action(async (flags: DatabaseFlags) => {
+    ctx.exitCode = await migrateCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.out as NodeJS.WritableStream);
+  });
 }

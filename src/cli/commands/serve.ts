@@ -1,7 +1,28 @@
+import type { Command } from 'commander';
 import type { Environment, ServiceSettings } from '../../config/service-settings.js';
 import { runServer } from '../../run-server.js';
+import type { CommandContext } from '../command-context.js';
+import { settingsFromFlags, withDatabaseOptions, type ServerFlags } from '../connection-options.js';
 
-/** `taskqueue serve`: runs until SIGINT or SIGTERM, then shuts down gracefully (src/run-server.ts). */
+/**
+ * `taskqueue serve`: logs to stdout, runs until SIGINT or SIGTERM, then
+ * shuts down gracefully (src/run-server.ts).
+ */
 export function serveCommand(settings: ServiceSettings, env: Environment): Promise<number> {
   return runServer(settings, env);
+}
+
+/** Registers `taskqueue serve`. */
+export function registerServe(program: Command, ctx: CommandContext): void {
+  withDatabaseOptions(program.command('serve').summary('run the service: REST API, /healthz, /readyz, /metrics').description(
+    'Runs the service until SIGINT or SIGTERM: applies migrations, writes the queue configuration ' +
+      'to the database and serves the REST API. Each flag overrides its environment variable.',
+  ))
+    .option('--config <file>', 'queue.xml or queue.yaml (default $TASKQUEUE_CONFIG, else ./queue.xml, else a built-in sample)')
+    .option('--project <id>', 'project id of the REST paths (default $TASKQUEUE_PROJECT, else local)')
+    .option('--port <n>', 'port to listen on (default $PORT, else 8080)')
+    .option('--host <addr>', 'interface to listen on (default $HOST, else 0.0.0.0)')
+    .action(async (flags: ServerFlags) => {
+      ctx.exitCode = await serveCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.env);
+    });
 }

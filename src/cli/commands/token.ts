@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_SECRET_HEADER } from '../../auth/local-token-app.js';
@@ -11,6 +12,9 @@ import { openDatabase, type DatabaseOptions } from '../../store/database.js';
 import { isProcessAlive, readHolder } from '../../store/data-dir-lock.js';
 import { migrate } from '../../store/migrate.js';
 import { validateSchemaName } from '../../store/schema-name.js';
+import type { CommandContext } from '../command-context.js';
+import { withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
+import { UsageError } from '../usage-error.js';
 
 /** `taskqueue token --email E [--scope S]... [--ttl SECONDS]`, parsed. */
 export interface TokenCommandArgs {
@@ -195,4 +199,36 @@ async function askServer(url: string, secret: string, request: MintRequest, fetc
   if (status === 200 && typeof body.access_token === 'string') return body.access_token;
   const why = typeof body.error_description === 'string' ? body.error_description : `status ${status}`;
   throw new QueueError(status === 400 ? 'INVALID_REQUEST' : 'TRANSIENT_ERROR', `the running server refused the token request: ${why}`);
+}
+
+/** Registers `taskqueue token`: commander reads the flags, parseTokenCommandArgs checks them as before. */
+export function registerToken(program: Command, ctx: CommandContext): void {
+  withDatabaseOptions(
+    program
+      .command('token')
+      .summary('print an access token of the local issuer')
+      .description(TOKEN_USAGE.slice(TOKEN_USAGE.indexOf('\n\n') + 2).trimEnd())
+      .requiredOption('--email <address>', 'whose token (an administrator, for the operator commands over --url)')
+      .option('--scope <scope>', 'taskqueue (default) or taskqueue.consumer, or their URLs; repeatable', (value: string, list: string[] = []) => [
+        ...list,
+        value,
+      ])
+      .option('--ttl <seconds>', 'lifetime in seconds (default 3600)'),
+  ).action(async (flags: DatabaseFlags & { email: string; scope?: string[]; ttl?: string }) => {
+    const argv = [
+      ['--email', flags.email],
+      ...(flags.scope ?? []).map((scope) => ['--scope', scope]),
+      flags.ttl === undefined ? [] : ['--ttl', flags.ttl],
+      flags.databaseUrl === undefined ? [] : ['--database-url', flags.databaseUrl],
+      flags.dataDir === undefined ? [] : ['--data-dir', flags.dataDir],
+      flags.schema === undefined ? [] : ['--schema', flags.schema],
+    ].flat();
+    try {
+      parseTokenCommandArgs(argv);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    ctx.io.out.write(`${await runTokenCommand(argv, ctx.io.env)}\n`);
+    ctx.exitCode = 0;
+  });
 }

@@ -3,14 +3,14 @@ import { LIMITS } from '../../core/limits.js';
 import type { Task } from '../../core/task.js';
 import { remainingWaitMs } from '../batch/batch-wait.js';
 import { jsonEtag, taskEtag } from '../etag.js';
-import { HttpError, invalidParameter, requiredParameter } from '../http-error.js';
+import { invalidParameter, requiredParameter } from '../http-error.js';
+import { leaseRequestParams } from '../lease-body.js';
 import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
-import { QueryParams } from '../query-params.js';
 import { readBody } from '../read-body.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
 import type { RestCall, RestMethod } from '../rest-handler.js';
 import { storableTag } from '../task-body.js';
-import { taskJson } from '../task-json.js';
+import { taskJson, tasksJson } from '../task-json.js';
 import { writeJson } from '../write-json.js';
 
 /** Longest lease: one week, in seconds (spec section 8). */
@@ -18,13 +18,15 @@ const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
 
 /**
  * tasks.lease: `POST .../tasks/lease?numTasks=N&leaseSecs=S[&groupByTag=true[&tag=T]][&waitSecs=W]`.
- * The parameters may also come as a form body (hawkeye sends them so), and
+ * The parameters may also come as a form body (hawkeye sends them so) or a
+ * JSON body (early discovery clients send `{}`; see lease-body.ts), and
  * `leaseSecs` may be spelled `lease_secs` (spec section 4.1). `tag` is only
  * valid with `groupByTag=true` (the discovery: "Must only be specified if
  * group_by_tag is true"; the SDK stub refuses it otherwise). The leased
  * payloads add up to at most 1 MB (spec section 8); tasks past that stay
- * available. The answer always has `items`, an empty array when nothing
- * could be leased. In a batch, `waitSecs` counts from the batch's start
+ * available. When nothing could be leased the answer has no `items` at all
+ * (`{"kind": "taskqueues#tasks"}`, as Google's JSON APIs write an empty
+ * collection). In a batch, `waitSecs` counts from the batch's start
  * (batch-wait.ts), so a batch waits at most its longest `waitSecs`.
  * A paused queue answers 200 with no tasks, as App Engine's paused pull
  * queues did (in-process the same lease fails with QUEUE_PAUSED); a
@@ -50,7 +52,7 @@ export const LEASE_TASKS: RestMethod = {
       waitMs > 0
         ? await leaseWithWait(queue, options, waitMs, untilShutdown(c.req.raw.signal, call.deps.shutdown))
         : await queue.leaseTasks(options).catch(noTasksWhenPaused);
-    const body = { kind: 'taskqueues#tasks', items: tasks.map((task) => taskJson(task, project, { withPayload: true })) };
+    const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
 };
@@ -75,7 +77,7 @@ interface LeaseParams {
 }
 
 async function leaseParams({ c, query }: RestCall): Promise<LeaseParams> {
-  const params = query.with(await formBody(c));
+  const params = leaseRequestParams(query, await readBody(c), c.req.header('content-type'));
   const numTasks = params.requiredInteger('numTasks', { min: 1, max: LIMITS.maxTasksPerLease });
   const seconds = { min: 0, max: MAX_LEASE_SECONDS };
   const leaseSecs = params.integer('leaseSecs', seconds);
@@ -93,19 +95,4 @@ async function leaseParams({ c, query }: RestCall): Promise<LeaseParams> {
   if (tag === '') throw invalidParameter('tag', 'Parameter tag must not be empty');
   const waitSecs = params.integer('waitSecs', { min: 0, max: MAX_WAIT_SECONDS }) ?? 0;
   return { numTasks, leaseSecs: secs, groupByTag, tag, waitSecs };
-}
-
-/**
- * The lease parameters of an `application/x-www-form-urlencoded` body. The
- * discovery sends none ("Do not supply a request body"); any other kind of
- * non-empty body is refused rather than ignored.
- */
-async function formBody(c: RestCall['c']): Promise<QueryParams> {
-  const body = await readBody(c);
-  if (body.byteLength === 0) return QueryParams.fromString('');
-  const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
-    throw new HttpError(400, 'badRequest', 'tasks.lease takes its parameters in the query string or an application/x-www-form-urlencoded body');
-  }
-  return QueryParams.fromString(body.toString('utf8'));
 }

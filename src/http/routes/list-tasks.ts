@@ -4,7 +4,7 @@ import { invalidParameter } from '../http-error.js';
 import { decodePageToken, encodePageToken } from '../page-token.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
 import type { RestMethod } from '../rest-handler.js';
-import { taskJson } from '../task-json.js';
+import { taskJson, tasksJson } from '../task-json.js';
 import { writeJson } from '../write-json.js';
 
 /** Page size when `maxResults` is not given (AppScale listed up to 100). */
@@ -15,7 +15,7 @@ const MAX_LIST_PAGE_SIZE = LIMITS.maxTasksPerLease;
 
 /**
  * tasks.list: `GET .../tasks[?maxResults=N&pageToken=T]`: live tasks in ETA
- * order, without payloads. `nextPageToken` is set when more tasks may
+ * order, without payloads; an empty page has no `items`. `nextPageToken` is set when more tasks may
  * follow; `pageToken` (or its alias `nextPageToken`, the spelling spec
  * section 4.3 uses) continues after it. Keyset paging: a task added or
  * leased between two pages moves in the order, so a page may repeat or skip
@@ -43,8 +43,7 @@ export const LIST_TASKS: RestMethod = {
     const more = tasks.length > maxResults || tasks.length === MAX_LIST_PAGE_SIZE;
     const nextPageToken = more && last ? encodePageToken(last) : undefined;
     const body = {
-      kind: 'taskqueues#tasks',
-      items: page.map((task) => taskJson(task, project, { withPayload: false })),
+      ...tasksJson(page.map((task) => taskJson(task, project, { withPayload: false }))),
       ...(nextPageToken === undefined ? {} : { nextPageToken }),
     };
     const etag = jsonEtag(`${page.map(taskEtag).join(',')};${nextPageToken ?? ''}`);

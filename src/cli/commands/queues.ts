@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import type { QueueOverview } from '../../core/queue-overview.js';
+import { writeJsonLine, type CommandContext } from '../command-context.js';
+import { withConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { formatTable } from '../format-table.js';
+import { withClient } from '../open-client.js';
+
+/** Registers `taskqueue queues`: every configured queue at a glance. */
+export function registerQueues(program: Command, ctx: CommandContext): void {
+  withConnectionOptions(
+    program
+      .command('queues')
+      .summary('list the queues with their depth and state')
+      .description('Lists every configured queue: mode, paused or not, tasks by state, age of the oldest available task, dead letters.')
+      .option('--json', 'one JSON object per queue and line, instead of a table'),
+  ).action(async (flags: ConnectionFlags & { json?: boolean }) => {
+    const queues = await withClient(flags, ctx.io.env, (client) => client.queues());
+    if (flags.json) {
+      for (const queue of queues) writeJsonLine(ctx.io, queue);
+    } else {
+      ctx.io.out.write(
+        formatTable(
+          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H'],
+          queues.map((q) => [
+            q.name,
+            q.mode,
+            q.paused ? 'paused' : 'running',
+            q.availableTasks,
+            q.leasedTasks,
+            q.delayedTasks,
+            age(q),
+            q.deadLetters,
+            q.leasedLastHour,
+          ]),
+        ),
+      );
+    }
+    ctx.exitCode = 0;
+  });
+}
+
+/** The oldest available task's wait, for people: `-`, `42s`, `3m`, `5h`, `2d`. */
+export function age(queue: QueueOverview): string {
+  const seconds = queue.oldestAvailableAgeSeconds;
+  if (seconds === null) return '-';
+  if (seconds < 120) return `${Math.floor(seconds)}s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}

@@ -1,0 +1,158 @@
+import type { QueueOverview } from '../core/queue-overview.js';
+import { isQueueError, QueueError } from '../core/errors.js';
+import type { Task } from '../core/task.js';
+import { TaskQueueService } from '../core/task-queue-service.js';
+import { configuredQueues } from '../store/configured-queues.js';
+import { openDatabase, type DatabaseOptions } from '../store/database.js';
+import { migrate } from '../store/migrate.js';
+import { PgTaskStore } from '../store/pg-task-store.js';
+import { validateSchemaName } from '../store/schema-name.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
+
+/** Tasks per page of an export: at most 100 MB of payloads in memory at once. */
+const EXPORT_PAGE = 100;
+const DEAD_LETTER_PAGE = 500;
+
+/** A task as the CLI prints it. */
+export function taskRecord(task: Task): TaskRecord {
+  return {
+    name: task.name,
+    queue: task.queueName,
+    tag: task.tag,
+    retryCount: task.retryCount,
+    etaUsec: task.etaUsec,
+    enqueuedUsec: task.enqueuedUsec,
+    payloadBase64: task.payload.toString('base64'),
+  };
+}
+
+/**
+ * The operator commands straight on the database, through the same core as
+ * the servers (TaskQueueService). The queues are those the servers wrote to
+ * the database (configuredQueues), so the CLI needs no queue.xml and never
+ * changes the configuration.
+ */
+export class DatabaseClient implements OperatorClient {
+  readonly target: string;
+  readonly #service: TaskQueueService;
+
+  private constructor(service: TaskQueueService, target: string) {
+    this.#service = service;
+    this.target = target;
+  }
+
+  /** Opens the database, applies pending migrations, reads the configured queues. */
+  static async open(options: DatabaseOptions, schemaName: string): Promise<DatabaseClient> {
+    const schema = validateSchemaName(schemaName);
+    const database = await openDatabase(options);
+    const store = new PgTaskStore(database, schema);
+    try {
+      await migrate(database.db, schema);
+      const { config, ids } = await configuredQueues({ db: database.db, schema });
+      const service = new TaskQueueService(store, config, ids, { cleanupIntervalMs: 0 });
+      return new DatabaseClient(service, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
+    } catch (error) {
+      await store.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  queues(): Promise<QueueOverview[]> {
+    return this.#service.overview();
+  }
+
+  async stats(queue: string): Promise<QueueOverview> {
+    const id = this.#service.getQueue(queue).id;
+    const [row] = await this.#service.store.overview({ queueIds: [id] });
+    if (!row) throw new QueueError('UNKNOWN_QUEUE', `queue "${queue}" is not defined in the database`, { queue });
+    return row;
+  }
+
+  async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
+    return taskRecord(await this.#service.getQueue(queue).add(task));
+  }
+
+  async lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]> {
+    try {
+      const tasks = await this.#service.getQueue(queue).leaseTasks({
+        lease: request.leaseSecs,
+        unit: 'seconds',
+        maxTasks: request.numTasks,
+        ...(request.tag === undefined ? {} : { tag: request.tag }),
+      });
+      return tasks.map(taskRecord);
+    } catch (error) {
+      // As over REST: a paused queue leases nothing.
+      if (isQueueError(error, 'QUEUE_PAUSED')) return [];
+      throw error;
+    }
+  }
+
+  delete(queue: string, names: readonly string[]): Promise<boolean[]> {
+    return this.#service.getQueue(queue).deleteTask(names);
+  }
+
+  purge(queue: string): Promise<number> {
+    return this.#service.getQueue(queue).purge();
+  }
+
+  setPaused(queue: string, paused: boolean): Promise<void> {
+    const handle = this.#service.getQueue(queue);
+    return paused ? handle.pause() : handle.resume();
+  }
+
+  async *deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]> {
+    const handle = this.#service.getQueue(queue);
+    let after: { name: string; diedUsec: number } | undefined;
+    for (;;) {
+      const page = await handle.listDeadLetters({ limit: DEAD_LETTER_PAGE, ...(after ? { after } : {}) });
+      if (page.length > 0) {
+        yield page.map((letter) => ({
+          name: letter.name,
+          tag: letter.tag,
+          retryCount: letter.retryCount,
+          enqueuedUsec: letter.enqueuedUsec,
+          diedUsec: letter.diedUsec,
+          payloadBase64: letter.payload.toString('base64'),
+        }));
+      }
+      const last = page[page.length - 1];
+      if (page.length < DEAD_LETTER_PAGE || !last) return;
+      after = { name: last.name, diedUsec: last.diedUsec };
+    }
+  }
+
+  redrive(queue: string, names?: readonly string[]): Promise<number> {
+    return this.#service.getQueue(queue).redrive(names);
+  }
+
+  async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {
+    const handle = this.#service.getQueue(queue);
+    let after: Task | undefined;
+    for (;;) {
+      const page = await handle.browseTasks({ limit: EXPORT_PAGE, ...(after ? { after } : {}) });
+      if (page.length > 0) yield page.map(exportLine);
+      after = page[page.length - 1];
+      if (page.length < EXPORT_PAGE || !after) return;
+    }
+  }
+
+  async importTasks(queue: string, lines: readonly ExportLine[]): Promise<number> {
+    const added = await this.#service.getQueue(queue).add(lines.map(importedTask));
+    return added.length;
+  }
+
+  close(): Promise<void> {
+    return this.#service.close();
+  }
+}
+
+/** A task as an export line. */
+export function exportLine(task: Task): ExportLine {
+  return { name: task.name, etaUsec: task.etaUsec, tag: task.tag, payloadBase64: task.payload.toString('base64') };
+}
+
+/** An export line as a task to add. */
+export function importedTask(line: ExportLine): { name: string; etaUsec: number; tag: string | null; payload: Buffer } {
+  return { name: line.name, etaUsec: line.etaUsec, tag: line.tag, payload: Buffer.from(line.payloadBase64, 'base64') };
+}

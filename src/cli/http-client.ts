@@ -1,0 +1,174 @@
+import type { QueueOverview } from '../core/queue-overview.js';
+import { RemoteError } from './remote-error.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
+import { parseExportLine } from './parse-export-line.js';
+import { readJsonLines } from './read-json-lines.js';
+
+/** The REST task as the server sends it (discovery `Task`). */
+interface TaskJson {
+  id: string;
+  queueName: string;
+  payloadBase64?: string;
+  enqueueTimestamp: string;
+  leaseTimestamp: string;
+  retry_count: number;
+  tag?: string;
+}
+
+/** The server's operator paths (docs/cli.md): administrators only. */
+export const ADMIN_PREFIX = '/taskqueue/admin/v1/taskqueues';
+
+/**
+ * The operator commands against a running server (`--url`): the REST API
+ * v1beta2 for add, lease and delete (with the permissions of a producer or
+ * consumer), and the operator extension routes for the rest (an
+ * administrator's token). Paths use the short form without the project, so
+ * the CLI need not know the server's project id.
+ */
+export class HttpClient implements OperatorClient {
+  readonly target: string;
+  readonly #base: string;
+  readonly #token: string | undefined;
+
+  constructor(url: string, token: string | undefined) {
+    this.#base = url.replace(/\/+$/, '');
+    this.#token = token;
+    this.target = this.#base;
+  }
+
+  async queues(): Promise<QueueOverview[]> {
+    const body = (await this.#json('GET', ADMIN_PREFIX)) as { items: QueueOverview[] };
+    return body.items;
+  }
+
+  async stats(queue: string): Promise<QueueOverview> {
+    return (await this.#json('GET', this.#admin(queue))) as QueueOverview;
+  }
+
+  async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
+    const body: Record<string, string> = { payloadBase64: task.payload.toString('base64') };
+    if (task.name !== undefined) body.id = task.name;
+    if (task.tag !== undefined) body.tag = task.tag;
+    // REST v1beta2 has no countdown: the first lease time is computed here (this machine's clock).
+    if (task.countdownSeconds !== undefined) body.leaseTimestamp = String(Math.round((Date.now() + task.countdownSeconds * 1000) * 1000));
+    return record((await this.#json('POST', `${this.#tasks(queue)}`, body)) as TaskJson);
+  }
+
+  async lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]> {
+    const query = new URLSearchParams({ numTasks: String(request.numTasks), leaseSecs: String(request.leaseSecs) });
+    if (request.tag !== undefined) {
+      query.set('groupByTag', 'true');
+      query.set('tag', request.tag);
+    }
+    const body = (await this.#json('POST', `${this.#tasks(queue)}/lease?${query}`)) as { items?: TaskJson[] };
+    return (body.items ?? []).map(record);
+  }
+
+  async delete(queue: string, names: readonly string[]): Promise<boolean[]> {
+    const body = (await this.#json('POST', `${this.#tasks(queue)}:batchDelete`, { ids: names })) as { notFound?: string[] };
+    const notFound = new Set(body.notFound ?? []);
+    return names.map((name) => !notFound.has(name));
+  }
+
+  async purge(queue: string): Promise<number> {
+    return ((await this.#json('POST', `${this.#admin(queue)}/purge`)) as { purged: number }).purged;
+  }
+
+  async setPaused(queue: string, paused: boolean): Promise<void> {
+    await this.#json('POST', `${this.#admin(queue)}/${paused ? 'pause' : 'resume'}`);
+  }
+
+  async *deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]> {
+    let pageToken: string | undefined;
+    do {
+      const query = new URLSearchParams({ maxResults: '500', ...(pageToken === undefined ? {} : { pageToken }) });
+      const body = (await this.#json('GET', `${this.#admin(queue)}/deadLetters?${query}`)) as {
+        items: DeadLetterRecord[];
+        nextPageToken?: string;
+      };
+      if (body.items.length > 0) yield body.items;
+      pageToken = body.nextPageToken;
+    } while (pageToken !== undefined);
+  }
+
+  async redrive(queue: string, names?: readonly string[]): Promise<number> {
+    const body = (await this.#json('POST', `${this.#admin(queue)}/deadLetters/redrive`, names === undefined ? {} : { names })) as {
+      redriven: number;
+    };
+    return body.redriven;
+  }
+
+  async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {
+    const response = await this.#send('GET', `${this.#admin(queue)}/tasks/export`);
+    if (!response.body) return;
+    let page: ExportLine[] = [];
+    for await (const { value, line } of readJsonLines(response.body)) {
+      page.push(parseExportLine(value, line));
+      if (page.length === 100) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
+  async importTasks(queue: string, lines: readonly ExportLine[]): Promise<number> {
+    const body = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    const response = await this.#send('POST', `${this.#admin(queue)}/tasks/import`, body, 'application/x-ndjson');
+    return ((await response.json()) as { imported: number }).imported;
+  }
+
+  async close(): Promise<void> {}
+
+  #tasks(queue: string): string {
+    return `/taskqueue/v1beta2/projects/taskqueues/${encodeURIComponent(queue)}/tasks`;
+  }
+
+  #admin(queue: string): string {
+    return `${ADMIN_PREFIX}/${encodeURIComponent(queue)}`;
+  }
+
+  async #json(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await this.#send(method, path, body === undefined ? undefined : JSON.stringify(body), 'application/json');
+    const text = await response.text();
+    return text === '' ? {} : (JSON.parse(text) as unknown);
+  }
+
+  /** Sends a request; a non-2xx answer becomes a RemoteError with the envelope's message. */
+  async #send(method: string, path: string, body?: string, type?: string): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.#token !== undefined) headers.authorization = `Bearer ${this.#token}`;
+    if (body !== undefined && type !== undefined) headers['content-type'] = type;
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}${path}`, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'error' });
+    } catch (error) {
+      throw new Error(`could not reach ${this.#base}: ${error instanceof Error && error.cause ? String(error.cause) : String(error)}`);
+    }
+    if (response.ok) return response;
+    const text = await response.text();
+    let reason = 'error';
+    let message = `${response.status} ${response.statusText}`;
+    try {
+      const envelope = JSON.parse(text) as { error?: { message?: string; errors?: { reason?: string }[] } };
+      if (typeof envelope.error?.message === 'string') message = `${envelope.error.message} (HTTP ${response.status})`;
+      reason = envelope.error?.errors?.[0]?.reason ?? reason;
+    } catch {
+      // Not our envelope (a proxy's page): the status says enough.
+    }
+    throw new RemoteError(response.status, reason, message);
+  }
+}
+
+/** A REST task as the CLI prints it. */
+function record(task: TaskJson): TaskRecord {
+  return {
+    name: task.id,
+    queue: task.queueName.slice(task.queueName.lastIndexOf('/') + 1),
+    tag: task.tag ?? null,
+    retryCount: task.retry_count,
+    etaUsec: Number(task.leaseTimestamp),
+    enqueuedUsec: Number(task.enqueueTimestamp),
+    payloadBase64: Buffer.from(task.payloadBase64 ?? '', 'base64').toString('base64'),
+  };
+}

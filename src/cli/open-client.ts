@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import { isQueueError, QueueError } from '../core/errors.js';
+import type { Environment } from '../config/service-settings.js';
+import { settingsFromFlags, type ConnectionFlags } from './connection-options.js';
+import { DatabaseClient } from './database-client.js';
+import { HttpClient } from './http-client.js';
+import type { OperatorClient } from './operator-client.js';
+
+/**
+ * The client an operator command works through: a running server when
+ * --url (or TASKQUEUE_URL) is given, else the database of DATABASE_URL, else
+ * the embedded engine's data directory. The embedded engine admits one
+ * process, so while a server holds the directory the command must go
+ * through that server: the error says how.
+ */
+export async function openClient(flags: ConnectionFlags, env: Environment): Promise<OperatorClient> {
+  const url = flags.url ?? nonEmpty(env.TASKQUEUE_URL);
+  if (url !== undefined) {
+    if (!/^https?:\/\//i.test(url)) throw new QueueError('INVALID_CONFIG', `--url must be an http:// or https:// URL, got "${url}"`);
+    return new HttpClient(url, flags.token ?? nonEmpty(env.TASKQUEUE_TOKEN));
+  }
+  const settings = settingsFromFlags(env, flags);
+  if (settings.databaseUrl) {
+    return DatabaseClient.open({ kind: 'postgres', url: settings.databaseUrl, poolSize: 2 }, settings.schema);
+  }
+  if (settings.dataDir === ':memory:') {
+    throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');
+  }
+  const dataDir = resolve(settings.dataDir);
+  try {
+    return await DatabaseClient.open({ kind: 'pglite', dataDir }, settings.schema);
+  } catch (error) {
+    const pid = isQueueError(error, 'INVALID_CONFIG') ? error.details.pid : undefined;
+    if (pid === undefined) throw error;
+    throw new QueueError(
+      'INVALID_CONFIG',
+      `the embedded database in ${dataDir} is in use by process ${String(pid)}, and it admits one process at a time; ` +
+        'ask that server instead: --url http://127.0.0.1:8080 --token "$(taskqueue token --email ADMIN)"',
+      { pid },
+    );
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/** Opens the client, runs `work` with it, and closes it whatever happens. */
+export async function withClient<T>(flags: ConnectionFlags, env: Environment, work: (client: OperatorClient) => Promise<T>): Promise<T> {
+  const client = await openClient(flags, env);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}

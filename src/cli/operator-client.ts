@@ -1,0 +1,78 @@
+import type { QueueOverview } from '../core/queue-overview.js';
+
+/** A task as the CLI prints it (one JSON line each): times in microseconds since the epoch. */
+export interface TaskRecord {
+  readonly name: string;
+  readonly queue: string;
+  readonly tag: string | null;
+  readonly retryCount: number;
+  /** When it becomes leasable; while leased, the lease expiry (the lease token). */
+  readonly etaUsec: number;
+  readonly enqueuedUsec: number;
+  readonly payloadBase64: string;
+}
+
+/** A dead letter as the CLI prints it. */
+export interface DeadLetterRecord {
+  readonly name: string;
+  readonly tag: string | null;
+  readonly retryCount: number;
+  readonly enqueuedUsec: number;
+  readonly diedUsec: number;
+  readonly payloadBase64: string;
+}
+
+/**
+ * One line of `taskqueue export` and `import`: what an add can restore
+ * (name, ETA, tag, payload). Retry counts and enqueue times start afresh on
+ * import. Keys in this order, so the same tasks export to the same bytes.
+ */
+export interface ExportLine {
+  readonly name: string;
+  readonly etaUsec: number;
+  readonly tag: string | null;
+  readonly payloadBase64: string;
+}
+
+/** What `taskqueue add` asks for. */
+export interface NewTaskRecord {
+  readonly payload: Buffer;
+  readonly name?: string;
+  readonly tag?: string;
+  readonly countdownSeconds?: number;
+}
+
+export interface LeaseRequest {
+  readonly numTasks: number;
+  readonly leaseSecs: number;
+  readonly tag?: string;
+}
+
+/** Tasks per import call (the most one add takes, all or nothing). */
+export const IMPORT_BATCH = 100;
+
+/**
+ * What the operator commands do, the same way against the database
+ * (DatabaseClient) and against a running server (HttpClient, --url).
+ */
+export interface OperatorClient {
+  /** Where the commands go, for messages: "PostgreSQL", "http://...". */
+  readonly target: string;
+  queues(): Promise<QueueOverview[]>;
+  stats(queue: string): Promise<QueueOverview>;
+  add(queue: string, task: NewTaskRecord): Promise<TaskRecord>;
+  lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]>;
+  /** True for each name deleted, false for a name that was not a live task. */
+  delete(queue: string, names: readonly string[]): Promise<boolean[]>;
+  purge(queue: string): Promise<number>;
+  setPaused(queue: string, paused: boolean): Promise<void>;
+  /** Dead letters, oldest death first, a page at a time. */
+  deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]>;
+  /** Puts the named dead letters (all of the queue's without names) back; resolves to how many went back. */
+  redrive(queue: string, names?: readonly string[]): Promise<number>;
+  /** The queue's live tasks in ETA order, a page at a time. */
+  exportTasks(queue: string): AsyncIterable<ExportLine[]>;
+  /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */
+  importTasks(queue: string, lines: readonly ExportLine[]): Promise<number>;
+  close(): Promise<void>;
+}

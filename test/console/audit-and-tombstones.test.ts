@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isQueueError } from '../../src/core/errors.js';
+import { PgAuditLog } from '../../src/store/audit-log.js';
+import type { PgTaskStore } from '../../src/store/pg-task-store.js';
+import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+
+describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
+  let t: TestService;
+  afterEach(async () => t?.close());
+
+  const auditLogOf = (service: TestService) => {
+    const store = service.service.store as PgTaskStore;
+    return new PgAuditLog({ db: store.database.db, schema: service.schema });
+  };
+
+  it('records who did what to which queue, and lists newest first, by page and by queue', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q'), pullQueue('r')]));
+    const log = auditLogOf(t);
+    const first = await log.record({ actor: 'admin@example.com', action: 'pause', queue: 'q', count: 0 });
+    expect(first).toMatchObject({ actor: 'admin@example.com', action: 'pause', queue: 'q', target: null, count: 0, source: 'console' });
+    const [now] = await t.sql<{ usec: string }>(`select (extract(epoch from now()) * 1000000)::int8::text as usec`);
+    expect(Math.abs(first.atUsec - Number(now!.usec))).toBeLessThan(60_000_000);
+    await log.record({ actor: 'admin@example.com', action: 'purge', queue: 'q', count: 12 });
+    await log.record({ actor: 'ops@example.com', action: 'delete_task', queue: 'r', target: 'task-1', count: 1 });
+
+    const all = await log.list({ limit: 10 });
+    expect(all.map((e) => [e.action, e.queue, e.target, e.count])).toEqual([
+      ['delete_task', 'r', 'task-1', 1],
+      ['purge', 'q', null, 12],
+      ['pause', 'q', null, 0],
+    ]);
+    const page = await log.list({ limit: 2 });
+    expect(page).toHaveLength(2);
+    expect((await log.list({ limit: 2, before: page[1]! })).map((e) => e.action)).toEqual(['pause']);
+    expect((await log.list({ limit: 10, queue: 'q' })).map((e) => e.action)).toEqual(['purge', 'pause']);
+
+    // A payload-like actor or target is stored as given, bound, never spliced into SQL.
+    const odd = await log.record({ actor: "x'); drop table tasks; --@example.com", action: 'redrive', queue: 'q', target: '<script>', count: 2 });
+    expect((await log.list({ limit: 1 }))[0]).toEqual(odd);
+
+    await expect(log.record({ actor: 'a@example.com', action: 'purge', queue: 'q', count: -1 })).rejects.toSatisfy(isQueueError);
+    await expect(log.list({ limit: 0 })).rejects.toSatisfy(isQueueError);
+  });
+
+  it('lists a queue\'s recent tombstones newest first, with the reason the task went', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1 }), pullQueue('r')]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]);
+    await t.service.getQueue('r').add({ name: 'other' });
+    await t.service.getQueue('r').deleteTask('other');
+    await q.deleteTask('a');
+    await t.sql(`update ${t.schema}.task_tombstones set deleted_at = deleted_at - interval '3 minutes' where name = 'a'`);
+    // b is leased once, its lease lapses, and the next lease drops it at the retry limit.
+    await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    await t.sql(`update ${t.schema}.tasks set eta = eta - interval '2 minutes' where name = 'b'`);
+    await t.sql(`update ${t.schema}.tasks set eta = eta + interval '1 hour' where name in ('c', 'd')`);
+    await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    await t.sql(`update ${t.schema}.task_tombstones set deleted_at = deleted_at - interval '2 minutes' where name = 'b'`);
+    await q.purge();
+
+    const tombstones = await q.listTombstones();
+    expect(tombstones.map((x) => [x.name, x.reason])).toEqual([
+      ['d', 'purged'],
+      ['c', 'purged'],
+      ['b', 'retry_limit'],
+      ['a', 'deleted'],
+    ]);
+    expect(tombstones[2]).toMatchObject({ queueName: 'q', retryCount: 1 });
+    expect(tombstones[0]!.deletedUsec).toBeGreaterThan(tombstones[3]!.deletedUsec);
+    expect(await q.listTombstones({ limit: 1 })).toHaveLength(1);
+    await expect(q.listTombstones({ limit: 0 })).rejects.toSatisfy(isQueueError);
+  });
+});
