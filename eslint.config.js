@@ -37,6 +37,8 @@ export default tseslint.config(
   { files: ['src/config/**/*.ts'], rules: restrict(DRIVERS, ['store', 'http', 'auth', 'cli']) },
   { files: ['src/store/**/*.ts'], rules: restrict(['hono', 'hono/*', '@hono/*'], ['http', 'cli']) },
   { files: ['src/http/**/*.ts'], rules: restrict(['kysely', 'pg', '@electric-sql/*'], ['store', 'cli']) },
+  // The console renders from the core; its store (the audit log) comes in through ConsoleDeps.
+  { files: ['src/console/**/*.{ts,tsx}'], rules: restrict(['kysely', 'pg', '@electric-sql/*'], ['store', 'cli']) },
   {
     files: ['src/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'vitest.config.ts', 'eslint.config.js'],
     rules: { 'no-restricted-properties': 'off' },

@@ -6,11 +6,13 @@ import { authSettingsFromEnvironment } from './auth/auth-settings.js';
 import { createAccessControl, type ServiceAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
+import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
 import type { Readiness } from './http/routes/readiness.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+import { PgAuditLog } from './store/audit-log.js';
 import { latestMigration } from './store/migrate.js';
 import type { PgTaskStore } from './store/pg-task-store.js';
 import { waitForDatabase } from './store/wait-for-database.js';
@@ -81,6 +83,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;
+  let webConsole: MountedConsole | null = null;
   try {
     const store = service.store as PgTaskStore;
     const pool = store.database.pool;
@@ -136,6 +139,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       readiness,
       shutdown: stopping.signal,
     });
+    // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
+    webConsole = settings.console
+      ? mountConsole(app, { service, accessControl, auditLog: new PgAuditLog({ db: store.database.db, schema: service.schema }) })
+      : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const connections = new Set<Socket>();
     server.on('connection', (socket: Socket) => {
@@ -171,6 +178,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           for (const socket of connections) socket.destroy();
           await allClosed;
         }
+        await webConsole?.close();
         await tokenServer?.close();
         await service.close();
         return { ms: Date.now() - started, forcedConnections };
@@ -189,6 +197,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     };
   } catch (error) {
     await tokenServer?.close().catch(() => {});
+    await webConsole?.close();
     await service.close();
     throw error;
   }

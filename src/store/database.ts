@@ -137,11 +137,11 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
   if (dataDir === undefined) {
     instance = await PGlite.create();
   } else {
-    lock = acquireDataDirLock(dataDir);
+    lock = await acquireDataDirLock(dataDir);
     try {
       instance = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
     } catch (error) {
-      lock.release();
+      await lock.release();
       throw new QueueError('TRANSIENT_ERROR', `could not open the embedded database in ${dataDir}: ${String(error)}`, {
         dataDir,
       });
@@ -157,7 +157,7 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
     close: async () => {
       await db.destroy();
       await instance.close();
-      lock?.release();
+      await lock?.release();
     },
   };
 }

@@ -222,7 +222,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]> {
-    return guard(() => listTombstones(this.#ctx, params), params.queueName);
+    return this.#guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
   async releaseLease(params: TaskRef): Promise<Task | null> {

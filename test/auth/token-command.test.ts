@@ -10,6 +10,7 @@ import { readTokenEndpointFile, TOKEN_ENDPOINT_FILE } from '../../src/auth/local
 import { startLocalTokenServer } from '../../src/auth/local-token-server.js';
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
 import { issueTokenCommand, parseTokenCommandArgs, runTokenCommand, type TokenCommandDeps } from '../../src/cli/commands/token.js';
+import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
@@ -112,16 +113,24 @@ describe('issueTokenCommand', () => {
   });
 
   it('waits, then gives up, when a live process holds the directory without an endpoint', async () => {
-    writeFileSync(join(dataDir, 'taskqueue.lock'), `${process.pid}\n`);
-    const started = Date.now();
-    await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 300 }))).rejects.toThrow(/offers no local token endpoint/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    const lock = await acquireDataDirLock(dataDir);
+    try {
+      const started = Date.now();
+      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 300 }))).rejects.toThrow(/offers no local token endpoint/);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    } finally {
+      await lock.release();
+    }
   });
 
   it('ignores an endpoint file left by another process than the lock holder', async () => {
-    writeFileSync(join(dataDir, 'taskqueue.lock'), `${process.pid}\n`);
-    writeFileSync(join(dataDir, TOKEN_ENDPOINT_FILE), JSON.stringify({ pid: 999_999_999, url: 'http://127.0.0.1:9/token', secret: 'x' }));
-    await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 200 }))).rejects.toThrow(/offers no local token endpoint/);
+    const lock = await acquireDataDirLock(dataDir);
+    try {
+      writeFileSync(join(dataDir, TOKEN_ENDPOINT_FILE), JSON.stringify({ pid: 999_999_999, url: 'http://127.0.0.1:9/token', secret: 'x' }));
+      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 200 }))).rejects.toThrow(/offers no local token endpoint/);
+    } finally {
+      await lock.release();
+    }
   });
 
   it('runs from argv and the environment, flags overriding variables', async () => {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_SECRET_HEADER } from '../../auth/local-token-app.js';
 import { readTokenEndpointFile } from '../../auth/local-token-endpoint-file.js';
@@ -9,7 +9,7 @@ import { readCappedText, type FetchFunction } from '../../auth/capped-fetch.js';
 import { settingsFromEnvironment, type Environment } from '../../config/service-settings.js';
 import { isQueueError, QueueError } from '../../core/errors.js';
 import { openDatabase, type DatabaseOptions } from '../../store/database.js';
-import { isProcessAlive, readHolder } from '../../store/data-dir-lock.js';
+import { probeDataDirLock } from '../../store/data-dir-lock.js';
 import { migrate } from '../../store/migrate.js';
 import { validateSchemaName } from '../../store/schema-name.js';
 import type { CommandContext } from '../command-context.js';
@@ -153,8 +153,8 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
   const dataDir = resolve(deps.dataDir);
   const deadline = Date.now() + (deps.waitMs ?? 10_000);
   for (;;) {
-    const holder = readHolder(join(dataDir, LOCK_FILE));
-    if (holder !== null && isProcessAlive(holder)) {
+    const holder = (await probeDataDirLock(dataDir))?.pid ?? null;
+    if (holder !== null) {
       const endpoint = readTokenEndpointFile(dataDir);
       if (endpoint !== null && endpoint.pid === holder) return askServer(endpoint.url, endpoint.secret, request, deps.fetch ?? fetch);
     } else {
@@ -175,9 +175,6 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
     await new Promise((done) => setTimeout(done, 100));
   }
 }
-
-/** The lock file the embedded engine's server holds (store/data-dir-lock.ts). */
-const LOCK_FILE = 'taskqueue.lock';
 
 /** Asks a running server's local token endpoint to mint. */
 async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
