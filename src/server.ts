@@ -10,6 +10,7 @@ import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
 import type { Readiness } from './http/routes/readiness.js';
+import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
 import { PgAuditLog } from './store/audit-log.js';
@@ -48,8 +49,10 @@ export interface ShutdownReport {
 export interface StartServerOptions {
   readonly settings: ServiceSettings;
   readonly env: Environment;
-  /** Where the server logs (default: nowhere). */
+  /** Where the server logs (default: `log` when given, else nowhere). */
   readonly logger?: Logger;
+  /** Without a logger: receives each log message as a line of text (lineLogger). */
+  readonly log?: (line: string) => void;
 }
 
 /** While shutting down, how often connections that went idle are closed. */
@@ -62,7 +65,7 @@ const IDLE_SWEEP_MS = 50;
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { settings } = options;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? (options.log ? lineLogger(options.log) : silentLogger);
   // Read before anything opens, so a bad auth setting fails fast.
   const authSettings = authSettingsFromEnvironment(options.env);
   const metrics = settings.metrics === 'off' ? null : new ServiceMetrics(logger);

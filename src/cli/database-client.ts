@@ -1,6 +1,7 @@
 import type { QueueOverview } from '../core/queue-overview.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
+import { importedTask, toExportLine } from '../core/task-export.js';
 import { TaskQueueService } from '../core/task-queue-service.js';
 import { configuredQueues } from '../store/configured-queues.js';
 import { openDatabase, type DatabaseOptions } from '../store/database.js';
@@ -131,7 +132,7 @@ export class DatabaseClient implements OperatorClient {
     let after: Task | undefined;
     for (;;) {
       const page = await handle.browseTasks({ limit: EXPORT_PAGE, ...(after ? { after } : {}) });
-      if (page.length > 0) yield page.map(exportLine);
+      if (page.length > 0) yield page.map(toExportLine);
       after = page[page.length - 1];
       if (page.length < EXPORT_PAGE || !after) return;
     }
@@ -145,14 +146,4 @@ export class DatabaseClient implements OperatorClient {
   close(): Promise<void> {
     return this.#service.close();
   }
-}
-
-/** A task as an export line. */
-export function exportLine(task: Task): ExportLine {
-  return { name: task.name, etaUsec: task.etaUsec, tag: task.tag, payloadBase64: task.payload.toString('base64') };
-}
-
-/** An export line as a task to add. */
-export function importedTask(line: ExportLine): { name: string; etaUsec: number; tag: string | null; payload: Buffer } {
-  return { name: line.name, etaUsec: line.etaUsec, tag: line.tag, payload: Buffer.from(line.payloadBase64, 'base64') };
 }

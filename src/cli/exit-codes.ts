@@ -25,5 +25,7 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
   if (isQueueError(error) && NOT_FOUND.has(error.code)) return EXIT.notFound;
   if (error instanceof RemoteError && error.status === 404) return EXIT.notFound;
+  // A message with context added (import: how many went in) keeps the code of its cause.
+  if (error instanceof Error && error.cause !== undefined) return exitCodeOf(error.cause);
   return EXIT.failure;
 }

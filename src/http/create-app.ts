@@ -9,6 +9,7 @@ import { HttpError, quote } from './http-error.js';
 import { methodOverride } from './method-override.js';
 import { requestLog } from './request-log.js';
 import { restHandler } from './rest-handler.js';
+import { registerAdminRoutes } from './routes/admin-routes.js';
 import { DELETE_TASK } from './routes/delete-task.js';
 import { discovery, openApi } from './routes/discovery.js';
 import { GET_QUEUE } from './routes/get-queue.js';
@@ -82,6 +83,9 @@ export function createApp(deps: AppDeps): Hono {
       app.all(path, (c, next) => (mayBeShortForm(c.req.param('project')) ? next() : methodNotAllowed(c)));
     }
   }
+
+  // Extension: the operator routes of `taskqueue ... --url` (pause, purge, dead letters, export...).
+  registerAdminRoutes(app, resolved);
 
   // Google's batch endpoint (the discovery's batchPath): each inner request runs through this app.
   const batch = batchHandler(app, resolved);

@@ -40,7 +40,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
     select ${params.queueId}::int4, name, eta, tag, payload
       from input
-     -- + 1 ms: the FIFO offsets above add at most 99 microseconds.
+     -- + 1 ms: the FIFO offsets above add at most 499 microseconds (500
+     -- tasks of combined adds, see pg-task-store.ts).
      where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs + 1)}
     returning name, tag, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.compile(ctx.db);
 

@@ -48,6 +48,30 @@ import { translateError } from './translate-error.js';
 const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
 
 /**
+ * Tasks per combined add. The FIFO offsets of one statement (a microsecond
+ * per task, see insert-tasks.ts) stay under the millisecond its ETA check
+ * allows for them.
+ */
+const MAX_COMBINED_ADD = 500;
+
+/**
+ * Whether a combined add failed on a refusal one add alone may cause, which
+ * the database answered (with a SQLSTATE, or no row for an ETA too far
+ * ahead), so nothing was stored. A lost connection or a timeout leaves the
+ * outcome unknown: such errors are never retried.
+ */
+function refusedByDatabase(error: unknown): boolean {
+  if (!isQueueError(error)) return false;
+  if (error.code === 'INVALID_ETA') return true;
+  if (error.code === 'TRANSIENT_ERROR' || error.code === 'DEADLINE_EXCEEDED') return false;
+  const sqlState = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState);
+}
+
+/** One add's share of a combined add: its tasks, or the error it alone gets. */
+type InsertOutcome = { readonly tasks: Task[] } | { readonly error: unknown };
+
+/**
  * The TaskStore on PostgreSQL or PGlite. Each method runs one named query
  * from this folder and turns any database error into a QueueError here, at
  * the edge, so nothing above sees a SQLSTATE.
@@ -60,6 +84,7 @@ export class PgTaskStore implements TaskStore {
   readonly #deletes: StatementGroup<TaskDeleteParams, string[]>;
   readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
   readonly #watch: DatabaseWatch;
+  readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
@@ -75,6 +100,10 @@ export class PgTaskStore implements TaskStore {
     this.#leases = new StatementGroup(
       (_key, requests) => this.#leaseCombined(requests),
       (batch, next) => batch.reduce((n, r) => n + r.maxTasks, 0) + next.maxTasks <= 1000,
+    );
+    this.#inserts = new StatementGroup(
+      (_key, requests) => this.#insertCombined(requests),
+      (batch, next) => batch.reduce((n, r) => n + r.tasks.length, 0) + next.tasks.length <= MAX_COMBINED_ADD,
     );
   }
 
@@ -100,12 +129,48 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => syncQueues(this.#ctx, config), undefined);
   }
 
+  /**
+   * Concurrent adds of one queue outside a caller's transaction share a
+   * statement (see StatementGroup), like leases and deletes. Each add keeps
+   * its own all-or-nothing outcome: when the combined statement fails on
+   * something one add brought (a held or taken name, an ETA too far ahead, a
+   * storage limit), the adds run again one statement each, so only the add
+   * at fault fails.
+   */
   async insertTasks(params: TaskInsertParams): Promise<Task[]> {
-    const tasks = await this.#guard(() => insertTasks(this.#ctx, params), params.queueName);
+    const outcome = params.transaction
+      ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
+      : await this.#inserts.submit(String(params.queueId), params);
+    if ('error' in outcome) throw outcome.error;
     // Waiters in this process need not wait for the notification's round trip
     // (and inside a caller's transaction the notification comes only at commit).
     if (!params.transaction) this.#arrivals.wake(params.queueId);
-    return tasks;
+    return outcome.tasks;
+  }
+
+  async #insertCombined(requests: readonly TaskInsertParams[]): Promise<InsertOutcome[]> {
+    const first = requests[0]!;
+    if (requests.length === 1) return [await this.#insertAlone(first)];
+    let stored: Task[];
+    try {
+      stored = await this.#guard(() => insertTasks(this.#ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
+    } catch (error) {
+      // The database refused the statement and nothing was stored: find the
+      // add at fault by running each alone. Any other failure (the database
+      // unreachable, a timeout) is every add's.
+      if (!refusedByDatabase(error)) throw error;
+      return Promise.all(requests.map((r) => this.#insertAlone(r)));
+    }
+    let offset = 0;
+    return requests.map((r) => ({ tasks: stored.slice(offset, (offset += r.tasks.length)) }));
+  }
+
+  async #insertAlone(params: TaskInsertParams): Promise<InsertOutcome> {
+    try {
+      return { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) };
+    } catch (error) {
+      return { error };
+    }
   }
 
   /**

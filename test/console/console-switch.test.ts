@@ -11,6 +11,7 @@ describe('the console switch', () => {
       const running = await startServer({
         settings: { ...DEFAULT_SETTINGS, databaseUrl: testPgUrl(), schema: freshSchema(), host: '127.0.0.1', port: 0, poolSize: 2, console: on },
         env: {},
+        log: () => {},
       });
       try {
         const response = await fetch(`${running.url}/console`, { redirect: 'manual' });
