@@ -1,13 +1,17 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
+import type { AuditLog } from './core/audit-log.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import type { ServiceConfig } from './core/queue-config.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
+import { PgAuditLog } from './store/audit-log.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { PgAuthStore } from './store/pg-auth-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { validateSchemaName } from './store/schema-name.js';
 
@@ -49,6 +53,10 @@ export interface OpenTaskQueue extends TaskQueueService {
   readonly engine: EngineKind;
   /** The schema of the service's tables. */
   readonly schema: string;
+  /** Where the local token issuer keeps its signing keys (the same database and schema). */
+  readonly authStore: AuthStore;
+  /** The operators' audit log (the same database and schema). */
+  readonly auditLog: AuditLog;
 }
 
 /**
@@ -100,6 +108,8 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       project: options.project ?? settings.project,
       engine: database.engine,
       schema,
+      authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
+      auditLog: new PgAuditLog({ db: database.db, schema }),
     });
   } catch (error) {
     await store.close().catch(() => {});

@@ -13,7 +13,6 @@ import type { Readiness } from './http/routes/readiness.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
-import { PgAuditLog } from './store/audit-log.js';
 import { latestMigration } from './store/migrate.js';
 import type { PgTaskStore } from './store/pg-task-store.js';
 import { waitForDatabase } from './store/wait-for-database.js';
@@ -98,7 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       service.queues().map((queue) => queue.name),
     );
     const accessControl = createAccessControl(authSettings, {
-      store: { db: store.database.db, schema: service.schema },
+      store: service.authStore,
       configAdmins: service.config.adminEmails,
       warn: (message) => logger.warn({}, message),
     });
@@ -144,7 +143,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog: new PgAuditLog({ db: store.database.db, schema: service.schema }) })
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog })
       : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const connections = new Set<Socket>();
