@@ -31,7 +31,7 @@ import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
-import { leaseTasks, oldestAvailableTag } from './lease-tasks.js';
+import { leaseTasks } from './lease-tasks.js';
 import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
@@ -200,10 +200,6 @@ export class PgTaskStore implements TaskStore {
       paused: result.paused,
       deadLettered: i === 0 ? result.deadLettered : 0,
     }));
-  }
-
-  oldestAvailableTag(params: QueueRef): Promise<string | null | undefined> {
-    return this.#guard(() => oldestAvailableTag(this.#ctx, params), params.queueName);
   }
 
   modifyLease(params: TaskModifyLeaseParams): Promise<Task> {
