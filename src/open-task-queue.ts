@@ -10,10 +10,11 @@ import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
-import { migrate } from './store/migrate.js';
+import { latestMigration, migrate } from './store/migrate.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { validateSchemaName } from './store/schema-name.js';
+import { waitForDatabase } from './store/wait-for-database.js';
 
 /** Options of `openTaskQueue`; each defaults to the environment (DATABASE_URL, TASKQUEUE_*). */
 export interface OpenTaskQueueOptions {
@@ -39,6 +40,12 @@ export interface OpenTaskQueueOptions {
   readonly events?: TaskEvents;
   /** Where the service logs (config loaded, migrations applied, database lost and regained, maintenance runs); default: nowhere. */
   readonly logger?: Logger;
+  /**
+   * How long to wait for a PostgreSQL server that does not answer yet, in
+   * seconds, retrying with back-off and a log line per attempt (default 0:
+   * one attempt; the server passes TASKQUEUE_DB_WAIT_SECONDS).
+   */
+  readonly databaseWaitSeconds?: number;
   /** Environment to take defaults from (default: the process's). */
   readonly env?: Environment;
   /** Use this database instead of opening one (tests; the caller closes it). */
@@ -57,6 +64,21 @@ export interface OpenTaskQueue extends TaskQueueService {
   readonly authStore: AuthStore;
   /** The operators' audit log (the same database and schema). */
   readonly auditLog: AuditLog;
+  /** The migrations applied to the schema now (`current`; TRANSIENT_ERROR when the schema is gone) and the latest this package ships. */
+  schemaStatus(): Promise<{ readonly current: number; readonly latest: number }>;
+  /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
+  poolStats(): PoolStats | null;
+}
+
+/** A connection pool at a glance (metrics). */
+export interface PoolStats {
+  /** Open connections, idle or in use. */
+  readonly total: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
+  /** Most connections the pool opens. */
+  readonly max: number;
 }
 
 /**
@@ -90,6 +112,9 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
 
   const databaseOptions: DatabaseOptions =
     options.database ?? databaseOptionsFor(options, settings);
+  if (databaseOptions.kind === 'postgres' && (options.databaseWaitSeconds ?? 0) > 0) {
+    await waitForDatabase(databaseOptions.url, { waitSeconds: options.databaseWaitSeconds ?? 0, logger });
+  }
   const database = await openDatabase(databaseOptions);
   const ownsDatabase = options.database === undefined || options.database.kind !== 'pglite-instance';
   const store = new PgTaskStore(database, schema, { ownsDatabase, logger });
@@ -110,6 +135,11 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       schema,
       authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
       auditLog: new PgAuditLog({ db: database.db, schema }),
+      schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
+      poolStats: () => {
+        const pool = database.pool;
+        return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null;
+      },
     });
   } catch (error) {
     await store.close().catch(() => {});

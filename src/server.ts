@@ -13,9 +13,6 @@ import type { Readiness } from './http/routes/readiness.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
-import { latestMigration } from './store/migrate.js';
-import type { PgTaskStore } from './store/pg-task-store.js';
-import { waitForDatabase } from './store/wait-for-database.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -68,9 +65,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // Read before anything opens, so a bad auth setting fails fast.
   const authSettings = authSettingsFromEnvironment(options.env);
   const metrics = settings.metrics === 'off' ? null : new ServiceMetrics(logger);
-  if (settings.databaseUrl !== null) {
-    await waitForDatabase(settings.databaseUrl, { waitSeconds: settings.dbWaitSeconds, logger });
-  }
   const service = await openTaskQueue({
     databaseUrl: settings.databaseUrl,
     ...(settings.configPath === null ? {} : { config: settings.configPath }),
@@ -81,19 +75,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     tombstoneDays: settings.tombstoneDays,
     deadLetterDays: settings.deadLetterDays,
     ...(metrics ? { events: metrics.events } : {}),
+    databaseWaitSeconds: settings.dbWaitSeconds,
     logger,
     env: options.env,
   });
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
   try {
-    const store = service.store as PgTaskStore;
-    const pool = store.database.pool;
     metrics?.attach(
-      {
-        overview: () => service.overview(),
-        pool: () => (pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null),
-      },
+      { overview: () => service.overview(), pool: () => service.poolStats() },
       service.queues().map((queue) => queue.name),
     );
     const accessControl = createAccessControl(authSettings, {
@@ -108,21 +98,20 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     const admins = [...new Set([...authSettings.admins, ...service.config.adminEmails])];
     const stopping = new AbortController();
-    const expectedVersion = await latestMigration();
     const readiness = async (): Promise<Readiness> => {
       if (stopping.signal.aborted) return { ready: false, reason: 'stopping', message: 'the server is shutting down' };
-      let version: number;
+      let status: { current: number; latest: number };
       try {
-        version = await store.schemaVersion();
+        status = await service.schemaStatus();
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         return { ready: false, reason: 'database', message };
       }
-      if (version < expectedVersion) {
+      if (status.current < status.latest) {
         return {
           ready: false,
           reason: 'migrations',
-          message: `the schema ${service.schema} is at migration ${version}, this server needs ${expectedVersion}: run taskqueue migrate`,
+          message: `the schema ${service.schema} is at migration ${status.current}, this server needs ${status.latest}: run taskqueue migrate`,
         };
       }
       return { ready: true };

@@ -7,7 +7,7 @@ import type { HttpObserver } from '../http/request-log.js';
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
 
-/** The connection pool's figures, when the engine has a pool (PostgreSQL). */
+/** The connection pool's figures, when the engine has a pool (PostgreSQL); the shape of OpenTaskQueue's PoolStats. */
 export interface PoolStats {
   readonly total: number;
   readonly idle: number;
