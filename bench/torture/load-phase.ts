@@ -8,7 +8,8 @@ import { runProducer } from './producer.js';
 import { now, type Incident } from './rest-caller.js';
 import { StorageSampler } from './storage-sampler.js';
 import type { TestBed } from './test-bed.js';
-import { LIMITED_QUEUE, MAIN_QUEUE, type Anomaly, type Workload } from './workload.js';
+import { sleep } from './sleep.js';
+import { LIMITED_QUEUE, MAIN_QUEUE, queuePath, type Anomaly, type Workload } from './workload.js';
 
 export interface LoadOptions {
   readonly producers: number;
@@ -23,7 +24,11 @@ export interface LoadOptions {
   readonly chaos: ChaosPlan | null;
   /** Requests per second in all, 0 = as fast as the clients go (read on every request). */
   readonly perSecond: () => number;
+  /** Producers wait while the main queue holds more tasks than this (its stats, read every second); 0 = no cap. */
+  readonly backlogCap: number;
 }
+
+let runs = 0;
 
 export interface LoadReport {
   readonly ops: number;
@@ -62,15 +67,26 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
   const baseRequests = bed.caller.completed;
   let ops = 0;
   const stopped = () => ops >= options.targetOps || now() >= deadline;
+  let backlog = 0;
   const workload: Workload = {
+    run: runs++,
     caller: bed.caller,
     ledger,
     anomalies,
     countOps: (n) => {
       ops += n;
     },
+    backlogFull: () => options.backlogCap > 0 && backlog > options.backlogCap,
     stopped,
     pace: pacer(options.perSecond),
+  };
+  // The backlog as a producer would see it: the queue's stats over REST.
+  const watchBacklog = async () => {
+    while (options.backlogCap > 0 && !stopped()) {
+      const exchange = await bed.caller.call('GET', `${queuePath(MAIN_QUEUE)}?getStats=true`);
+      if (exchange.status === 200) backlog = Number((JSON.parse(exchange.body.toString('utf8')) as { stats?: { totalTasks?: number } }).stats?.totalTasks ?? 0);
+      await sleep(1000);
+    }
   };
   const sampler = new StorageSampler(bed.databaseUrl, LIMITED_QUEUE);
   const roles: ConsumerRole[] = [];
@@ -91,6 +107,7 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
     await Promise.all([
       ...Array.from({ length: options.producers }, (_, id) => runProducer(workload, id)),
       ...roles.map((role) => runConsumer(workload, role)),
+      watchBacklog(),
       options.chaos ? chaos.run(options.chaos, bed.fleet, bed.database, bed.caller, ledger, () => ops, stopped) : Promise.resolve(),
     ]);
   } finally {

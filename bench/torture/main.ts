@@ -54,6 +54,7 @@ try {
         maxSeconds,
         chaos: { killEveryMs: 4000, outageAtOps: outages.map((at) => Math.round(at * targetOps)), outageMs: 3000 },
         perSecond: () => 0,
+        backlogCap: 0,
       },
       log,
     );

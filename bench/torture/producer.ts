@@ -7,14 +7,19 @@ import { anomaly, LIMITED_QUEUE, MAIN_QUEUE, MAX_PAYLOAD, queuePath, randomInt, 
  * A producer: adds tasks with names of its own (`p{id}-{n}`, never reused,
  * never retried, so an answer that never came leaves the add "unknown"
  * rather than acknowledged), one per request or 2-50 in one multipart
- * batch; a tenth of them to the queue with a storage limit.
+ * batch; a tenth of them to the queue with a storage limit. When the run
+ * caps the backlog, it waits while the main queue holds more than the cap.
  */
 export async function runProducer(workload: Workload, id: number): Promise<void> {
   let sequence = 0;
   while (!workload.stopped()) {
+    if (workload.backlogFull()) {
+      await sleep(100);
+      continue;
+    }
     await workload.pace();
     const queue = Math.random() < 0.1 ? LIMITED_QUEUE : MAIN_QUEUE;
-    const nextName = () => `${queue === LIMITED_QUEUE ? 'l' : 'p'}${id}-${sequence++}`;
+    const nextName = () => `${queue === LIMITED_QUEUE ? 'l' : 'p'}${id}-${workload.run}-${sequence++}`;
     const path = `${queuePath(queue)}/tasks`;
     if (Math.random() < 0.5) {
       const name = nextName();

@@ -19,6 +19,8 @@ export interface Anomaly {
 
 /** What producers and consumers share. */
 export interface Workload {
+  /** Which run of this process (task names carry it, so that runs never reuse a name). */
+  readonly run: number;
   readonly caller: RestCaller;
   readonly ledger: Ledger;
   readonly anomalies: Anomaly[];
@@ -28,6 +30,8 @@ export interface Workload {
    * runs it; each name of tasks:batchDelete is one delete).
    */
   countOps(n: number): void;
+  /** True while the main queue holds more tasks than the run allows (producers wait). */
+  backlogFull(): boolean;
   /** True once the run has reached its op count or its time bound. */
   stopped(): boolean;
   /** Requests per second the clients may send in all (0 = as fast as they can); read on every request. */
