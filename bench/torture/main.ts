@@ -70,7 +70,7 @@ try {
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
     log(
       `${report.requests} hostile requests in ${report.seconds.toFixed(1)} s (${report.unsendable} the HTTP client would not send, ` +
-        `${report.closedOnOversizedBody} over the body cap closed before the client read the answer); ` +
+        `${report.closedOnOversizedBody} with large bodies closed before the client read the early answer); ` +
         `statuses: ${[...report.statusCounts].sort((a, b) => a[0] - b[0]).map(([status, count]) => `${status} x${count}`).join(', ')}`,
     );
     log(`server RSS: ${mb(report.rssStartBytes)} before, ${mb(report.rssPeakBytes)} at most, ${mb(report.rssEndBytes)} after`);
