@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import type { Environment, ServiceSettings } from '../../config/service-settings.js';
 import { startServer } from '../../server.js';
+import { useBaselineWasmCompiler } from '../../store/wasm-code-tier.js';
 import type { CommandContext } from '../command-context.js';
 import { settingsFromFlags, withDatabaseOptions, type ServerFlags } from '../connection-options.js';
 
 /** `taskqueue serve`: runs until SIGINT or SIGTERM, then closes cleanly. */
 export async function serveCommand(settings: ServiceSettings, env: Environment, err: NodeJS.WritableStream): Promise<number> {
+  // The embedded engine's memory: see store/wasm-code-tier.ts.
+  if (settings.databaseUrl === null) useBaselineWasmCompiler();
   const running = await startServer({ settings, env, log: (line) => err.write(`${line}\n`) });
   return new Promise<number>((resolve) => {
     let stopping = false;
