@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import { invalidToken } from './auth-errors.js';
-import { isEmailAddress } from '../config/is-email-address.js';
+import { isEmailAddress } from '../core/is-email-address.js';
 import { QueueError } from '../core/errors.js';
 import type { ActiveSigningKey, AuthStore, NewSigningKey } from './auth-store.js';
 import type { JwtIssuer } from './jwt-issuer.js';

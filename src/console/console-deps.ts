@@ -13,6 +13,8 @@ export interface ConsoleDeps {
   readonly auditLog: AuditLog;
   /** Seconds between samples of the overview for the charts (default 10). */
   readonly sampleIntervalSeconds?: number;
+  /** Seconds between refreshes of the queues table in the browser (default 5). */
+  readonly refreshSeconds?: number;
 }
 
 /** The deps with defaults filled in, plus the sampler: what every console route works with. */
@@ -21,4 +23,5 @@ export interface ConsoleContext {
   readonly accessControl: AccessControl;
   readonly auditLog: AuditLog;
   readonly sampler: OverviewSampler;
+  readonly refreshSeconds: number;
 }

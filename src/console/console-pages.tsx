@@ -39,11 +39,11 @@ async function readableOverview(ctx: ConsoleContext, viewer: Viewer) {
 
 export async function queuesPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const queues = await readableOverview(ctx, viewer);
-  return renderPage(c, { title: 'Queues', viewer, body: <QueuesPage queues={queues} /> });
+  return renderPage(c, { title: 'Queues', viewer, body: <QueuesPage queues={queues} refreshSeconds={ctx.refreshSeconds} /> });
 }
 
 export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
-  return renderFragment(c, <QueuesTable queues={await readableOverview(ctx, viewer)} />);
+  return renderFragment(c, <QueuesTable queues={await readableOverview(ctx, viewer)} refreshSeconds={ctx.refreshSeconds} />);
 }
 
 /** The queue a path names, when the viewer may read it; null otherwise (the same answer either way). */

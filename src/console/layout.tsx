@@ -22,6 +22,7 @@ export function Layout(props: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} - taskqueue console`}</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={`/console/assets/console.css?v=${props.assetVersion}`} />
         <script src={`/console/assets/console.js?v=${props.assetVersion}`} defer></script>
       </head>

@@ -49,6 +49,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     accessControl: deps.accessControl ?? OPEN_ACCESS,
     auditLog: deps.auditLog,
     sampler,
+    refreshSeconds: deps.refreshSeconds ?? 5,
   };
   const console = new Hono();
 

@@ -6,9 +6,9 @@ import { formatAge, formatBytes, formatCount } from './format.js';
  * renders it, and the client script fetches it again (/console/queues-table)
  * every few seconds to refresh the figures without reloading the page.
  */
-export function QueuesTable(props: { readonly queues: readonly QueueOverview[] }) {
+export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; readonly refreshSeconds: number }) {
   return (
-    <table class="queues" id="queues-table" data-refresh="/console/queues-table">
+    <table class="queues" id="queues-table" data-refresh="/console/queues-table" data-refresh-ms={String(props.refreshSeconds * 1000)}>
       <thead>
         <tr>
           <th>Queue</th>

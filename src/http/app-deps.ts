@@ -1,9 +1,9 @@
 import type { AccessControl } from '../auth/access-control.js';
-import type { OpenTaskQueue } from '../open-task-queue.js';
+import type { RestService } from './rest-service.js';
 
 /** What `createApp` needs: the service, and optionally access control and the server's public URL. */
 export interface AppDeps {
-  readonly service: OpenTaskQueue;
+  readonly service: RestService;
   /** Authentication and ACLs; default OPEN_ACCESS (everyone may do everything). */
   readonly accessControl?: AccessControl;
   /**
@@ -21,7 +21,7 @@ export interface AppDeps {
 
 /** AppDeps with the defaults filled in. */
 export interface ResolvedDeps {
-  readonly service: OpenTaskQueue;
+  readonly service: RestService;
   readonly accessControl: AccessControl;
   readonly publicUrl: string | undefined;
   /** Undefined: the queue.xml administrators (read when needed). */

@@ -28,13 +28,13 @@ export function consoleQueues(): QueueConfig[] {
   return [
     pullQueue('jobs', { acl: { userEmails: [READER], writerEmails: [] }, maxLeases: 2 }),
     pullQueue('emails'),
-    pullQueue('reports'),
+    pullQueue('reports', { maxLeases: 1 }),
   ];
 }
 
 export async function openConsoleHarness(
   engine: TestEngine,
-  options: { auth?: boolean; queues?: QueueConfig[]; sampleIntervalSeconds?: number } = {},
+  options: { auth?: boolean; queues?: QueueConfig[]; sampleIntervalSeconds?: number; refreshSeconds?: number } = {},
 ): Promise<ConsoleHarness> {
   const t = await openTestService(engine, serviceConfig(options.queues ?? consoleQueues()));
   const issuer = options.auth === false ? null : await createTestTokenIssuer();
@@ -48,6 +48,7 @@ export async function openConsoleHarness(
     ...(accessControl ? { accessControl } : {}),
     auditLog: audit,
     ...(options.sampleIntervalSeconds === undefined ? {} : { sampleIntervalSeconds: options.sampleIntervalSeconds }),
+    ...(options.refreshSeconds === undefined ? {} : { refreshSeconds: options.refreshSeconds }),
   });
   return {
     t,

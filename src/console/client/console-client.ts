@@ -21,6 +21,7 @@ interface QueueSeries {
 function refreshing(element: HTMLElement): void {
   const url = element.dataset.refresh;
   if (!url) return;
+  const every = Number(element.dataset.refreshMs) || REFRESH_MS;
   let current = element;
   setInterval(async () => {
     if (document.hidden) return;
@@ -38,7 +39,7 @@ function refreshing(element: HTMLElement): void {
     } catch {
       // Offline for a moment: keep the figures shown.
     }
-  }, REFRESH_MS);
+  }, every);
 }
 
 const DEPTH_SERIES: uPlot.Series[] = [
