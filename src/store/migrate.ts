@@ -44,7 +44,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
   const schema = validateSchemaName(schemaName);
   const migrations = await readMigrations();
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
+    await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
     await sql`set local search_path to ${sql.id(schema)}`.execute(trx);
     await sql`
@@ -60,7 +60,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       await sql.raw(migration.text).execute(trx);
-      await sql`insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
+      await sql`/* migrate_record */ insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
         trx,
       );
       applied.push(migration.version);

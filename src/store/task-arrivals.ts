@@ -140,7 +140,7 @@ export class TaskArrivals {
     const last = this.#marked.get(queueId);
     if (last !== undefined && Date.now() - last < MARK_RENEW_MS) return;
     this.#marked.set(queueId, Date.now());
-    sql`
+    sql`/* mark_waiting */
       insert into ${table(this.#ctx, 'queue_waiters')} as w (queue_id, until)
       values (${queueId}, now() + ${MARK_TTL_SECONDS}::int4 * interval '1 second')
       on conflict (queue_id) do update set until = excluded.until
@@ -155,7 +155,7 @@ export class TaskArrivals {
     if (ids.length === 0) return;
     for (const id of ids) this.#mark(id);
     try {
-      const result = await sql<{ queue_id: number }>`
+      const result = await sql<{ queue_id: number }>`/* probe_arrivals */
         select q.id as queue_id
           from unnest(${ids}::int4[]) as q(id)
          where exists (select 1 from ${table(this.#ctx, 'tasks')} t where t.queue_id = q.id and t.eta <= now())`.execute(
