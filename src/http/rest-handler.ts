@@ -7,6 +7,7 @@ import { writeError } from './error-response.js';
 import type { ResponseShape } from './fields/check-fields.js';
 import { QueryParams } from './query-params.js';
 import { requestCredentials } from './request-credentials.js';
+import { noteCaller } from './request-notes.js';
 import { runRestChecks } from './rest-checks.js';
 
 /** Everything a REST method works with, once the shared checks have passed. */
@@ -41,13 +42,22 @@ export function restHandler(deps: ResolvedDeps, method: RestMethod): Handler {
     try {
       const parsed = QueryParams.fromUrl(c.req.url);
       query = parsed;
-      const checked = await runRestChecks(deps, method, {
-        project: c.req.param('project'),
-        queueName: c.req.param('taskqueue') ?? '',
-        task: c.req.param('task'),
-        query: parsed,
-        credentials: () => requestCredentials(c, parsed),
-      });
+      const checked = await runRestChecks(
+        deps,
+        method,
+        {
+          project: c.req.param('project'),
+          queueName: c.req.param('taskqueue') ?? '',
+          task: c.req.param('task'),
+          query: parsed,
+          credentials: () => requestCredentials(c, parsed),
+        },
+        async (queue) => {
+          const decision = await deps.accessControl.check(requestCredentials(c, parsed), queue?.config ?? null, method.action);
+          noteCaller(c, decision.principal?.email);
+          return decision;
+        },
+      );
       if (checked === null) return next();
       return await method.run({ c, deps, query: parsed, project: deps.service.project, ...checked });
     } catch (error) {
