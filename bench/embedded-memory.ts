@@ -40,17 +40,20 @@ async function startServer(dataDir: string): Promise<{ server: Server; startMs: 
   const args = values.src ? ['--import', import.meta.resolve('tsx'), join(root, 'src/main.ts')] : [join(root, 'dist/main.js')];
   const child = spawn(process.execPath, [...(values['node-arg'] ?? []), ...args], {
     cwd: dataDir,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TASKQUEUE_DATA_DIR: join(dataDir, 'data'), DATABASE_URL: '', TASKQUEUE_AUTH: 'off', TASKQUEUE_CONFIG: join(dataDir, 'queue.xml') },
   });
   const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(err);
+    let text = '';
+    const read = (chunk: Buffer) => {
+      // Only the start-up line is kept: the log (JSON lines on stdout) names its url.
+      if (text.length < 100_000) text += chunk.toString('utf8');
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(text);
       if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`server exited: ${err}`)));
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', () => reject(new Error(`server exited: ${text}`)));
   });
   return { server: { child, url, pid: child.pid! }, startMs: performance.now() - started };
 }

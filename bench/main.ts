@@ -11,10 +11,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchAccounting } from './lib/accounting-bench.js';
 import { GraphileWorkerPeer, PgBossPeer } from './lib/peers.js';
 import { RawSqlQueue } from './lib/raw-sql.js';
-import { benchAdd, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
+import { benchAdd, benchAddSingle, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
+import { pgliteSection } from './lib/pglite-section.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -92,6 +93,37 @@ async function addSection(results: Record<string, unknown>): Promise<void> {
     Object.assign(section, { raw, pgBoss: boss, graphileWorker: gw, taskqueueOverRaw: ours.median / raw.median });
   }
   printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw'], rows);
+  // Single-task adds from 16 producers: each add is a commit of its own unless concurrent adds share a statement.
+  const singleCount = QUICK ? 2_000 : 5_000;
+  const single = figure(
+    await repeat(async () => {
+      const bench = await openBenchService(URL, 10);
+      try {
+        return await benchAddSingle(bench.queue, singleCount, 16);
+      } finally {
+        await bench.close();
+      }
+    }),
+  );
+  const singleRows: string[][] = [['taskqueue', formatFigure(single), '']];
+  section.single = { taskqueue: single };
+  if (COMPARE) {
+    const raw = figure(
+      await repeat(async () => {
+        const q = new RawSqlQueue(URL, 18);
+        await q.setup();
+        try {
+          return await q.addSingle(singleCount, 16, PAYLOAD);
+        } finally {
+          await q.close();
+        }
+      }),
+    );
+    singleRows.unshift(['raw SQL, one insert per statement', formatFigure(raw), '1.00x']);
+    singleRows[1]![2] = ratio(single, raw);
+    Object.assign(section.single as object, { raw, taskqueueOverRaw: single.median / raw.median });
+  }
+  printTable('add, one task per call, 16 producers (tasks/s)', ['', 'tasks/s', 'vs raw'], singleRows);
   results.add = section;
 }
 
@@ -235,14 +267,26 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
   results.growth = { ...section, p99Growth: growth };
 }
 
+/** `--only=add,cycle,accounting,growth,pglite,rest`: run just those sections (to iterate on one; the docs quote full runs). */
+const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
+
 async function main(): Promise<void> {
   const started = Date.now();
   const results: Record<string, unknown> = { date: new Date().toISOString(), runs: RUNS, compare: COMPARE, quick: QUICK };
-  await addSection(results);
-  await cycleSection(results);
-  await accountingSection(results);
-  await growthSection(results);
-  if (COMPARE) {
+  if (wanted('add')) await addSection(results);
+  if (wanted('cycle')) await cycleSection(results);
+  if (wanted('accounting')) await accountingSection(results);
+  if (wanted('growth')) await growthSection(results);
+  if (wanted('pglite')) {
+    const cycle = (results.cycle ?? {}) as Record<string, { taskqueue: { tasksPerSecond: Figure } }>;
+    const add = (results.add as { taskqueue: Figure } | undefined)?.taskqueue;
+    results.pglite = await pgliteSection(RUNS, QUICK, {
+      ...(add === undefined ? {} : { add }),
+      cycle: Object.fromEntries(Object.entries(cycle).map(([key, cell]) => [key, cell.taskqueue.tasksPerSecond])),
+    });
+  }
+  if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
     const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.['numTasks=100,consumers=16']?.raw;
     results.rest = await runRestBench(URL, RUNS, QUICK, rawCycle?.tasksPerSecond);

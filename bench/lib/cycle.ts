@@ -52,14 +52,14 @@ export async function runCycle<Item>(
   return { tasksPerSecond: done / ((performance.now() - started) / 1000), leaseP50Ms: p50, leaseP99Ms: p99 };
 }
 
-/** `producers` loops adding batches of 100 until `count` items are added; returns items/s. */
-export async function runAdd(count: number, producers: number, addBatch: (n: number) => Promise<unknown>): Promise<number> {
+/** `producers` loops adding batches of `batch` (100) until `count` items are added; returns items/s. */
+export async function runAdd(count: number, producers: number, addBatch: (n: number) => Promise<unknown>, batch = 100): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: producers }, async () => {
       while (next < count) {
-        const n = Math.min(100, count - next);
+        const n = Math.min(batch, count - next);
         next += n;
         await addBatch(n);
       }

@@ -38,6 +38,21 @@ export class RawSqlQueue {
     );
   }
 
+  /** One row per statement (autocommit), `producers` at once: the ceiling of single adds. */
+  addSingle(count: number, producers: number, payload: Buffer): Promise<number> {
+    return runAdd(
+      count,
+      producers,
+      () =>
+        this.pool.query({
+          name: `${this.schema}_add1`,
+          text: `insert into ${this.schema}.tasks (queue, payload) values ('q', $1)`,
+          values: [payload],
+        }),
+      1,
+    );
+  }
+
   cycle(count: number, numTasks: number, consumers: number): Promise<CycleResult> {
     return runCycle<{ id: string }>(
       {

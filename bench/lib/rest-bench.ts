@@ -1,7 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { bundleScript, TSX } from './bundle-script.js';
 import { RawSqlQueue } from './raw-sql.js';
 import type { LoadJob, LoadResult, LoadTarget } from './rest-load-jobs.js';
 import { figure, formatFigure, latency, type Figure } from './stats.js';
@@ -19,15 +18,6 @@ import { printTable } from './table.js';
 
 const SERVER = fileURLToPath(new URL('../rest-server.ts', import.meta.url));
 const LOAD = fileURLToPath(new URL('../rest-load.ts', import.meta.url));
-/**
- * The server is bundled into plain JavaScript so that its RSS is the
- * server's and not tsx's (whose loader adds some 80 MB). Two directories
- * below the repository, like `src/store/migrate.ts`, so the migrations'
- * `../../sql/` still resolves.
- */
-const SERVER_BUNDLE = fileURLToPath(new URL('../../node_modules/.cache/taskqueue-bench-rest-server.mjs', import.meta.url));
-/** `--import` for the children that run TypeScript, resolved here so the benchmark may run from any directory. */
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const CONSUMERS = 16;
 const MB = 1024 * 1024;
 
@@ -75,26 +65,8 @@ class Child {
   }
 }
 
-async function serverScript(): Promise<{ script: string; execArgv: string[] }> {
-  try {
-    // esbuild (a devDependency) bundles the server so tsx adds nothing to its RSS.
-    const esbuild = await import('esbuild');
-    mkdirSync(new URL('../../node_modules/.cache/', import.meta.url), { recursive: true });
-    await esbuild.build({
-      entryPoints: [SERVER],
-      outfile: SERVER_BUNDLE,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    });
-    return { script: SERVER_BUNDLE, execArgv: [] };
-  } catch (error) {
-    console.warn(`REST bench: could not bundle the server (${String(error)}); it runs under tsx, whose loader adds ~80 MB of RSS`);
-    return { script: SERVER, execArgv: ['--import', TSX] };
-  }
+function serverScript(): Promise<{ script: string; execArgv: string[] }> {
+  return bundleScript(SERVER, 'rest-server');
 }
 
 type Step =

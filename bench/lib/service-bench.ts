@@ -60,6 +60,11 @@ export function benchAdd(queue: TaskQueue, count: number, producers: number, tag
   return runAdd(count, producers, (n) => queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) }))));
 }
 
+/** `producers` loops adding one task per call (`queue.add(task)`); returns tasks/s. */
+export function benchAddSingle(queue: TaskQueue, count: number, producers: number): Promise<number> {
+  return runAdd(count, producers, () => queue.add({ payload: PAYLOAD }), 1);
+}
+
 /** Fills the queue quickly for cycle benchmarks (through the API, batches of 100, 4 producers). */
 export async function preload(queue: TaskQueue, count: number, tag?: string): Promise<void> {
   await benchAdd(queue, count, 4, tag);

@@ -1,8 +1,8 @@
 import { QueueError } from '../core/errors.js';
-import type { StoreContext } from '../store/store-context.js';
 import { OPEN_ACCESS, type AccessControl } from './access-control.js';
 import { ApiKeyRegistry } from './api-keys.js';
 import type { AuthSettings } from './auth-settings.js';
+import type { AuthStore } from './auth-store.js';
 import type { FetchFunction } from './capped-fetch.js';
 import { IntrospectionVerifier } from './introspection-verifier.js';
 import { createJwtIssuer, type JwtIssuer } from './jwt-issuer.js';
@@ -12,8 +12,8 @@ import { createTokenVerifier } from './token-verifier.js';
 
 /** What the access control needs besides its settings. */
 export interface AccessControlDeps {
-  /** The service's database: where the local issuer keeps its keys (required while it is on). */
-  readonly store?: StoreContext;
+  /** Where the local issuer keeps its keys (required while it is on). */
+  readonly store?: AuthStore;
   /** queue.xml root `<admin-email>` entries (ServiceConfig.adminEmails); added to TASKQUEUE_ADMINS. */
   readonly configAdmins?: readonly string[];
   /** fetch for JWKS and introspection (default: the global fetch). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isEmailAddress } from '../config/is-email-address.js';
+import { isEmailAddress } from '../core/is-email-address.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import { invalidToken } from './auth-errors.js';
 import { readCappedText, type FetchFunction } from './capped-fetch.js';

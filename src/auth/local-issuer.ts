@@ -1,16 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import { invalidToken } from './auth-errors.js';
-import { isEmailAddress } from '../config/is-email-address.js';
+import { isEmailAddress } from '../core/is-email-address.js';
 import { QueueError } from '../core/errors.js';
-import {
-  signingKeyGetActive,
-  signingKeyInsert,
-  signingKeyRotate,
-  type ActiveSigningKey,
-  type NewSigningKey,
-} from '../store/auth-signing-keys.js';
-import type { StoreContext } from '../store/store-context.js';
+import type { ActiveSigningKey, AuthStore, NewSigningKey } from './auth-store.js';
 import type { JwtIssuer } from './jwt-issuer.js';
 import { LocalKeySet, type LocalKeySetOptions } from './local-key-set.js';
 import { expandScopes, KNOWN_SCOPES, TASKQUEUE_SCOPE } from './scopes.js';
@@ -86,17 +79,17 @@ const TYP = 'at+jwt';
  */
 export class LocalIssuer implements JwtIssuer {
   readonly #settings: LocalIssuerSettings;
-  readonly #ctx: StoreContext;
+  readonly #store: AuthStore;
   readonly #aliases: Readonly<Record<string, string>>;
   readonly #now: () => number;
   readonly #keys: LocalKeySet;
 
-  constructor(settings: LocalIssuerSettings, ctx: StoreContext, deps: LocalIssuerDeps) {
+  constructor(settings: LocalIssuerSettings, store: AuthStore, deps: LocalIssuerDeps) {
     this.#settings = settings;
-    this.#ctx = ctx;
+    this.#store = store;
     this.#aliases = deps.scopeAliases;
     this.#now = deps.now ?? Date.now;
-    this.#keys = new LocalKeySet(ctx, { ...deps.keyCache, now: this.#now });
+    this.#keys = new LocalKeySet(store, { ...deps.keyCache, now: this.#now });
   }
 
   get issuer(): string {
@@ -183,17 +176,17 @@ export class LocalIssuer implements JwtIssuer {
    */
   async rotateKey(options: { revoke?: boolean } = {}): Promise<string> {
     const next = await generateSigningKey(this.#settings.maxTtlSeconds);
-    await signingKeyRotate(this.#ctx, next, { revoke: options.revoke ?? false });
+    await this.#store.rotateSigningKey(next, { revoke: options.revoke ?? false });
     this.#keys.invalidate();
     return next.kid;
   }
 
   /** The active key, created when there is none yet (the first process to insert wins; the others use its key). */
   async #activeKey(): Promise<ActiveSigningKey> {
-    const active = await signingKeyGetActive(this.#ctx);
+    const active = await this.#store.activeSigningKey();
     if (active !== null) return active;
-    await signingKeyInsert(this.#ctx, await generateSigningKey(this.#settings.maxTtlSeconds));
-    const created = await signingKeyGetActive(this.#ctx);
+    await this.#store.insertSigningKey(await generateSigningKey(this.#settings.maxTtlSeconds));
+    const created = await this.#store.activeSigningKey();
     if (created === null) throw new QueueError('TRANSIENT_ERROR', 'the local issuer could not create its signing key; retry');
     return created;
   }

@@ -1,7 +1,6 @@
 import { importJWK, type CryptoKey } from 'jose';
-import { signingKeyListVerifiable, type VerifyingKey } from '../store/auth-signing-keys.js';
-import type { StoreContext } from '../store/store-context.js';
 import { invalidToken } from './auth-errors.js';
+import type { AuthStore, VerifyingKey } from './auth-store.js';
 
 export interface LocalKeySetOptions {
   /** How long the loaded keys are trusted before they are read again (default 60 s). */
@@ -23,7 +22,7 @@ export interface LocalKeySetOptions {
  * `cacheMaxAgeMs` everywhere).
  */
 export class LocalKeySet {
-  readonly #ctx: StoreContext;
+  readonly #store: AuthStore;
   readonly #cacheMaxAgeMs: number;
   readonly #cooldownMs: number;
   readonly #now: () => number;
@@ -31,8 +30,8 @@ export class LocalKeySet {
   #loadedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | null = null;
 
-  constructor(ctx: StoreContext, options: LocalKeySetOptions = {}) {
-    this.#ctx = ctx;
+  constructor(store: AuthStore, options: LocalKeySetOptions = {}) {
+    this.#store = store;
     this.#cacheMaxAgeMs = options.cacheMaxAgeMs ?? 60_000;
     this.#cooldownMs = options.cooldownMs ?? 1000;
     this.#now = options.now ?? Date.now;
@@ -58,7 +57,7 @@ export class LocalKeySet {
 
   /** Rereads the keys; concurrent callers share one query. */
   async #reload(): Promise<void> {
-    this.#loading ??= signingKeyListVerifiable(this.#ctx)
+    this.#loading ??= this.#store.verifiableSigningKeys()
       .then((rows) => this.#replace(rows))
       .finally(() => {
         this.#loading = null;

@@ -1,4 +1,4 @@
-import { isEmailAddress } from '../config/is-email-address.js';
+import { isEmailAddress } from '../core/is-email-address.js';
 import { invalidToken } from './auth-errors.js';
 import { expandScopes } from './scopes.js';
 

@@ -14,7 +14,7 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3 } as const;
 const INFORMATIONAL = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
 
 /** QueueError codes that mean "no such queue or task". */
-const NOT_FOUND = new Set(['UNKNOWN_QUEUE', 'UNKNOWN_TASK', 'TOMBSTONED_TASK']);
+const NOT_FOUND = new Set(['UNKNOWN_QUEUE', 'UNKNOWN_TASK']);
 
 /** The exit code an error ends the CLI with. */
 export function exitCodeOf(error: unknown): number {
@@ -25,5 +25,7 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
   if (isQueueError(error) && NOT_FOUND.has(error.code)) return EXIT.notFound;
   if (error instanceof RemoteError && error.status === 404) return EXIT.notFound;
+  // A message with context added (import: how many went in) keeps the code of its cause.
+  if (error instanceof Error && error.cause !== undefined) return exitCodeOf(error.cause);
   return EXIT.failure;
 }

@@ -1,7 +1,8 @@
 import type { QueueOverview } from '../core/queue-overview.js';
+import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import { RemoteError } from './remote-error.js';
 import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
-import { parseExportLine } from './parse-export-line.js';
+import { parseExportLine } from '../core/task-export.js';
 import { readJsonLines } from './read-json-lines.js';
 
 /** The REST task as the server sends it (discovery `Task`). */
@@ -16,7 +17,7 @@ interface TaskJson {
 }
 
 /** The server's operator paths (docs/cli.md): administrators only. */
-export const ADMIN_PREFIX = '/taskqueue/admin/v1/taskqueues';
+const ADMIN_PREFIX = ADMIN_QUEUES_PATH;
 
 /**
  * The operator commands against a running server (`--url`): the REST API

@@ -1,4 +1,7 @@
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { ExportLine } from '../core/task-export.js';
+
+export type { ExportLine } from '../core/task-export.js';
 
 /** A task as the CLI prints it (one JSON line each): times in microseconds since the epoch. */
 export interface TaskRecord {
@@ -22,18 +25,6 @@ export interface DeadLetterRecord {
   readonly payloadBase64: string;
 }
 
-/**
- * One line of `taskqueue export` and `import`: what an add can restore
- * (name, ETA, tag, payload). Retry counts and enqueue times start afresh on
- * import. Keys in this order, so the same tasks export to the same bytes.
- */
-export interface ExportLine {
-  readonly name: string;
-  readonly etaUsec: number;
-  readonly tag: string | null;
-  readonly payloadBase64: string;
-}
-
 /** What `taskqueue add` asks for. */
 export interface NewTaskRecord {
   readonly payload: Buffer;
@@ -50,6 +41,9 @@ export interface LeaseRequest {
 
 /** Tasks per import call (the most one add takes, all or nothing). */
 export const IMPORT_BATCH = 100;
+
+/** Bytes of JSON lines per import call at most (a server takes 32 MiB per import request). */
+export const IMPORT_BATCH_BYTES = 16 * 1024 * 1024;
 
 /**
  * What the operator commands do, the same way against the database

@@ -11,7 +11,7 @@ import {
 } from '../core/queue-config.js';
 import { configError, type ConfigErrorLocation } from './config-error.js';
 import type { ConfigNode, ConfigSyntax } from './config-node.js';
-import { isEmailAddress } from './is-email-address.js';
+import { isEmailAddress } from '../core/is-email-address.js';
 import { parseLeaseRate } from './parse-lease-rate.js';
 import { parseStorageSize } from './parse-storage-size.js';
 

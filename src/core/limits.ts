@@ -18,6 +18,8 @@ export const LIMITS = {
   maxLeasePayloadBytes: 32 * 1024 * 1024,
   /** Payload one REST lease may return. */
   maxRestLeasePayloadBytes: 1024 * 1024,
+  /** Longest wait of one lease for tasks to arrive (long-poll). */
+  maxLeaseWaitMs: 60 * 1000,
   /** Names deleted at once. */
   maxTasksPerDelete: 1000,
 } as const;

@@ -5,7 +5,7 @@ import { LIMITS } from './limits.js';
 import type { QueueConfig } from './queue-config.js';
 import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
-import type { QueueStats, TagFilter, TaskState, TaskStore } from './task-store.js';
+import type { LeaseResult, QueueStats, TagFilter, TaskLeaseParams, TaskState, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import type { Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
@@ -25,6 +25,14 @@ export interface LeaseOptions {
   readonly groupByTag?: boolean;
   /** Payload the result may carry at most (default and maximum 32 MB). Tasks past it stay available. */
   readonly payloadLimitBytes?: number;
+  /**
+   * Long-poll: when nothing is leasable, wait up to this many milliseconds
+   * (at most 60 000) for tasks to arrive instead of resolving to [] at once
+   * (default 0). A paused queue is waited on like an empty one.
+   */
+  readonly waitMs?: number;
+  /** Ends a wait early (the caller went away); the lease then resolves to []. */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of `add`. */
@@ -64,6 +72,20 @@ export interface DeadLetterListOptions {
   /** Continue after this dead letter (the last of the previous page). */
   readonly after?: DeadLetterRef;
 }
+
+/**
+ * Longest single wait between two lease attempts of a long-poll: a change
+ * no notification announces (an expired lease, a resumed queue) is seen
+ * within this time.
+ */
+const WAIT_SLICE_MS = 1000;
+
+/**
+ * Shortest time between two lease attempts of one long-poll, so that a
+ * burst of notifications (or a wake-up whose task another consumer took
+ * first) cannot turn the loop into a busy poll of the database.
+ */
+const MIN_ATTEMPT_INTERVAL_MS = 20;
 
 /** Tasks deleted per statement by `purge`, dead letters put back per statement by `redrive`. */
 const PURGE_BATCH = 1000;
@@ -144,6 +166,11 @@ export class TaskQueue {
    * (10 calls per second unless configured) is used up. Fails with
    * QUEUE_PAUSED while the queue is paused (the check is part of the lease
    * statement; it costs no extra round trip).
+   *
+   * With `waitMs`, an empty result is not final: the lease waits for tasks
+   * (see #leaseWithWait) and resolves as soon as it gets some, or to [] when
+   * the time is up or `signal` aborts; QUEUE_PAUSED only if the queue was
+   * still paused at the last attempt.
    */
   async leaseTasks(options: LeaseOptions): Promise<Task[]> {
     this.#requirePull('lease');
@@ -162,18 +189,18 @@ export class TaskQueue {
         field: 'payloadLimitBytes',
       });
     }
-
-    let filter: TagFilter = { kind: 'any' };
-    const tag = validateTag(options.tag, { queue: this.name, field: 'tag' });
-    if (tag !== null) {
-      filter = { kind: 'tag', tag };
-    } else if (options.groupByTag) {
-      const oldest = await this.#store.oldestAvailableTag(this.#ref);
-      if (oldest === undefined) return [];
-      filter = oldest === null ? { kind: 'untagged' } : { kind: 'tag', tag: oldest };
+    const waitMs = options.waitMs ?? 0;
+    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > LIMITS.maxLeaseWaitMs) {
+      throw new QueueError('INVALID_REQUEST', `waitMs must be an integer from 0 to ${LIMITS.maxLeaseWaitMs}`, {
+        queue: this.name,
+        field: 'waitMs',
+      });
     }
 
-    const result = await this.#store.leaseTasks({
+    // Without a tag, "group by tag" takes the tag of the oldest leasable task: the lease statement picks it.
+    const tag = validateTag(options.tag, { queue: this.name, field: 'tag' });
+    const filter: TagFilter = tag !== null ? { kind: 'tag', tag } : options.groupByTag ? { kind: 'oldest' } : { kind: 'any' };
+    const params: TaskLeaseParams = {
       ...this.#ref,
       maxTasks,
       leaseMs,
@@ -181,14 +208,46 @@ export class TaskQueue {
       maxLeases: this.#config.maxLeases,
       leaseRate: this.#config.leaseRate,
       payloadBudgetBytes: budget,
-    });
-    this.#reportLease(result.tasks, result.deadLettered);
+    };
+    const result = waitMs > 0 ? await this.#leaseWithWait(params, waitMs, options.signal) : await this.#leaseOnce(params);
     if (result.paused) {
       throw new QueueError('QUEUE_PAUSED', `queue "${this.name}" is paused; leases return no tasks until it is resumed`, {
         queue: this.name,
       });
     }
     return result.tasks;
+  }
+
+  async #leaseOnce(params: TaskLeaseParams): Promise<LeaseResult> {
+    const result = await this.#store.leaseTasks(params);
+    this.#reportLease(result.tasks, result.deadLettered);
+    return result;
+  }
+
+  /**
+   * A lease that, when nothing is leasable, waits up to `waitMs` for tasks.
+   * Every attempt is an ordinary lease statement, so the queue's lease rate
+   * applies to each one. Between attempts the caller holds no database
+   * connection: the store's `waitForTasks` resolves when it hears that tasks
+   * may have arrived (LISTEN/NOTIFY on one shared connection, and adds of
+   * this process at once), and at the latest after WAIT_SLICE_MS, so a
+   * missed notification costs at most that. It stops when tasks come back,
+   * when the time is up, or when `signal` aborts. A paused queue counts as
+   * empty: the wait goes on, and a resume is seen at the next attempt.
+   */
+  async #leaseWithWait(params: TaskLeaseParams, waitMs: number, signal: AbortSignal | undefined): Promise<LeaseResult> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const result = await this.#leaseOnce(params);
+      const remaining = deadline - Date.now();
+      if (result.tasks.length > 0 || remaining <= 0) return result;
+      if (signal?.aborted) return { ...result, paused: false };
+      const waitStart = Date.now();
+      await this.#store.waitForTasks({ ...this.#ref, timeoutMs: Math.min(remaining, WAIT_SLICE_MS), ...(signal ? { signal } : {}) });
+      const waited = Date.now() - waitStart;
+      if (waited < MIN_ATTEMPT_INTERVAL_MS) await pause(MIN_ATTEMPT_INTERVAL_MS - waited, signal);
+      if (signal?.aborted) return { ...result, paused: false };
+    }
   }
 
   /**
@@ -403,7 +462,7 @@ export class TaskQueue {
 
   /**
    * Resolves when tasks may have arrived in this queue (or after `timeoutMs`,
-   * or when `signal` aborts). For long-poll leases: wait, then lease again.
+   * or when `signal` aborts). `leaseTasks({ waitMs })` waits with it.
    */
   waitForTasks(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     return this.#store.waitForTasks({ ...this.#ref, timeoutMs, ...(signal ? { signal } : {}) });
@@ -440,4 +499,18 @@ export class TaskQueue {
     }
     return ms;
   }
+}
+
+/** An abortable sleep: resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

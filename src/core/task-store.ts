@@ -18,8 +18,6 @@ export interface TaskStore {
   insertTasks(params: TaskInsertParams): Promise<Task[]>;
   /** One statement: also reports a paused queue and the tasks the retry limit moved to the dead letters. */
   leaseTasks(params: TaskLeaseParams): Promise<LeaseResult>;
-  /** The tag of the oldest leasable task (null = untagged), or `undefined` when nothing is leasable. */
-  oldestAvailableTag(params: QueueRef): Promise<string | null | undefined>;
   /** Renews or releases a lease the caller still holds; see TaskModifyLeaseParams. */
   modifyLease(params: TaskModifyLeaseParams): Promise<Task>;
   /** Deletes and tombstones; returns the names that were deleted. */
@@ -84,11 +82,14 @@ export interface TaskInsertParams extends QueueRef {
   readonly transaction?: CallerTransaction;
 }
 
-/** Which tasks a lease may take. */
+/**
+ * Which tasks a lease may take: any; those of one tag; or those sharing the tag (or the absence of one) of the oldest leasable task,
+ * which the lease statement itself finds ("group by tag" without a tag).
+ */
 export type TagFilter =
   | { readonly kind: 'any' }
   | { readonly kind: 'tag'; readonly tag: string }
-  | { readonly kind: 'untagged' };
+  | { readonly kind: 'oldest' };
 
 export interface TaskLeaseParams extends QueueRef {
   readonly maxTasks: number;

@@ -23,7 +23,7 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // One array per column: the statement text is the same for every batch,
   // so the server parses a small statement instead of one with 6 bound
   // values per task.
-  const query = sql<TaskRow>`
+  const query = sql<TaskRow>`/* insert_tasks */
     with input as (
       select name, tag, payload,
              -- An explicit ETA exactly (seconds and microseconds apart, see
@@ -40,7 +40,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
     select ${params.queueId}::int4, name, eta, tag, payload
       from input
-     -- + 1 ms: the FIFO offsets above add at most 99 microseconds.
+     -- + 1 ms: the FIFO offsets above add at most 499 microseconds (500
+     -- tasks of combined adds, see pg-task-store.ts).
      where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs + 1)}
     returning name, tag, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.compile(ctx.db);
 
@@ -87,7 +88,7 @@ async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: T
   // next only inside a transaction block: autocommit discards it at once.
   const marker = randomBytes(8).toString('hex');
   await run(sql`select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
-  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`
+  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`/* count_in_transaction */
     with current as (
       select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before
     )

@@ -20,7 +20,10 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  *    sub-select once per outer row, and each re-run skips the rows already
  *    locked and returns the NEXT n (bug #15715, hit by Oban and pg-boss).
  *    A materialized CTE runs exactly once. The ORDER BY matches the index
- *    (queue_id, eta), so LIMIT stops after n rows without a sort.
+ *    (queue_id, eta), so LIMIT stops after n rows without a sort. "Group
+ *    by tag" without a tag first locks the oldest leasable task (`oldest`)
+ *    and picks the tasks that share its tag, or its lack of one, in the
+ *    same statement (no round trip to learn the tag first).
  * 3. `exhausted` / `tombstoned` / `dead` (queues with a retry limit only):
  *    tasks already leased `max_leases` times are deleted, their names
  *    tombstoned with reason 'retry_limit', and the tasks themselves (payload,
@@ -62,21 +65,32 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     permitted = sql`and (select allowed from permit)`;
   }
 
-  const tagCondition =
-    params.filter.kind === 'tag'
-      ? sql`and tag = ${params.filter.tag}`
-      : params.filter.kind === 'untagged'
-        ? sql`and tag is null`
-        : sql``;
-
-  ctes.push(sql`picked as materialized (
+  const pick = (name: string, condition: RawBuilder<unknown>) =>
+    sql`${sql.raw(name)} as materialized (
     select name, eta, retry_count, octet_length(payload) as payload_bytes
       from ${tasks}
-     where queue_id = ${q} and eta <= now() ${tagCondition} ${permitted}
+     where queue_id = ${q} and eta <= now() ${condition} ${permitted}
      order by eta
      limit ${params.maxTasks}::int4
        for update skip locked
+  )`;
+  if (params.filter.kind === 'oldest') {
+    // Group by the oldest task's tag: `oldest` finds (and locks) it; one
+    // branch takes its tag through tasks_tag_lease_idx, the other, when it
+    // is untagged, untagged tasks in eta order. Only one branch finds rows.
+    ctes.push(sql`oldest as materialized (
+    select tag from ${tasks}
+     where queue_id = ${q} and eta <= now() ${permitted}
+     order by eta
+     limit 1
+       for update skip locked
   )`);
+    ctes.push(pick('picked_tagged', sql`and tag = (select tag from oldest)`));
+    ctes.push(pick('picked_untagged', sql`and tag is null and (select tag is null from oldest)`));
+    ctes.push(sql`picked as materialized (select * from picked_tagged union all select * from picked_untagged)`);
+  } else {
+    ctes.push(pick('picked', params.filter.kind === 'tag' ? sql`and tag = ${params.filter.tag}` : sql``));
+  }
 
   let live: RawBuilder<unknown> = sql``;
   let deadLettered: RawBuilder<unknown> = sql`0`;
@@ -138,7 +152,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     select (select paused from queue_state) as paused, ${deadLettered}::int8 as dead_lettered
   )`);
 
-  const query = sql<LeaseRow>`
+  const query = sql<LeaseRow>`/* lease_tasks */
     with ${sql.join(ctes, sql`,\n`)}
     select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count,
            ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec
@@ -166,18 +180,3 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
 
 /** A row of the lease statement: a leased task (name null when none) and the outcome's columns. */
 type LeaseRow = Omit<TaskRow, 'name'> & { name: string | null; paused: boolean; dead_lettered: unknown };
-
-/** The tag of the oldest leasable task, for "group by tag" without a tag. */
-export async function oldestAvailableTag(
-  ctx: StoreContext,
-  params: { queueId: number },
-): Promise<string | null | undefined> {
-  const result = await sql<{ tag: string | null }>`
-    select tag from ${table(ctx, 'tasks')}
-     where queue_id = ${params.queueId} and eta <= now()
-     order by eta
-     limit 1
-       for update skip locked`.execute(ctx.db);
-  const row = result.rows[0];
-  return row === undefined ? undefined : row.tag;
-}

@@ -44,7 +44,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
   const schema = validateSchemaName(schemaName);
   const migrations = await readMigrations();
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
+    await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
     await sql`set local search_path to ${sql.id(schema)}`.execute(trx);
     await sql`
@@ -60,7 +60,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       await sql.raw(migration.text).execute(trx);
-      await sql`insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
+      await sql`/* migrate_record */ insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
         trx,
       );
       applied.push(migration.version);
@@ -68,4 +68,19 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     const current = Math.max(0, ...done, ...applied);
     return { schema, applied, current };
   });
+}
+
+/**
+ * The highest migration applied to a schema, for readiness checks. A schema
+ * without the migrations table fails like a missing table (42P01).
+ */
+export async function schemaVersion(db: Kysely<Database>, schemaName: string): Promise<number> {
+  const schema = validateSchemaName(schemaName);
+  const result = await sql<{ version: number | null }>`select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+  return Number(result.rows[0]?.version ?? 0);
+}
+
+/** The highest migration this package ships. */
+export async function latestMigration(): Promise<number> {
+  return Math.max(0, ...(await readMigrations()).map((m) => m.version));
 }

@@ -4,6 +4,7 @@ import { isQueueError, QueueError } from '../core/errors.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { LIMITS } from '../core/limits.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
@@ -25,10 +26,12 @@ import type {
 import type { Tombstone } from '../core/tombstone.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
+import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
+import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
-import { leaseTasks, oldestAvailableTag } from './lease-tasks.js';
+import { leaseTasks } from './lease-tasks.js';
 import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
@@ -45,6 +48,30 @@ import { translateError } from './translate-error.js';
 const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
 
 /**
+ * Tasks per combined add. The FIFO offsets of one statement (a microsecond
+ * per task, see insert-tasks.ts) stay under the millisecond its ETA check
+ * allows for them.
+ */
+const MAX_COMBINED_ADD = 500;
+
+/**
+ * Whether a combined add failed on a refusal one add alone may cause, which
+ * the database answered (with a SQLSTATE, or no row for an ETA too far
+ * ahead), so nothing was stored. A lost connection or a timeout leaves the
+ * outcome unknown: such errors are never retried.
+ */
+function refusedByDatabase(error: unknown): boolean {
+  if (!isQueueError(error)) return false;
+  if (error.code === 'INVALID_ETA') return true;
+  if (error.code === 'TRANSIENT_ERROR' || error.code === 'DEADLINE_EXCEEDED') return false;
+  const sqlState = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState);
+}
+
+/** One add's share of a combined add: its tasks, or the error it alone gets. */
+type InsertOutcome = { readonly tasks: Task[] } | { readonly error: unknown };
+
+/**
  * The TaskStore on PostgreSQL or PGlite. Each method runs one named query
  * from this folder and turns any database error into a QueueError here, at
  * the edge, so nothing above sees a SQLSTATE.
@@ -56,12 +83,16 @@ export class PgTaskStore implements TaskStore {
   readonly #arrivals: TaskArrivals;
   readonly #deletes: StatementGroup<TaskDeleteParams, string[]>;
   readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
+  readonly #watch: DatabaseWatch;
+  readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
 
-  constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean } = {}) {
+  constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
-    this.#arrivals = new TaskArrivals(database, this.#ctx);
+    const logger = options.logger ?? silentLogger;
+    this.#watch = new DatabaseWatch(logger);
+    this.#arrivals = new TaskArrivals(database, this.#ctx, logger);
     this.#deletes = new StatementGroup(
       (_key, requests) => this.#deleteCombined(requests),
       (batch, next) => batch.reduce((n, r) => n + r.names.length, 0) + next.names.length <= 5000,
@@ -70,6 +101,20 @@ export class PgTaskStore implements TaskStore {
       (_key, requests) => this.#leaseCombined(requests),
       (batch, next) => batch.reduce((n, r) => n + r.maxTasks, 0) + next.maxTasks <= 1000,
     );
+    this.#inserts = new StatementGroup(
+      (_key, requests) => this.#insertCombined(requests),
+      (batch, next) => batch.reduce((n, r) => n + r.tasks.length, 0) + next.tasks.length <= MAX_COMBINED_ADD,
+    );
+  }
+
+  /** Runs one query and turns its failure into a QueueError, noting the database's availability. */
+  #guard<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
+    return guarded(this.#watch, run, queue);
+  }
+
+  /** The highest migration applied to the schema (0 when none is); TRANSIENT_ERROR when the schema is gone. */
+  schemaVersion(): Promise<number> {
+    return this.#guard(() => schemaVersion(this.#ctx.db, this.#ctx.schema), undefined);
   }
 
   get database(): OpenDatabase {
@@ -81,15 +126,51 @@ export class PgTaskStore implements TaskStore {
   }
 
   syncQueues(config: ServiceConfig): Promise<ReadonlyMap<string, number>> {
-    return guard(() => syncQueues(this.#ctx, config), undefined);
+    return this.#guard(() => syncQueues(this.#ctx, config), undefined);
   }
 
+  /**
+   * Concurrent adds of one queue outside a caller's transaction share a
+   * statement (see StatementGroup), like leases and deletes. Each add keeps
+   * its own all-or-nothing outcome: when the combined statement fails on
+   * something one add brought (a held or taken name, an ETA too far ahead, a
+   * storage limit), the adds run again one statement each, so only the add
+   * at fault fails.
+   */
   async insertTasks(params: TaskInsertParams): Promise<Task[]> {
-    const tasks = await guard(() => insertTasks(this.#ctx, params), params.queueName);
+    const outcome = params.transaction
+      ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
+      : await this.#inserts.submit(String(params.queueId), params);
+    if ('error' in outcome) throw outcome.error;
     // Waiters in this process need not wait for the notification's round trip
     // (and inside a caller's transaction the notification comes only at commit).
     if (!params.transaction) this.#arrivals.wake(params.queueId);
-    return tasks;
+    return outcome.tasks;
+  }
+
+  async #insertCombined(requests: readonly TaskInsertParams[]): Promise<InsertOutcome[]> {
+    const first = requests[0]!;
+    if (requests.length === 1) return [await this.#insertAlone(first)];
+    let stored: Task[];
+    try {
+      stored = await this.#guard(() => insertTasks(this.#ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
+    } catch (error) {
+      // The database refused the statement and nothing was stored: find the
+      // add at fault by running each alone. Any other failure (the database
+      // unreachable, a timeout) is every add's.
+      if (!refusedByDatabase(error)) throw error;
+      return Promise.all(requests.map((r) => this.#insertAlone(r)));
+    }
+    let offset = 0;
+    return requests.map((r) => ({ tasks: stored.slice(offset, (offset += r.tasks.length)) }));
+  }
+
+  async #insertAlone(params: TaskInsertParams): Promise<InsertOutcome> {
+    try {
+      return { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) };
+    } catch (error) {
+      return { error };
+    }
   }
 
   /**
@@ -100,7 +181,7 @@ export class PgTaskStore implements TaskStore {
    */
   leaseTasks(params: TaskLeaseParams): Promise<LeaseResult> {
     const combinable = params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
-    if (!combinable) return guard(() => leaseTasks(this.#ctx, params), params.queueName);
+    if (!combinable) return this.#guard(() => leaseTasks(this.#ctx, params), params.queueName);
     const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
     return this.#leases.submit(key, params);
   }
@@ -109,7 +190,7 @@ export class PgTaskStore implements TaskStore {
   async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<LeaseResult[]> {
     const first = requests[0]!;
     const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
-    const result = await guard(
+    const result = await this.#guard(
       () => leaseTasks(this.#ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
       first.queueName,
     );
@@ -121,12 +202,8 @@ export class PgTaskStore implements TaskStore {
     }));
   }
 
-  oldestAvailableTag(params: QueueRef): Promise<string | null | undefined> {
-    return guard(() => oldestAvailableTag(this.#ctx, params), params.queueName);
-  }
-
   modifyLease(params: TaskModifyLeaseParams): Promise<Task> {
-    return guard(() => modifyLease(this.#ctx, params), params.queueName);
+    return this.#guard(() => modifyLease(this.#ctx, params), params.queueName);
   }
 
   /** Concurrent deletes of one queue share a statement (see StatementGroup). */
@@ -137,7 +214,7 @@ export class PgTaskStore implements TaskStore {
   async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
     const first = requests[0]!;
     const names = [...new Set(requests.flatMap((r) => r.names))];
-    const deleted = new Set(await guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
+    const deleted = new Set(await this.#guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
     // A name two callers asked for counts as deleted for the first of them only.
     return requests.map((r) =>
       r.names.filter((name) => {
@@ -149,35 +226,35 @@ export class PgTaskStore implements TaskStore {
   }
 
   getTask(params: TaskRef): Promise<Task | null> {
-    return guard(() => getTask(this.#ctx, params), params.queueName);
+    return this.#guard(() => getTask(this.#ctx, params), params.queueName);
   }
 
   isTombstoned(params: TaskRef): Promise<boolean> {
-    return guard(() => isTombstoned(this.#ctx, params), params.queueName);
+    return this.#guard(() => isTombstoned(this.#ctx, params), params.queueName);
   }
 
   listTasks(params: TaskListParams): Promise<Task[]> {
-    return guard(() => listTasks(this.#ctx, params), params.queueName);
+    return this.#guard(() => listTasks(this.#ctx, params), params.queueName);
   }
 
   queueStats(params: QueueRef): Promise<QueueStats> {
-    return guard(() => queueStats(this.#ctx, params), params.queueName);
+    return this.#guard(() => queueStats(this.#ctx, params), params.queueName);
   }
 
   setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
-    return guard(() => setPaused(this.#ctx, params), params.queueName);
+    return this.#guard(() => setPaused(this.#ctx, params), params.queueName);
   }
 
   isPaused(params: QueueRef): Promise<boolean> {
-    return guard(() => isPaused(this.#ctx, params), params.queueName);
+    return this.#guard(() => isPaused(this.#ctx, params), params.queueName);
   }
 
   purgeTasks(params: QueueRef & { readonly batchSize: number }): Promise<number> {
-    return guard(() => purgeTasks(this.#ctx, params), params.queueName);
+    return this.#guard(() => purgeTasks(this.#ctx, params), params.queueName);
   }
 
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]> {
-    return guard(() => listDeadLetters(this.#ctx, params), params.queueName);
+    return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
   }
 
   /**
@@ -189,7 +266,7 @@ export class PgTaskStore implements TaskStore {
     let redriven = 0;
     try {
       for (;;) {
-        const n = await guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
+        const n = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
         redriven += n;
         if (n < params.batchSize) break;
       }
@@ -206,21 +283,21 @@ export class PgTaskStore implements TaskStore {
   }
 
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]> {
-    return guard(() => listTombstones(this.#ctx, params), params.queueName);
+    return this.#guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
   async releaseLease(params: TaskRef): Promise<Task | null> {
-    const task = await guard(() => releaseLease(this.#ctx, params), params.queueName);
+    const task = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
     if (task) this.#arrivals.wake(params.queueId);
     return task;
   }
 
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
-    return guard(() => queueOverview(this.#ctx, params), undefined);
+    return this.#guard(() => queueOverview(this.#ctx, params), undefined);
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {
-    return guard(() => cleanup(this.#ctx, params), undefined);
+    return this.#guard(() => cleanup(this.#ctx, params), undefined);
   }
 
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
@@ -228,7 +305,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async ping(): Promise<void> {
-    await guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
+    await this.#guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
   }
 
   async close(): Promise<void> {
@@ -237,10 +314,15 @@ export class PgTaskStore implements TaskStore {
   }
 }
 
-async function guard<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
+/** The watch of the store being constructed or called; one per store (see PgTaskStore.#guard). */
+async function guarded<T>(watch: DatabaseWatch, run: () => Promise<T>, queue: string | undefined): Promise<T> {
   try {
-    return await run();
+    const result = await run();
+    watch.succeeded();
+    return result;
   } catch (error) {
-    throw translateError(error, queue === undefined ? {} : { queue });
+    const translated = translateError(error, queue === undefined ? {} : { queue });
+    watch.failed(translated);
+    throw translated;
   }
 }

@@ -7,6 +7,7 @@ import { DEFAULT_LOCAL_ISSUER, LocalIssuer, type LocalIssuerSettings } from '../
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE, TASKQUEUE_SCOPE } from '../../src/auth/scopes.js';
 import { isQueueError } from '../../src/core/errors.js';
 import { migrate } from '../../src/store/migrate.js';
+import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { ENGINES, freshSchema, openTestService, type TestService } from '../helpers/engines.js';
@@ -21,7 +22,7 @@ function bearer(token: string): RequestCredentials {
 }
 
 function issuerOn(ctx: StoreContext, options: { settings?: Partial<LocalIssuerSettings>; now?: () => number; cooldownMs?: number } = {}) {
-  return new LocalIssuer({ ...DEFAULT_LOCAL_ISSUER, ...options.settings }, ctx, {
+  return new LocalIssuer({ ...DEFAULT_LOCAL_ISSUER, ...options.settings }, new PgAuthStore(ctx), {
     scopeAliases: DEFAULT_SCOPE_ALIASES,
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.cooldownMs === undefined ? {} : { keyCache: { cooldownMs: options.cooldownMs } }),
@@ -67,7 +68,7 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
   it('creates its key on first use and mints tokens that the access control accepts', async () => {
     const ctx = await open();
     expect(await keyRows()).toEqual([]);
-    const control = createAccessControl(DEFAULT_AUTH_SETTINGS, { store: ctx });
+    const control = createAccessControl(DEFAULT_AUTH_SETTINGS, { store: new PgAuthStore(ctx) });
     const minted = await control.localIssuer?.mint({ email: EMAIL });
     expect(minted).toMatchObject({ tokenType: 'Bearer', expiresIn: 3600, scope: TASKQUEUE_SCOPE });
     const rows = await keyRows();
@@ -92,7 +93,7 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
     const issuer = issuerOn(await open());
     const minted = await issuer.mint({ email: EMAIL, scopes: ['taskqueue.consumer'], ttlSeconds: 120 });
     expect(minted.scope).toBe(TASKQUEUE_CONSUMER_SCOPE);
-    const control = createAccessControl(DEFAULT_AUTH_SETTINGS, { store: storeContextOf(t) });
+    const control = createAccessControl(DEFAULT_AUTH_SETTINGS, { store: t.service.authStore });
     expect((await outcomeOf(control.check(bearer(minted.accessToken), QUEUE, 'task.lease'))).status).toBe(200);
     expect((await outcomeOf(control.check(bearer(minted.accessToken), QUEUE, 'task.insert'))).status).toBe(403);
   });

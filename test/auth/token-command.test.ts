@@ -12,6 +12,7 @@ import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/
 import { issueTokenCommand, parseTokenCommandArgs, runTokenCommand, type TokenCommandDeps } from '../../src/cli/commands/token.js';
 import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
+import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
 /**
@@ -36,7 +37,7 @@ function deps(overrides: Partial<TokenCommandDeps> = {}): TokenCommandDeps {
 }
 
 function issuerOn(database: OpenDatabase, schema = 'taskqueue'): LocalIssuer {
-  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, { db: database.db, schema }, { scopeAliases: DEFAULT_SCOPE_ALIASES });
+  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore({ db: database.db, schema }), { scopeAliases: DEFAULT_SCOPE_ALIASES });
 }
 
 describe('parseTokenCommandArgs', () => {

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { Readable } from 'node:stream';
 import type { Environment } from '../../src/config/service-settings.js';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
@@ -60,4 +61,10 @@ export async function snapshot(t: TestService): Promise<unknown> {
   const result: Record<string, unknown> = {};
   for (const table of tables) result[table] = await t.sql(`select * from ${t.schema}.${table} order by 1, 2`);
   return result;
+}
+
+/** SQL on the test PostgreSQL, as an operator would run it (schema-qualified names); end() when done. */
+export function pgAdmin(): { sql(text: string, params?: unknown[]): Promise<unknown[]>; end(): Promise<void> } {
+  const pool = new pg.Pool({ connectionString: testPgUrl(), max: 1 });
+  return { sql: async (text, params) => (await pool.query(text, params)).rows as unknown[], end: () => pool.end() };
 }

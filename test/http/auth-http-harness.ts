@@ -6,7 +6,6 @@ import type { ServiceConfig } from '../../src/core/queue-config.js';
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import type { Task } from '../../src/core/task.js';
 import { createApp } from '../../src/http/create-app.js';
-import { storeContextOf } from '../auth/store-context-of.js';
 import { openTestService, type TestService } from '../helpers/engines.js';
 import { reply, type Reply, type RequestOptions } from './harness.js';
 
@@ -30,7 +29,7 @@ export async function openAuthApp(config: ServiceConfig, settings: AuthSettings)
   const t = await openTestService('postgres', config);
   try {
     const accessControl = createAccessControl(settings, {
-      store: storeContextOf(t),
+      store: t.service.authStore,
       configAdmins: t.service.config.adminEmails,
       warn: () => {
         throw new Error('auth must be on in these tests');

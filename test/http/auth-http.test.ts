@@ -4,6 +4,7 @@ import type { QueueAction } from '../../src/auth/access-control.js';
 import { hashApiKey } from '../../src/auth/api-keys.js';
 import { DEFAULT_AUTH_SETTINGS } from '../../src/auth/auth-settings.js';
 import { DEFAULT_LOCAL_ISSUER, LocalIssuer } from '../../src/auth/local-issuer.js';
+import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE, TASKQUEUE_SCOPE } from '../../src/auth/scopes.js';
 import type { Task } from '../../src/core/task.js';
 import { ACL_ADMINS, ACL_QUEUES, ACL_USERS, QUEUE_ACTIONS, UNKNOWN_QUEUE, aclMatrix, aclMatrixConfig, type AclMatrixRow } from '../auth/acl-matrix.js';
@@ -643,7 +644,7 @@ describe('local issuer end to end', () => {
   it('accepts a token minted by another process sharing the database (as `taskqueue token` does)', async () => {
     const other = await secondHandle(h.t);
     try {
-      const cli = new LocalIssuer(DEFAULT_LOCAL_ISSUER, other.ctx, { scopeAliases: DEFAULT_SCOPE_ALIASES });
+      const cli = new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore(other.ctx), { scopeAliases: DEFAULT_SCOPE_ALIASES });
       const consumer = await cli.mint({ email: ACL_USERS.consumer, scopes: ['taskqueue.consumer'], ttlSeconds: 120 });
       const leased = await h.call(`${tasks}/lease?numTasks=10&leaseSecs=60`, { method: 'POST', headers: bearer(consumer.accessToken) });
       expect(leased.status, leased.text).toBe(200);

@@ -54,6 +54,32 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     expect(await q.listTasks()).toEqual([]);
   });
 
+  it('combines concurrent adds of a queue, and one refused add fails alone', async () => {
+    const q = await open();
+    await q.add({ name: 'held' });
+    await q.deleteTask('held');
+    await q.add({ name: 'live' });
+    const far = new Date(Date.now() + 40 * 86400_000);
+    // More adds at once than statements run at once: later ones wait and share a statement.
+    const adds: Array<{ name: string; eta?: Date }> = [];
+    for (let i = 0; i < 40; i++) {
+      adds.push({ name: `ok-${i}` });
+      if (i % 10 === 5) adds.push({ name: 'held' }, { name: 'live' }, { name: `far-${i}`, eta: far });
+    }
+    adds.push({ name: 'twice' }, { name: 'twice' });
+    const outcomes = await Promise.all(adds.map((task) => code(q.add(task))));
+    const byName = (prefix: string) => outcomes.filter((_, i) => adds[i]!.name.startsWith(prefix));
+    expect(byName('ok-')).toEqual(Array(40).fill('ok'));
+    expect(new Set(byName('held'))).toEqual(new Set(['TOMBSTONED_TASK']));
+    expect(new Set(byName('live'))).toEqual(new Set(['TASK_ALREADY_EXISTS']));
+    expect(new Set(byName('far-'))).toEqual(new Set(['INVALID_ETA']));
+    expect(byName('twice').sort()).toEqual(['TASK_ALREADY_EXISTS', 'ok']);
+    const names = (await q.listTasks({ limit: 1000 })).map((task) => task.name).sort();
+    expect(names).toEqual([...Array.from({ length: 40 }, (_, i) => `ok-${i}`), 'live', 'twice'].sort());
+    // The counters match the rows: refused adds gave nothing to the storage accounting.
+    expect((await q.fetchStatistics()).totalTasks).toBe(42);
+  });
+
   it('rejects unknown queues', async () => {
     await open();
     expect(() => t.service.getQueue('nope')).toThrow(/not defined/);

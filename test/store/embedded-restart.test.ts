@@ -29,10 +29,11 @@ function startServer(dataDir: string): Server {
   let err = '';
   const started = new Promise<{ pid: number; url: string }>((resolve, reject) => {
     const check = () => {
-      const pid = /pid (\d+)/.exec(out)?.[1];
-      const url = /listening on (http:\/\/[^\s"]+)/.exec(err)?.[1];
+      const pid = /^pid (\d+)$/m.exec(out)?.[1];
+      // The start-up log line (JSON on stdout): its url field.
+      const url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1];
       if (pid !== undefined && url !== undefined) resolve({ pid: Number(pid), url });
-      if (/in use by process/.test(err)) reject(new Error(err));
+      if (/in use by process/.test(out + err)) reject(new Error(out + err));
     };
     child.stdout!.on('data', (chunk: Buffer) => ((out += chunk.toString('utf8')), check()));
     child.stderr!.on('data', (chunk: Buffer) => ((err += chunk.toString('utf8')), check()));

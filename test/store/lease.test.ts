@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { TaskQueue } from '../../src/core/task-queue.js';
+import type { TaskStore } from '../../src/core/task-store.js';
+import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
 describe.each(ENGINES)('leasing on %s', (engine) => {
@@ -92,6 +94,72 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
     expect(untagged.map((x) => x.name)).toEqual(['plain1', 'plain2']);
     expect(untagged.every((x) => x.tag === null)).toBe(true);
     expect(await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).toEqual([]);
+  });
+
+  it('groups by the oldest tag in the one lease statement, skipping a locked oldest task', async () => {
+    const q = await open();
+    const now = Date.now();
+    await q.add([
+      { name: 'red1', tag: 'red', eta: new Date(now - 9000) },
+      { name: 'blue1', tag: 'blue', eta: new Date(now - 8000) },
+      { name: 'red2', tag: 'red', eta: new Date(now - 7000) },
+      { name: 'blue2', tag: 'blue', eta: new Date(now - 6000) },
+      { name: 'plain1', eta: new Date(now - 5000) },
+    ]);
+    const calls: string[] = [];
+    const recording = new Proxy(t.service.store, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as TaskStore;
+    const watched = new TaskQueue(recording, q.config, q.id);
+    expect((await watched.leaseTasks({ lease: 60, maxTasks: 1, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
+    // One call of the store: the tag is found by the lease statement itself.
+    expect(calls).toEqual(['leaseTasks']);
+    if (engine === 'postgres') {
+      // Another session holds the oldest available task (blue1) locked: the group is the next one's tag (red).
+      const { default: pg } = await import('pg');
+      const other = new pg.Client({ connectionString: testPgUrl() });
+      await other.connect();
+      try {
+        await other.query('begin');
+        await other.query(`select 1 from ${t.schema}.tasks where name = 'blue1' for update`);
+        expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red2']);
+        await other.query('rollback');
+      } finally {
+        await other.end();
+      }
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['blue1', 'blue2']);
+    } else {
+      // PGlite has one session: no other can hold a lock.
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['blue1', 'blue2']);
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red2']);
+    }
+    expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['plain1']);
+    // Grouped leases of a paused queue fail as any lease does.
+    await q.add({ name: 'later', tag: 'red' });
+    await q.pause();
+    const paused = await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true }).catch((e: unknown) => e);
+    expect(isQueueError(paused, 'QUEUE_PAUSED')).toBe(true);
+  });
+
+  it('groups by the oldest tag when that task is past the retry limit: it is dead-lettered, its tag still leads', async () => {
+    const q = await open([pullQueue('limited', { maxLeases: 1 })]);
+    const now = Date.now();
+    await q.add([
+      { name: 'spent', tag: 'red', eta: new Date(now - 9000) },
+      { name: 'blue1', tag: 'blue', eta: new Date(now - 8000) },
+      { name: 'red1', tag: 'red', eta: new Date(now - 7000) },
+    ]);
+    expect((await q.leaseTasks({ lease: 60, maxTasks: 1 })).map((x) => x.name)).toEqual(['spent']);
+    await t.sql(`update ${t.schema}.tasks set eta = now() - interval '10 seconds' where name = 'spent'`);
+    expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
+    expect((await q.listDeadLetters({ limit: 10 })).map((x) => x.name)).toEqual(['spent']);
   });
 
   it('drops a task leased maxLeases times, tombstoned with the reason', async () => {

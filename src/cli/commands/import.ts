@@ -3,10 +3,10 @@ import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { withConnectionOptions, type ConnectionFlags } from '../connection-options.js';
-import { IMPORT_BATCH, type ExportLine } from '../operator-client.js';
+import { IMPORT_BATCH, IMPORT_BATCH_BYTES, type ExportLine } from '../operator-client.js';
 import { withClient } from '../open-client.js';
 import { queueName } from '../option-parsers.js';
-import { parseExportLine } from '../parse-export-line.js';
+import { parseExportLine } from '../../core/task-export.js';
 import { ProgressBar } from '../progress-bar.js';
 import { readJsonLines } from '../read-json-lines.js';
 
@@ -31,6 +31,7 @@ export function registerImport(program: Command, ctx: CommandContext): void {
     await withClient(flags, ctx.io.env, async (client) => {
       const bar = new ProgressBar(ctx.io.err, `importing into ${queue}`, total);
       let batch: ExportLine[] = [];
+      let batchBytes = 0;
       const flush = async () => {
         if (batch.length === 0) return;
         try {
@@ -41,12 +42,16 @@ export function registerImport(program: Command, ctx: CommandContext): void {
           throw new Error(`${why} (in lines up to ${lastLine}; ${imported} task(s) were imported before them)`, { cause: error });
         }
         batch = [];
+        batchBytes = 0;
       };
       try {
         for await (const { value, line, bytesRead } of readJsonLines(source as AsyncIterable<Uint8Array | string>)) {
+          const task = parseExportLine(value, line);
+          const size = task.payloadBase64.length + task.name.length + (task.tag?.length ?? 0) + 64;
+          if (batch.length === IMPORT_BATCH || batchBytes + size > IMPORT_BATCH_BYTES) await flush();
           lastLine = line;
-          batch.push(parseExportLine(value, line));
-          if (batch.length === IMPORT_BATCH) await flush();
+          batch.push(task);
+          batchBytes += size;
           bar.update(bytesRead, `${imported} task(s)`);
         }
       } catch (error) {

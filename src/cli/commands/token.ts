@@ -11,6 +11,7 @@ import { isQueueError, QueueError } from '../../core/errors.js';
 import { openDatabase, type DatabaseOptions } from '../../store/database.js';
 import { probeDataDirLock } from '../../store/data-dir-lock.js';
 import { migrate } from '../../store/migrate.js';
+import { PgAuthStore } from '../../store/pg-auth-store.js';
 import { validateSchemaName } from '../../store/schema-name.js';
 import type { CommandContext } from '../command-context.js';
 import { withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
@@ -137,7 +138,7 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
     const database = await openDatabase(options);
     try {
       await migrate(database.db, schema);
-      const issuer = new LocalIssuer(settings, { db: database.db, schema }, { scopeAliases: deps.auth.scopeAliases });
+      const issuer = new LocalIssuer(settings, new PgAuthStore({ db: database.db, schema }), { scopeAliases: deps.auth.scopeAliases });
       return (await issuer.mint(request)).accessToken;
     } finally {
       await database.close();

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../core/limits.js';
-import { MAX_WAIT_SECONDS } from '../long-poll-lease.js';
+import { MAX_WAIT_SECONDS } from '../routes/lease-tasks.js';
 import { DISCOVERY_DOCUMENT, type DiscoveryMethod, type DiscoveryParameter, type DiscoverySchema } from './discovery-document.js';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,6 @@ import { remainingWaitMs } from '../batch/batch-wait.js';
 import { jsonEtag, taskEtag } from '../etag.js';
 import { invalidParameter, requiredParameter } from '../http-error.js';
 import { leaseRequestParams } from '../lease-body.js';
-import { leaseWithWait, MAX_WAIT_SECONDS } from '../long-poll-lease.js';
 import { readBody } from '../read-body.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
 import type { RestCall, RestMethod } from '../rest-handler.js';
@@ -15,6 +14,9 @@ import { writeJson } from '../write-json.js';
 
 /** Longest lease: one week, in seconds (spec section 8). */
 const MAX_LEASE_SECONDS = LIMITS.maxLeaseMs / 1000;
+
+/** Longest `waitSecs` a lease may ask for (an extension: long-poll). */
+export const MAX_WAIT_SECONDS = LIMITS.maxLeaseWaitMs / 1000;
 
 /**
  * tasks.lease: `POST .../tasks/lease?numTasks=N&leaseSecs=S[&groupByTag=true[&tag=T]][&waitSecs=W]`.
@@ -47,15 +49,18 @@ export const LEASE_TASKS: RestMethod = {
       ...(lease.tag === undefined ? {} : { tag: lease.tag }),
       payloadLimitBytes: LIMITS.maxRestLeasePayloadBytes,
     };
+    // The core waits (long-poll); the client's going away ends the wait.
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
-    const tasks =
-      waitMs > 0
-        ? await leaseWithWait(queue, options, waitMs, c.req.raw.signal)
-        : await queue.leaseTasks(options).catch(noTasksWhenPaused);
+    const tasks = await queue.leaseTasks({ ...options, waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
 };
+
+/** The client's signal, also aborted when the server shuts down: a pending long-poll then answers with what it has. */
+function untilShutdown(client: AbortSignal, shutdown: AbortSignal | undefined): AbortSignal {
+  return shutdown ? AbortSignal.any([client, shutdown]) : client;
+}
 
 /** A paused queue leases nothing: over REST that is an empty result, not an error. */
 function noTasksWhenPaused(error: unknown): Task[] {

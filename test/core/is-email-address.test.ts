@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEmailAddress } from '../../src/config/is-email-address.js';
+import { isEmailAddress } from '../../src/core/is-email-address.js';
 
 describe('isEmailAddress', () => {
   it.each([['a@example.com'], ['first.last+tag@sub.example.co.uk'], ['123456789-compute@developer.gserviceaccount.com'], ['a@b']])(

@@ -1,0 +1,114 @@
+import type { QueueOverview } from '../core/queue-overview.js';
+
+/** One queue's figures at one moment. */
+export interface QueueSample {
+  /** Epoch seconds (this process's clock: the sample is for a chart axis, never compared with stored times). */
+  readonly at: number;
+  readonly available: number;
+  readonly leased: number;
+  readonly delayed: number;
+  /** Tasks leased in the minute before the sample: the lease rate, per minute. */
+  readonly leasedLastMinute: number;
+}
+
+/** A queue's samples as columns, the shape uPlot draws. */
+export interface QueueSeries {
+  readonly at: number[];
+  readonly available: number[];
+  readonly leased: number[];
+  readonly delayed: number[];
+  readonly leasedLastMinute: number[];
+}
+
+export interface OverviewSamplerOptions {
+  /** Reads every queue's figures (TaskQueueService.overview). */
+  readonly read: () => Promise<readonly QueueOverview[]>;
+  /** Seconds between samples (default 10). */
+  readonly intervalSeconds?: number;
+  /** How far back samples are kept, in seconds (default one hour). */
+  readonly keepSeconds?: number;
+  /** Clock in epoch ms (tests). */
+  readonly now?: () => number;
+}
+
+/**
+ * Samples the overview every few seconds and keeps the last hour, so the
+ * console can chart a queue's depth and lease rate without a time-series
+ * store: the service remembers only what the charts show. A sample that
+ * fails (database away) is skipped; the chart shows the gap.
+ */
+export class OverviewSampler {
+  readonly #read: () => Promise<readonly QueueOverview[]>;
+  readonly #intervalMs: number;
+  readonly #keepSeconds: number;
+  readonly #now: () => number;
+  readonly #samples = new Map<string, QueueSample[]>();
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+
+  constructor(options: OverviewSamplerOptions) {
+    this.#read = options.read;
+    this.#intervalMs = (options.intervalSeconds ?? 10) * 1000;
+    this.#keepSeconds = options.keepSeconds ?? 3600;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Takes a sample now and then every interval; the timer never keeps the process alive. */
+  start(): void {
+    if (this.#timer) return;
+    void this.sample();
+    this.#timer = setInterval(() => void this.sample(), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Takes one sample (concurrent calls share it). */
+  sample(): Promise<void> {
+    this.#running ??= this.#take().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  /** The kept samples of one queue, oldest first. */
+  series(queue: string): QueueSeries {
+    const samples = this.#samples.get(queue) ?? [];
+    return {
+      at: samples.map((s) => s.at),
+      available: samples.map((s) => s.available),
+      leased: samples.map((s) => s.leased),
+      delayed: samples.map((s) => s.delayed),
+      leasedLastMinute: samples.map((s) => s.leasedLastMinute),
+    };
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running;
+  }
+
+  async #take(): Promise<void> {
+    let rows: readonly QueueOverview[];
+    try {
+      rows = await this.#read();
+    } catch {
+      return;
+    }
+    const at = Math.round(this.#now() / 1000);
+    const oldest = at - this.#keepSeconds;
+    for (const row of rows) {
+      let samples = this.#samples.get(row.name);
+      if (!samples) this.#samples.set(row.name, (samples = []));
+      samples.push({
+        at,
+        available: row.availableTasks,
+        leased: row.leasedTasks,
+        delayed: row.delayedTasks,
+        leasedLastMinute: row.leasedLastMinute,
+      });
+      let drop = 0;
+      while (drop < samples.length && (samples[drop] as QueueSample).at < oldest) drop++;
+      if (drop > 0) samples.splice(0, drop);
+    }
+  }
+}

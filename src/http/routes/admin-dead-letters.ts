@@ -1,0 +1,40 @@
+import { LIMITS } from '../../core/limits.js';
+import { jsonEtag } from '../etag.js';
+import { decodePageToken, encodePageToken } from '../page-token.js';
+import type { RestMethod } from '../rest-handler.js';
+import { writeJson } from '../write-json.js';
+
+/**
+ * Operator extension: `GET /taskqueue/admin/v1/taskqueues/{queue}/deadLetters[?maxResults=N&pageToken=T]`,
+ * the tasks the retry limit dropped, oldest death first, with their
+ * payloads; `nextPageToken` when more may follow (keyset on death time and
+ * name, encoded like the task list's tokens).
+ */
+export const ADMIN_LIST_DEAD_LETTERS: RestMethod = {
+  action: 'queue.admin',
+  shape: null,
+  async run({ c, query, params, queue }) {
+    const maxResults = query.integer('maxResults', { min: 1, max: LIMITS.maxTasksPerLease }) ?? 100;
+    const token = query.string('pageToken');
+    const position = token === undefined ? undefined : decodePageToken(token, 'pageToken');
+    const letters = await queue.listDeadLetters({
+      limit: maxResults,
+      ...(position === undefined ? {} : { after: { name: position.name, diedUsec: position.etaUsec } }),
+    });
+    const last = letters[letters.length - 1];
+    const nextPageToken = letters.length === maxResults && last ? encodePageToken({ name: last.name, etaUsec: last.diedUsec }) : undefined;
+    const body = {
+      kind: 'taskqueues#deadLetters',
+      items: letters.map((letter) => ({
+        name: letter.name,
+        tag: letter.tag,
+        retryCount: letter.retryCount,
+        enqueuedUsec: letter.enqueuedUsec,
+        diedUsec: letter.diedUsec,
+        payloadBase64: letter.payload.toString('base64'),
+      })),
+      ...(nextPageToken === undefined ? {} : { nextPageToken }),
+    };
+    return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
+  },
+};
