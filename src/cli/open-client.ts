@@ -21,14 +21,14 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   }
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
-    return DatabaseClient.open({ kind: 'postgres', url: settings.databaseUrl, poolSize: 2 }, settings.schema);
+    return DatabaseClient.open({ kind: 'postgres', url: settings.databaseUrl, poolSize: 2 }, settings.schema, cliActor(env));
   }
   if (settings.dataDir === ':memory:') {
     throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');
   }
   const dataDir = resolve(settings.dataDir);
   try {
-    return await DatabaseClient.open({ kind: 'pglite', dataDir }, settings.schema);
+    return await DatabaseClient.open({ kind: 'pglite', dataDir }, settings.schema, cliActor(env));
   } catch (error) {
     const pid = isQueueError(error, 'INVALID_CONFIG') ? error.details.pid : undefined;
     if (pid === undefined) throw error;
@@ -39,6 +39,12 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
       { pid },
     );
   }
+}
+
+/** The audit log's actor for operator actions taken on the database: `cli:` and the login name ($USER), or `cli`. */
+function cliActor(env: Environment): string {
+  const user = nonEmpty(env.USER) ?? nonEmpty(env.LOGNAME);
+  return user === undefined ? 'cli' : `cli:${user}`;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
