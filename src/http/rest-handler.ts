@@ -11,6 +11,7 @@ import { HttpError, quote } from './http-error.js';
 import { isOwnProject } from './project-id.js';
 import { QueryParams } from './query-params.js';
 import { requestCredentials } from './request-credentials.js';
+import { noteCaller } from './request-notes.js';
 
 /** Everything a REST method works with, once the shared checks have passed. */
 export interface RestCall {
@@ -58,6 +59,7 @@ export function restHandler(deps: ResolvedDeps, method: RestMethod): Handler {
       const queueName = c.req.param('taskqueue') ?? '';
       const queue = configuredQueue(deps, queueName);
       const decision = await deps.accessControl.check(requestCredentials(c, query), queue?.config ?? null, method.action);
+      noteCaller(c, decision.principal?.email);
       if (!queue) throw new QueueError('UNKNOWN_QUEUE', `Queue ${quote(queueName)} is not defined`, { queue: queueName });
       if (queue.config.mode !== 'pull') {
         throw new QueueError('INVALID_QUEUE_MODE', `Queue ${quote(queueName)} is a push queue; the REST API serves pull queues only`, {

@@ -53,3 +53,18 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     return { schema, applied, current };
   });
 }
+
+/**
+ * The highest migration applied to a schema, for readiness checks. A schema
+ * without the migrations table fails like a missing table (42P01).
+ */
+export async function schemaVersion(db: Kysely<Database>, schemaName: string): Promise<number> {
+  const schema = validateSchemaName(schemaName);
+  const result = await sql<{ version: number | null }>`select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+  return Number(result.rows[0]?.version ?? 0);
+}
+
+/** The highest migration this package ships. */
+export async function latestMigration(): Promise<number> {
+  return Math.max(0, ...(await readMigrations()).map((m) => m.version));
+}

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from '../core/logger.js';
 import type { QueueRef } from '../core/task-store.js';
 import type { OpenDatabase } from './database.js';
 import { table, type StoreContext } from './store-context.js';
@@ -36,10 +37,14 @@ export class TaskArrivals {
   #unlisten: (() => Promise<void>) | null = null;
   #probeTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  readonly #logger: Logger;
+  /** Whether the last attempt to LISTEN failed: only the first of a run of failures is logged as a warning. */
+  #listenFailing = false;
 
-  constructor(database: OpenDatabase, ctx: StoreContext) {
+  constructor(database: OpenDatabase, ctx: StoreContext, logger: Logger) {
     this.#database = database;
     this.#ctx = ctx;
+    this.#logger = logger;
   }
 
   wait(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
@@ -82,11 +87,21 @@ export class TaskArrivals {
 
   #listen(): void {
     if (this.#listening) return;
-    this.#listening = this.#openListener().catch(() => {
-      // Could not listen (database down): the probe still wakes waiters;
-      // the next wait() tries to listen again.
-      this.#listening = null;
-    });
+    this.#listening = this.#openListener().then(
+      () => {
+        if (this.#listenFailing) this.#logger.info({}, 'task notifications: listening again');
+        this.#listenFailing = false;
+      },
+      (error: unknown) => {
+        // Could not listen (database down): the probe still wakes waiters
+        // (within a second); the next wait() tries to listen again.
+        this.#listening = null;
+        const fields = { err: error instanceof Error ? error.message : String(error) };
+        if (this.#listenFailing) this.#logger.debug(fields, 'task notifications: could not listen');
+        else this.#logger.warn(fields, 'task notifications: could not listen; long-polls fall back to once-a-second checks');
+        this.#listenFailing = true;
+      },
+    );
   }
 
   async #openListener(): Promise<void> {
