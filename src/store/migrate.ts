@@ -66,5 +66,5 @@ export async function schemaVersion(db: Kysely<Database>, schemaName: string): P
 
 /** The highest migration this package ships. */
 export async function latestMigration(): Promise<number> {
-  return Math.max(0, ...(await readMigrations()).map((m) => m.version));
+  return Math.max(0, ...MIGRATIONS.map((m) => m.version));
 }
