@@ -30,6 +30,11 @@ describe('operator commands on the embedded engine', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('works on a free data directory, and through the server that holds it', { timeout: 180_000 }, async () => {
+    // Before any server ran, there is nothing to act on.
+    const empty = await cli(['queues'], env);
+    expect(empty.code).toBe(1);
+    expect(empty.err).toContain('the embedded database holds no taskqueue tables');
+
     // A server writes the queues to the directory, then stops.
     const first = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });
     await first.close();
