@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 const { values } = parseArgs({
   options: {
     src: { type: 'boolean', default: false },
-    tasks: { type: 'string', default: '5000' },
+    tasks: { type: 'string', default: '1000' },
     consumers: { type: 'string', default: '8' },
     'settle-ms': { type: 'string', default: '5000' },
     /** Extra node flags for the server (to compare V8 settings). */
