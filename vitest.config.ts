@@ -12,7 +12,7 @@ const UNIT = [
   'test/config/**/*.test.ts',
   'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
   'test/http/{batch-parse,fields,parsing}.test.ts',
-  'test/store/{data-dir-lock,migrations-module}.test.ts',
+  'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
   'test/lint/**/*.test.ts',
 ];
 

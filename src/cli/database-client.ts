@@ -1,11 +1,14 @@
+import type { AuditAction, AuditLog } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
 import { importedTask, toExportLine } from '../core/task-export.js';
 import { TaskQueueService } from '../core/task-queue-service.js';
+import { PgAuditLog } from '../store/audit-log.js';
 import { configuredQueues } from '../store/configured-queues.js';
 import { openDatabase, type DatabaseOptions } from '../store/database.js';
-import { migrate } from '../store/migrate.js';
+import { latestMigration, migrate, schemaVersion } from '../store/migrate.js';
+import { translateError } from '../store/translate-error.js';
 import { PgTaskStore } from '../store/pg-task-store.js';
 import { validateSchemaName } from '../store/schema-name.js';
 import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
@@ -36,22 +39,41 @@ export function taskRecord(task: Task): TaskRecord {
 export class DatabaseClient implements OperatorClient {
   readonly target: string;
   readonly #service: TaskQueueService;
+  readonly #audit: AuditLog;
+  readonly #actor: string;
 
-  private constructor(service: TaskQueueService, target: string) {
+  private constructor(service: TaskQueueService, audit: AuditLog, actor: string, target: string) {
     this.#service = service;
+    this.#audit = audit;
+    this.#actor = actor;
     this.target = target;
   }
 
-  /** Opens the database, applies pending migrations, reads the configured queues. */
-  static async open(options: DatabaseOptions, schemaName: string): Promise<DatabaseClient> {
+  /**
+   * Opens the database, applies pending migrations (to a schema the servers
+   * created; never a new one), reads the configured
+   * queues. `actor` is who the audit log names for this run's operator
+   * actions (the CLI has no verified identity: `cli:` and the login name).
+   */
+  static async open(options: DatabaseOptions, schemaName: string, actor = 'cli'): Promise<DatabaseClient> {
     const schema = validateSchemaName(schemaName);
     const database = await openDatabase(options);
     const store = new PgTaskStore(database, schema);
     try {
-      await migrate(database.db, schema);
+      // An operator command never creates a schema (a mistyped --schema must not leave one behind);
+      // one the servers made is brought up to date, as they would at start.
+      const version = await schemaVersion(database.db, schema).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code !== '42P01') throw translateError(error, {});
+        throw new QueueError(
+          'INVALID_CONFIG',
+          `schema "${schema}" of ${database.engine === 'pglite' ? 'the embedded database' : 'the database'} holds no taskqueue tables; ` +
+            'start the server once (it writes the queues there) or check --schema / TASKQUEUE_SCHEMA',
+        );
+      });
+      if (version < (await latestMigration())) await migrate(database.db, schema);
       const { config, ids } = await configuredQueues({ db: database.db, schema });
       const service = new TaskQueueService(store, config, ids, { cleanupIntervalMs: 0 });
-      return new DatabaseClient(service, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
+      return new DatabaseClient(service, new PgAuditLog({ db: database.db, schema }), actor, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
     } catch (error) {
       await store.close().catch(() => {});
       throw error;
@@ -93,13 +115,16 @@ export class DatabaseClient implements OperatorClient {
     return this.#service.getQueue(queue).deleteTask(names);
   }
 
-  purge(queue: string): Promise<number> {
-    return this.#service.getQueue(queue).purge();
+  async purge(queue: string): Promise<number> {
+    const purged = await this.#service.getQueue(queue).purge();
+    await this.#record('purge', queue, purged);
+    return purged;
   }
 
-  setPaused(queue: string, paused: boolean): Promise<void> {
+  async setPaused(queue: string, paused: boolean): Promise<void> {
     const handle = this.#service.getQueue(queue);
-    return paused ? handle.pause() : handle.resume();
+    await (paused ? handle.pause() : handle.resume());
+    await this.#record(paused ? 'pause' : 'resume', queue, 0);
   }
 
   async *deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]> {
@@ -123,8 +148,10 @@ export class DatabaseClient implements OperatorClient {
     }
   }
 
-  redrive(queue: string, names?: readonly string[]): Promise<number> {
-    return this.#service.getQueue(queue).redrive(names);
+  async redrive(queue: string, names?: readonly string[]): Promise<number> {
+    const redriven = await this.#service.getQueue(queue).redrive(names);
+    await this.#record('redrive', queue, redriven);
+    return redriven;
   }
 
   async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {
@@ -145,5 +172,10 @@ export class DatabaseClient implements OperatorClient {
 
   close(): Promise<void> {
     return this.#service.close();
+  }
+
+  /** The audit log entry of an operator action, as the console and the operator routes write one. */
+  async #record(action: AuditAction, queue: string, count: number): Promise<void> {
+    await this.#audit.record({ actor: this.#actor, action, queue, count, source: 'cli' });
   }
 }

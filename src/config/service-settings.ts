@@ -1,4 +1,5 @@
 import { QueueError } from '../core/errors.js';
+import { checkDatabaseUrl } from './database-url.js';
 
 /**
  * Settings of a service process, from the environment (or CLI flags). Pure:
@@ -30,7 +31,21 @@ export interface ServiceSettings {
   readonly maxActiveQueues: number;
   /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
   readonly console: boolean;
+  /** pino level of the server's log (LOG_LEVEL, default `info`). */
+  readonly logLevel: LogLevel;
+  /** Who may read GET /metrics (TASKQUEUE_METRICS: `off`, `on` = anyone, `token` = administrators; default `on`). */
+  readonly metrics: MetricsAccess;
+  /** How long start-up waits for an unreachable database, in seconds (TASKQUEUE_DB_WAIT_SECONDS, default 30). */
+  readonly dbWaitSeconds: number;
+  /** How long a shutdown lets in-flight requests finish, in seconds (TASKQUEUE_SHUTDOWN_GRACE_SECONDS, default 10). */
+  readonly shutdownGraceSeconds: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const METRICS_ACCESS = ['off', 'on', 'token'] as const;
+export type MetricsAccess = (typeof METRICS_ACCESS)[number];
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -47,6 +62,10 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   deadLetterDays: 7,
   maxActiveQueues: 100,
   console: true,
+  logLevel: 'info',
+  metrics: 'on',
+  dbWaitSeconds: 30,
+  shutdownGraceSeconds: 10,
 };
 
 /** Reads settings from environment variables; unset or empty ones keep their defaults. */
@@ -56,7 +75,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     return value === undefined || value === '' ? undefined : value;
   };
   return {
-    databaseUrl: text('DATABASE_URL') ?? DEFAULT_SETTINGS.databaseUrl,
+    databaseUrl: databaseUrlSetting(text('DATABASE_URL')),
     port: integerSetting('PORT', text('PORT'), DEFAULT_SETTINGS.port, 0, 65535),
     host: text('HOST') ?? DEFAULT_SETTINGS.host,
     configPath: text('TASKQUEUE_CONFIG') ?? DEFAULT_SETTINGS.configPath,
@@ -74,7 +93,28 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       100_000,
     ),
     console: onOffSetting('TASKQUEUE_CONSOLE', text('TASKQUEUE_CONSOLE'), DEFAULT_SETTINGS.console),
+    logLevel: choiceSetting('LOG_LEVEL', text('LOG_LEVEL')?.toLowerCase(), LOG_LEVELS, DEFAULT_SETTINGS.logLevel),
+    metrics: choiceSetting('TASKQUEUE_METRICS', text('TASKQUEUE_METRICS')?.toLowerCase(), METRICS_ACCESS, DEFAULT_SETTINGS.metrics),
+    dbWaitSeconds: numberSetting('TASKQUEUE_DB_WAIT_SECONDS', text('TASKQUEUE_DB_WAIT_SECONDS'), DEFAULT_SETTINGS.dbWaitSeconds),
+    shutdownGraceSeconds: numberSetting(
+      'TASKQUEUE_SHUTDOWN_GRACE_SECONDS',
+      text('TASKQUEUE_SHUTDOWN_GRACE_SECONDS'),
+      DEFAULT_SETTINGS.shutdownGraceSeconds,
+    ),
   };
+}
+
+function databaseUrlSetting(value: string | undefined): string | null {
+  return value === undefined ? DEFAULT_SETTINGS.databaseUrl : checkDatabaseUrl(value);
+}
+
+function choiceSetting<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  const choice = choices.find((c) => c === value);
+  if (choice === undefined) {
+    throw new QueueError('INVALID_CONFIG', `${name} must be one of ${choices.join(', ')}, got "${value}"`, { field: name });
+  }
+  return choice;
 }
 
 /** `on` or `off`, nothing else: a misspelt switch stops the server rather than being guessed at. */

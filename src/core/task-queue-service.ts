@@ -1,4 +1,5 @@
 import { QueueError } from './errors.js';
+import { silentLogger, type Logger } from './logger.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
 import type { QueueOverview } from './queue-overview.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
@@ -20,6 +21,8 @@ export interface TaskQueueServiceOptions {
   readonly events?: TaskEvents;
   /** How often the cleanup job runs (default every minute; 0 = never). */
   readonly cleanupIntervalMs?: number;
+  /** Where the cleanup job reports its runs and failures; default: nowhere. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -33,6 +36,7 @@ export class TaskQueueService {
   readonly #retentionMs: number;
   readonly #deadLetterRetentionMs: number;
   readonly #events: TaskEvents;
+  readonly #logger: Logger;
   #cleanupTimer: NodeJS.Timeout | null = null;
   #cleanupRunning: Promise<unknown> | null = null;
   #closed = false;
@@ -43,6 +47,7 @@ export class TaskQueueService {
     this.#retentionMs = options.tombstoneRetentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS;
     this.#deadLetterRetentionMs = options.deadLetterRetentionMs ?? DEFAULT_DEAD_LETTER_RETENTION_MS;
     this.#events = options.events ?? noTaskEvents;
+    this.#logger = options.logger ?? silentLogger;
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
       if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
@@ -50,7 +55,7 @@ export class TaskQueueService {
     }
     const interval = options.cleanupIntervalMs ?? 60_000;
     if (interval > 0) {
-      this.#cleanupTimer = setInterval(() => void this.runCleanup().catch(() => {}), interval);
+      this.#cleanupTimer = setInterval(() => void this.#scheduledCleanup(), interval);
       this.#cleanupTimer.unref();
     }
   }
@@ -104,6 +109,17 @@ export class TaskQueueService {
         this.#cleanupRunning = null;
       });
     return this.#cleanupRunning;
+  }
+
+  /** One timed run of the cleanup job: a log line for each run, and failures logged instead of lost. */
+  async #scheduledCleanup(): Promise<void> {
+    const started = Date.now();
+    try {
+      const result = await this.runCleanup();
+      this.#logger.info({ ...(result as object), ms: Date.now() - started }, 'maintenance run');
+    } catch (error) {
+      this.#logger.warn({ err: error, ms: Date.now() - started }, 'maintenance run failed');
+    }
   }
 
   /** Stops the cleanup job and closes the database (when the service opened it). */

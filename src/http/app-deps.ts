@@ -1,5 +1,9 @@
 import type { AccessControl } from '../auth/access-control.js';
+import type { Logger } from '../core/logger.js';
+import type { HttpObserver } from './request-log.js';
 import type { RestService } from './rest-service.js';
+import type { MetricsSource } from './routes/metrics.js';
+import type { Readiness } from './routes/readiness.js';
 
 /** What `createApp` needs: the service, and optionally access control and the server's public URL. */
 export interface AppDeps {
@@ -17,6 +21,19 @@ export interface AppDeps {
    * `<admin-email>`), shown as `acl.adminEmails`. Default: the queue.xml ones.
    */
   readonly adminEmails?: readonly string[];
+  /** Where the request log goes (one line per request); default: nowhere. */
+  readonly logger?: Logger;
+  /** Counts requests by route, method and status (metrics). */
+  readonly httpObserver?: HttpObserver;
+  /** Serves GET /metrics when given. */
+  readonly metrics?: MetricsSource;
+  /** The readiness check of GET /readyz; default: the database answers. */
+  readonly readiness?: () => Promise<Readiness>;
+  /**
+   * Aborted when the server starts shutting down: pending long-poll leases
+   * answer at once with what they have, and responses say `Connection: close`.
+   */
+  readonly shutdown?: AbortSignal;
 }
 
 /** AppDeps with the defaults filled in. */
@@ -26,4 +43,6 @@ export interface ResolvedDeps {
   readonly publicUrl: string | undefined;
   /** Undefined: the queue.xml administrators (read when needed). */
   readonly adminEmails: readonly string[] | undefined;
+  /** Aborted when the server starts shutting down. */
+  readonly shutdown?: AbortSignal | undefined;
 }

@@ -1,11 +1,15 @@
 import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
+import { silentLogger } from '../core/logger.js';
 import type { AppDeps, ResolvedDeps } from './app-deps.js';
 import { BATCH_DELETE_TASKS } from './batch/batch-delete.js';
 import { BATCH_PATHS, batchHandler } from './batch/batch-handler.js';
 import { writeError } from './error-response.js';
 import { HttpError, quote } from './http-error.js';
 import { methodOverride } from './method-override.js';
+import { QueryParams } from './query-params.js';
+import { tokenInUrl } from './rest-checks.js';
+import { requestLog } from './request-log.js';
 import { restHandler } from './rest-handler.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { DELETE_TASK } from './routes/delete-task.js';
@@ -16,6 +20,8 @@ import { health } from './routes/health.js';
 import { INSERT_TASK } from './routes/insert-task.js';
 import { LEASE_TASKS } from './routes/lease-tasks.js';
 import { LIST_TASKS } from './routes/list-tasks.js';
+import { metrics } from './routes/metrics.js';
+import { readiness, type Readiness } from './routes/readiness.js';
 import { PATCH_TASK, PUT_TASK, UPDATE_TASK } from './routes/update-task.js';
 
 export type { AppDeps } from './app-deps.js';
@@ -39,10 +45,16 @@ export function createApp(deps: AppDeps): Hono {
     accessControl: deps.accessControl ?? OPEN_ACCESS,
     publicUrl: deps.publicUrl,
     adminEmails: deps.adminEmails ? [...new Set(deps.adminEmails)] : undefined,
+    shutdown: deps.shutdown,
   };
   const app = new Hono();
 
+  app.use('*', requestLog({ logger: deps.logger ?? silentLogger, observer: deps.httpObserver, shutdown: deps.shutdown }));
   app.get('/healthz', (c) => health(c, resolved));
+  const ready = deps.readiness ?? (() => databaseAnswers(resolved));
+  app.get('/readyz', (c) => readiness(c, ready));
+  const metricsSource = deps.metrics;
+  if (metricsSource) app.get('/metrics', (c) => metrics(c, resolved, metricsSource));
   app.get('/discovery/v1/apis/taskqueue/v1beta2/rest', (c) => discovery(c, resolved));
   app.get('/openapi.json', (c) => openApi(c, resolved));
 
@@ -51,9 +63,8 @@ export function createApp(deps: AppDeps): Hono {
   // the URL must not be cached by shared caches.
   app.use('/taskqueue/*', async (c, next) => {
     await next();
-    // Decided from the parsed query, as the credentials are read: a
-    // percent-encoded name (oauth%5Ftoken) is the same parameter.
-    if (new URL(c.req.url).searchParams.has('oauth_token')) c.res.headers.set('cache-control', 'private');
+    // Decided from the parsed query, as the credentials are read (the batch's combined calls decide it alike).
+    if (tokenInUrl(QueryParams.fromUrl(c.req.url))) c.res.headers.set('cache-control', 'private');
   });
   for (const queuePath of QUEUE_PATHS) {
     const tasks = `${queuePath}/tasks`;
@@ -87,6 +98,16 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => writeError(c, new HttpError(404, 'notFound', `Not Found: ${c.req.method} ${quote(new URL(c.req.url).pathname)}`), true));
   app.onError((error, c) => writeError(c, error, true));
   return app;
+}
+
+/** The default readiness: the database answers. */
+async function databaseAnswers(deps: ResolvedDeps): Promise<Readiness> {
+  try {
+    await deps.service.store.ping();
+    return { ready: true };
+  } catch {
+    return { ready: false, reason: 'database', message: 'the database does not answer' };
+  }
 }
 
 /** A canonical path whose project is `taskqueues` may be the short form of a longer path: let the next route have it. */

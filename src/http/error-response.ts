@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { isQueueError } from '../core/errors.js';
 import { ERROR_STATUS, RETRY_AFTER_SECONDS } from './error-status.js';
 import { HttpError } from './http-error.js';
+import { noteError } from './request-notes.js';
 import { writeJsonText } from './write-json.js';
 
 /** One entry of the envelope's `errors` list. */
@@ -64,6 +65,8 @@ export function errorParts(error: unknown): ErrorParts {
 /** The error response, indented when `prettyPrint` is on. `fields` never applies to errors. */
 export function writeError(c: Context, error: unknown, pretty: boolean): Promise<Response> {
   const { status, item, headers } = errorParts(error);
+  // The request's log line (request-log.ts) writes it, with its stack.
+  if (status >= 500) noteError(c, error);
   const envelope = { error: { errors: [item], code: status, message: item.message } };
   return writeJsonText(c, status, JSON.stringify(envelope, null, pretty ? 2 : undefined), headers);
 }

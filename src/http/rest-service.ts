@@ -1,3 +1,4 @@
+import type { AuditLog } from '../core/audit-log.js';
 import type { TaskQueueService } from '../core/task-queue-service.js';
 
 /**
@@ -9,4 +10,6 @@ import type { TaskQueueService } from '../core/task-queue-service.js';
 export interface RestService extends TaskQueueService {
   readonly project: string;
   readonly engine: string;
+  /** Where the operator routes record pause, resume, purge and redrive (openTaskQueue's has one); absent: nowhere. */
+  readonly auditLog?: AuditLog;
 }

@@ -31,7 +31,7 @@ export class PgAuditLog implements AuditLog {
       throw new QueueError('INVALID_REQUEST', 'an audit entry counts a whole number of tasks', { field: 'count' });
     }
     try {
-      const result = await sql<AuditRow>`
+      const result = await sql<AuditRow>`/* audit_record */
         insert into ${table(this.#ctx, 'audit_log')} (actor, action, queue, target, count, source)
         values (${entry.actor}, ${entry.action}, ${entry.queue}, ${entry.target ?? null}, ${entry.count}, ${entry.source ?? 'console'})
         returning ${COLUMNS}`.execute(this.#ctx.db);
@@ -50,7 +50,7 @@ export class PgAuditLog implements AuditLog {
     const queue = options.queue === undefined ? sql`` : sql`and queue = ${options.queue}`;
     try {
       // Ids grow with time (an identity), so id order is the order of the actions.
-      const result = await sql<AuditRow>`
+      const result = await sql<AuditRow>`/* audit_list */
         select ${COLUMNS} from ${table(this.#ctx, 'audit_log')}
          where true ${before} ${queue}
          order by id desc

@@ -36,7 +36,7 @@ export interface NewSigningKey {
 /** The active key, or null before the first token was minted. */
 export async function signingKeyGetActive(ctx: StoreContext): Promise<ActiveSigningKey | null> {
   const result = await guard(() =>
-    sql<{ kid: string; private_jwk: Record<string, unknown>; max_token_seconds: number }>`
+    sql<{ kid: string; private_jwk: Record<string, unknown>; max_token_seconds: number }>`/* signing_key_active */
       select kid, private_jwk, max_token_seconds
         from ${authTable(ctx, 'auth_signing_keys')}
        where retired_at is null`.execute(ctx.db),
@@ -51,7 +51,7 @@ export async function signingKeyGetActive(ctx: StoreContext): Promise<ActiveSign
  */
 export async function signingKeyInsert(ctx: StoreContext, key: NewSigningKey): Promise<boolean> {
   const result = await guard(() =>
-    sql`
+    sql`/* signing_key_insert */
       insert into ${authTable(ctx, 'auth_signing_keys')}
              (kid, algorithm, public_jwk, private_jwk, max_token_seconds)
       values (${key.kid}, 'ES256', ${JSON.stringify(key.publicJwk)}::jsonb,
@@ -64,7 +64,7 @@ export async function signingKeyInsert(ctx: StoreContext, key: NewSigningKey): P
 /** Every key that may still verify a token: the active one and retired ones whose tokens may live on. */
 export async function signingKeyListVerifiable(ctx: StoreContext): Promise<VerifyingKey[]> {
   const result = await guard(() =>
-    sql<{ kid: string; public_jwk: Record<string, unknown>; verify_until_ms: unknown }>`
+    sql<{ kid: string; public_jwk: Record<string, unknown>; verify_until_ms: unknown }>`/* signing_keys_verifiable */
       select kid, public_jwk,
              (extract(epoch from verify_until) * 1000)::int8 as verify_until_ms
         from ${authTable(ctx, 'auth_signing_keys')}
@@ -88,7 +88,7 @@ export async function signingKeyRotate(ctx: StoreContext, next: NewSigningKey, o
   const keys = authTable(ctx, 'auth_signing_keys');
   await guard(() =>
     ctx.db.transaction().execute(async (trx) => {
-      await sql`
+      await sql`/* signing_key_retire */
         update ${keys}
            set retired_at = now(),
                private_jwk = null,
@@ -96,7 +96,7 @@ export async function signingKeyRotate(ctx: StoreContext, next: NewSigningKey, o
                                    else now() + max_token_seconds * interval '1 second' end
          where retired_at is null`.execute(trx);
       await sql`delete from ${keys} where verify_until <= now()`.execute(trx);
-      await sql`
+      await sql`/* signing_key_insert_next */
         insert into ${keys} (kid, algorithm, public_jwk, private_jwk, max_token_seconds)
         values (${next.kid}, 'ES256', ${JSON.stringify(next.publicJwk)}::jsonb,
                 ${JSON.stringify(next.privateJwk)}::jsonb, ${next.maxTokenSeconds})`.execute(trx);

@@ -12,7 +12,7 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
   let tombstonesRemoved = 0;
   for (;;) {
     // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
-    const result = await sql`
+    const result = await sql`/* cleanup_tombstones */
       with doomed as materialized (
         select queue_id, name from ${table(ctx, 'task_tombstones')}
          where deleted_at < now() - ${intervalFromMs(params.tombstoneRetentionMs)}
@@ -29,7 +29,7 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
   }
   let deadLettersRemoved = 0;
   for (;;) {
-    const result = await sql`
+    const result = await sql`/* cleanup_dead_letters */
       with doomed as materialized (
         select queue_id, name from ${table(ctx, 'task_dead_letters')}
          where died_at < now() - ${intervalFromMs(params.deadLetterRetentionMs)}
@@ -44,7 +44,7 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
     deadLettersRemoved += removed;
     if (removed < params.batchSize) break;
   }
-  const history = await sql`
+  const history = await sql`/* cleanup_lease_history */
     delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour'`.execute(ctx.db);
   return { tombstonesRemoved, deadLettersRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
 }

@@ -20,7 +20,7 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
   const after = params.after
     ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
     : sql``;
-  const result = await sql<DeadLetterRow>`
+  const result = await sql<DeadLetterRow>`/* list_dead_letters */
     select name, tag, payload, retry_count,
            ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
       from ${table(ctx, 'task_dead_letters')}
@@ -55,7 +55,7 @@ export async function redriveDeadLetters(
   const q = params.queueId;
   const named = params.names === null ? sql`` : sql`and name = any(${[...params.names]}::text[])`;
   // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
-  const result = await sql<{ n: unknown }>`
+  const result = await sql<{ n: unknown }>`/* redrive_dead_letters */
     with picked as materialized (
       select name from ${table(ctx, 'task_dead_letters')}
        where queue_id = ${q} ${named}

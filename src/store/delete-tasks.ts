@@ -9,7 +9,7 @@ import { table, type StoreContext } from './store-context.js';
  */
 export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): Promise<string[]> {
   if (params.names.length === 0) return [];
-  const result = await sql<{ name: string }>`
+  const result = await sql<{ name: string }>`/* delete_tasks */
     with gone as (
       -- Both primary-key columns in the condition: an index scan that probes
       -- each name (see PLANNER_SETTINGS in database.ts for young tables).

@@ -23,7 +23,7 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // One array per column: the statement text is the same for every batch,
   // so the server parses a small statement instead of one with 6 bound
   // values per task.
-  const query = sql<TaskRow>`
+  const query = sql<TaskRow>`/* insert_tasks */
     with input as (
       select name, tag, payload,
              -- An explicit ETA exactly (seconds and microseconds apart, see
@@ -88,7 +88,7 @@ async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: T
   // next only inside a transaction block: autocommit discards it at once.
   const marker = randomBytes(8).toString('hex');
   await run(sql`select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
-  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`
+  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`/* count_in_transaction */
     with current as (
       select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before
     )

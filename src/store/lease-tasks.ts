@@ -152,7 +152,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     select (select paused from queue_state) as paused, ${deadLettered}::int8 as dead_lettered
   )`);
 
-  const query = sql<LeaseRow>`
+  const query = sql<LeaseRow>`/* lease_tasks */
     with ${sql.join(ctes, sql`,\n`)}
     select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count,
            ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec

@@ -14,7 +14,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  */
 export async function modifyLease(ctx: StoreContext, params: TaskModifyLeaseParams): Promise<Task> {
   const setTag = params.tag === undefined ? sql`` : sql`, tag = ${params.tag}`;
-  const result = await sql<TaskRow>`
+  const result = await sql<TaskRow>`/* modify_lease */
     update ${table(ctx, 'tasks')}
        set eta = now() + ${intervalFromMs(params.leaseMs)} ${setTag}
      where queue_id = ${params.queueId} and name = ${params.name}
@@ -28,7 +28,7 @@ export async function modifyLease(ctx: StoreContext, params: TaskModifyLeasePara
 
 /** Explains a modify that matched nothing: unknown, tombstoned, or lease expired. */
 async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<QueueError> {
-  const result = await sql<{ live: boolean; tombstoned: boolean }>`
+  const result = await sql<{ live: boolean; tombstoned: boolean }>`/* why_not_modified */
     select exists (select 1 from ${table(ctx, 'tasks')} where queue_id = ${params.queueId} and name = ${params.name}) as live,
            exists (select 1 from ${table(ctx, 'task_tombstones')} where queue_id = ${params.queueId} and name = ${params.name}) as tombstoned`.execute(
     ctx.db,

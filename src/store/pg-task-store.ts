@@ -4,6 +4,7 @@ import { isQueueError, QueueError } from '../core/errors.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { LIMITS } from '../core/limits.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
@@ -25,7 +26,9 @@ import type {
 import type { Tombstone } from '../core/tombstone.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
+import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
+import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
@@ -80,13 +83,16 @@ export class PgTaskStore implements TaskStore {
   readonly #arrivals: TaskArrivals;
   readonly #deletes: StatementGroup<TaskDeleteParams, string[]>;
   readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
+  readonly #watch: DatabaseWatch;
   readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
 
-  constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean } = {}) {
+  constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
-    this.#arrivals = new TaskArrivals(database, this.#ctx);
+    const logger = options.logger ?? silentLogger;
+    this.#watch = new DatabaseWatch(logger);
+    this.#arrivals = new TaskArrivals(database, this.#ctx, logger);
     this.#deletes = new StatementGroup(
       (_key, requests) => this.#deleteCombined(requests),
       (batch, next) => batch.reduce((n, r) => n + r.names.length, 0) + next.names.length <= 5000,
@@ -101,6 +107,16 @@ export class PgTaskStore implements TaskStore {
     );
   }
 
+  /** Runs one query and turns its failure into a QueueError, noting the database's availability. */
+  #guard<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
+    return guarded(this.#watch, run, queue);
+  }
+
+  /** The highest migration applied to the schema (0 when none is); TRANSIENT_ERROR when the schema is gone. */
+  schemaVersion(): Promise<number> {
+    return this.#guard(() => schemaVersion(this.#ctx.db, this.#ctx.schema), undefined);
+  }
+
   get database(): OpenDatabase {
     return this.#database;
   }
@@ -110,7 +126,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   syncQueues(config: ServiceConfig): Promise<ReadonlyMap<string, number>> {
-    return guard(() => syncQueues(this.#ctx, config), undefined);
+    return this.#guard(() => syncQueues(this.#ctx, config), undefined);
   }
 
   /**
@@ -123,7 +139,7 @@ export class PgTaskStore implements TaskStore {
    */
   async insertTasks(params: TaskInsertParams): Promise<Task[]> {
     const outcome = params.transaction
-      ? { tasks: await guard(() => insertTasks(this.#ctx, params), params.queueName) }
+      ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
       : await this.#inserts.submit(String(params.queueId), params);
     if ('error' in outcome) throw outcome.error;
     // Waiters in this process need not wait for the notification's round trip
@@ -137,7 +153,7 @@ export class PgTaskStore implements TaskStore {
     if (requests.length === 1) return [await this.#insertAlone(first)];
     let stored: Task[];
     try {
-      stored = await guard(() => insertTasks(this.#ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
+      stored = await this.#guard(() => insertTasks(this.#ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
     } catch (error) {
       // The database refused the statement and nothing was stored: find the
       // add at fault by running each alone. Any other failure (the database
@@ -151,7 +167,7 @@ export class PgTaskStore implements TaskStore {
 
   async #insertAlone(params: TaskInsertParams): Promise<InsertOutcome> {
     try {
-      return { tasks: await guard(() => insertTasks(this.#ctx, params), params.queueName) };
+      return { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) };
     } catch (error) {
       return { error };
     }
@@ -165,7 +181,7 @@ export class PgTaskStore implements TaskStore {
    */
   leaseTasks(params: TaskLeaseParams): Promise<LeaseResult> {
     const combinable = params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
-    if (!combinable) return guard(() => leaseTasks(this.#ctx, params), params.queueName);
+    if (!combinable) return this.#guard(() => leaseTasks(this.#ctx, params), params.queueName);
     const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
     return this.#leases.submit(key, params);
   }
@@ -174,7 +190,7 @@ export class PgTaskStore implements TaskStore {
   async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<LeaseResult[]> {
     const first = requests[0]!;
     const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
-    const result = await guard(
+    const result = await this.#guard(
       () => leaseTasks(this.#ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
       first.queueName,
     );
@@ -187,7 +203,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   modifyLease(params: TaskModifyLeaseParams): Promise<Task> {
-    return guard(() => modifyLease(this.#ctx, params), params.queueName);
+    return this.#guard(() => modifyLease(this.#ctx, params), params.queueName);
   }
 
   /** Concurrent deletes of one queue share a statement (see StatementGroup). */
@@ -198,7 +214,7 @@ export class PgTaskStore implements TaskStore {
   async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
     const first = requests[0]!;
     const names = [...new Set(requests.flatMap((r) => r.names))];
-    const deleted = new Set(await guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
+    const deleted = new Set(await this.#guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
     // A name two callers asked for counts as deleted for the first of them only.
     return requests.map((r) =>
       r.names.filter((name) => {
@@ -210,35 +226,35 @@ export class PgTaskStore implements TaskStore {
   }
 
   getTask(params: TaskRef): Promise<Task | null> {
-    return guard(() => getTask(this.#ctx, params), params.queueName);
+    return this.#guard(() => getTask(this.#ctx, params), params.queueName);
   }
 
   isTombstoned(params: TaskRef): Promise<boolean> {
-    return guard(() => isTombstoned(this.#ctx, params), params.queueName);
+    return this.#guard(() => isTombstoned(this.#ctx, params), params.queueName);
   }
 
   listTasks(params: TaskListParams): Promise<Task[]> {
-    return guard(() => listTasks(this.#ctx, params), params.queueName);
+    return this.#guard(() => listTasks(this.#ctx, params), params.queueName);
   }
 
   queueStats(params: QueueRef): Promise<QueueStats> {
-    return guard(() => queueStats(this.#ctx, params), params.queueName);
+    return this.#guard(() => queueStats(this.#ctx, params), params.queueName);
   }
 
   setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
-    return guard(() => setPaused(this.#ctx, params), params.queueName);
+    return this.#guard(() => setPaused(this.#ctx, params), params.queueName);
   }
 
   isPaused(params: QueueRef): Promise<boolean> {
-    return guard(() => isPaused(this.#ctx, params), params.queueName);
+    return this.#guard(() => isPaused(this.#ctx, params), params.queueName);
   }
 
   purgeTasks(params: QueueRef & { readonly batchSize: number }): Promise<number> {
-    return guard(() => purgeTasks(this.#ctx, params), params.queueName);
+    return this.#guard(() => purgeTasks(this.#ctx, params), params.queueName);
   }
 
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]> {
-    return guard(() => listDeadLetters(this.#ctx, params), params.queueName);
+    return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
   }
 
   /**
@@ -250,7 +266,7 @@ export class PgTaskStore implements TaskStore {
     let redriven = 0;
     try {
       for (;;) {
-        const n = await guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
+        const n = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
         redriven += n;
         if (n < params.batchSize) break;
       }
@@ -267,21 +283,21 @@ export class PgTaskStore implements TaskStore {
   }
 
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]> {
-    return guard(() => listTombstones(this.#ctx, params), params.queueName);
+    return this.#guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
   async releaseLease(params: TaskRef): Promise<Task | null> {
-    const task = await guard(() => releaseLease(this.#ctx, params), params.queueName);
+    const task = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
     if (task) this.#arrivals.wake(params.queueId);
     return task;
   }
 
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
-    return guard(() => queueOverview(this.#ctx, params), undefined);
+    return this.#guard(() => queueOverview(this.#ctx, params), undefined);
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {
-    return guard(() => cleanup(this.#ctx, params), undefined);
+    return this.#guard(() => cleanup(this.#ctx, params), undefined);
   }
 
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
@@ -289,7 +305,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async ping(): Promise<void> {
-    await guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
+    await this.#guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
   }
 
   async close(): Promise<void> {
@@ -298,10 +314,15 @@ export class PgTaskStore implements TaskStore {
   }
 }
 
-async function guard<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
+/** The watch of the store being constructed or called; one per store (see PgTaskStore.#guard). */
+async function guarded<T>(watch: DatabaseWatch, run: () => Promise<T>, queue: string | undefined): Promise<T> {
   try {
-    return await run();
+    const result = await run();
+    watch.succeeded();
+    return result;
   } catch (error) {
-    throw translateError(error, queue === undefined ? {} : { queue });
+    const translated = translateError(error, queue === undefined ? {} : { queue });
+    watch.failed(translated);
+    throw translated;
   }
 }

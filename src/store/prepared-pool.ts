@@ -1,15 +1,16 @@
-import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { statementName } from './statement-name.js';
 
 /**
  * Hands Kysely a view of the pg pool whose parameterised queries run as
  * named prepared statements. The service's statements have one text per
  * shape (values are always bound), so each connection parses and plans a
  * shape once and then only binds and executes it. Most of a single-task
- * lease's server time was parse and plan of its CTEs. The name is a digest
- * of the text, so two texts can never share a name; statements without
- * parameters (migrations, several statements in one text) run unnamed.
+ * lease's server time was parse and plan of its CTEs. The name is the
+ * statement's label plus a digest of the text (statement-name.ts), so two
+ * texts never share a name; statements without parameters (migrations,
+ * several statements in one text) run unnamed.
  */
 export function preparedStatementPool(pool: pg.Pool): PostgresPool {
   return {
@@ -39,19 +40,3 @@ export function preparedStatementPool(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   };
 }
-
-const names = new Map<string, string>();
-
-/** `tq_` and 24 hex digits of the SHA-1 of the text, memoised. */
-function statementName(sql: string): string {
-  let name = names.get(sql);
-  if (name === undefined) {
-    name = `tq_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
-    // Bounded: texts differ by schema and shape only, but never grow without limit.
-    if (names.size > 10_000) names.clear();
-    names.set(sql, name);
-  }
-  return name;
-}
-
-

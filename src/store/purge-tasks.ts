@@ -19,7 +19,7 @@ export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonl
   let purged = 0;
   for (;;) {
     // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
-    const result = await sql<{ n: unknown }>`
+    const result = await sql<{ n: unknown }>`/* purge_tasks */
       with doomed as materialized (
         select name from ${tasks}
          where queue_id = ${params.queueId}

@@ -27,7 +27,7 @@ interface OverviewRow {
  * reports, from one definition.
  */
 export async function queueOverview(ctx: StoreContext, params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
-  const result = await sql<OverviewRow>`
+  const result = await sql<OverviewRow>`/* queue_overview */
     select queue, mode, paused, available_tasks, leased_tasks, delayed_tasks, oldest_available_age_seconds,
            leased_last_minute, leased_last_hour, dead_letters, storage_bytes, storage_limit_bytes,
            retry_limit, lease_rate_calls, lease_rate_seconds

@@ -6,7 +6,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
 
 /** One live task by name, or null. */
 export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task | null> {
-  const result = await sql<TaskRow>`
+  const result = await sql<TaskRow>`/* get_task */
     select name, tag, payload, retry_count,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from ${table(ctx, 'tasks')}
@@ -17,7 +17,7 @@ export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task 
 
 /** Whether a deleted task's name is still held. */
 export async function isTombstoned(ctx: StoreContext, params: TaskRef): Promise<boolean> {
-  const result = await sql<{ held: boolean }>`
+  const result = await sql<{ held: boolean }>`/* is_tombstoned */
     select exists (
       select 1 from ${table(ctx, 'task_tombstones')} where queue_id = ${params.queueId} and name = ${params.name}
     ) as held`.execute(ctx.db);
@@ -45,7 +45,7 @@ export async function listTasks(ctx: StoreContext, params: TaskListParams): Prom
           ? sql`and eta > now() and retry_count = 0`
           : sql``;
   const tag = params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
-  const result = await sql<TaskRow>`
+  const result = await sql<TaskRow>`/* list_tasks */
     select name, tag, ${payload}, retry_count,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from ${table(ctx, 'tasks')}
@@ -68,7 +68,7 @@ export async function queueStats(ctx: StoreContext, params: QueueRef): Promise<Q
     oldest_eta_usec: unknown;
     leased_last_minute: unknown;
     leased_last_hour: unknown;
-  }>`
+  }>`/* queue_stats */
     select
       (select coalesce(sum(task_count), 0) from ${table(ctx, 'queue_storage')} where queue_id = ${q}) as total_tasks,
       (select coalesce(sum(byte_count), 0) from ${table(ctx, 'queue_storage')} where queue_id = ${q}) as total_bytes,

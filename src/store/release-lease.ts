@@ -13,7 +13,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  */
 export async function releaseLease(ctx: StoreContext, params: TaskRef): Promise<Task | null> {
   const tasks = table(ctx, 'tasks');
-  const result = await sql<TaskRow>`
+  const result = await sql<TaskRow>`/* release_lease */
     with released as (
       update ${tasks}
          set eta = now()

@@ -8,7 +8,7 @@ import { table, type StoreContext } from './store-context.js';
  * lease. Pausing a paused queue keeps the time the pause began.
  */
 export async function setPaused(ctx: StoreContext, params: QueueRef & { readonly paused: boolean }): Promise<void> {
-  await sql`
+  await sql`/* set_paused */
     update ${table(ctx, 'queues')}
        set paused = ${params.paused},
            paused_at = case when ${params.paused} then coalesce(paused_at, now()) end
@@ -17,7 +17,7 @@ export async function setPaused(ctx: StoreContext, params: QueueRef & { readonly
 
 /** Whether the queue is paused, as stored. */
 export async function isPaused(ctx: StoreContext, params: QueueRef): Promise<boolean> {
-  const result = await sql<{ paused: boolean }>`
+  const result = await sql<{ paused: boolean }>`/* is_paused */
     select paused from ${table(ctx, 'queues')} where id = ${params.queueId}`.execute(ctx.db);
   return result.rows[0]?.paused === true;
 }

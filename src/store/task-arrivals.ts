@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { Logger } from '../core/logger.js';
 import type { QueueRef } from '../core/task-store.js';
 import type { OpenDatabase } from './database.js';
 import { table, type StoreContext } from './store-context.js';
@@ -36,10 +37,14 @@ export class TaskArrivals {
   #unlisten: (() => Promise<void>) | null = null;
   #probeTimer: NodeJS.Timeout | null = null;
   #closed = false;
+  readonly #logger: Logger;
+  /** Whether the last attempt to LISTEN failed: only the first of a run of failures is logged as a warning. */
+  #listenFailing = false;
 
-  constructor(database: OpenDatabase, ctx: StoreContext) {
+  constructor(database: OpenDatabase, ctx: StoreContext, logger: Logger) {
     this.#database = database;
     this.#ctx = ctx;
+    this.#logger = logger;
   }
 
   wait(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
@@ -82,11 +87,21 @@ export class TaskArrivals {
 
   #listen(): void {
     if (this.#listening) return;
-    this.#listening = this.#openListener().catch(() => {
-      // Could not listen (database down): the probe still wakes waiters;
-      // the next wait() tries to listen again.
-      this.#listening = null;
-    });
+    this.#listening = this.#openListener().then(
+      () => {
+        if (this.#listenFailing) this.#logger.info({}, 'task notifications: listening again');
+        this.#listenFailing = false;
+      },
+      (error: unknown) => {
+        // Could not listen (database down): the probe still wakes waiters
+        // (within a second); the next wait() tries to listen again.
+        this.#listening = null;
+        const fields = { err: error instanceof Error ? error.message : String(error) };
+        if (this.#listenFailing) this.#logger.debug(fields, 'task notifications: could not listen');
+        else this.#logger.warn(fields, 'task notifications: could not listen; long-polls fall back to once-a-second checks');
+        this.#listenFailing = true;
+      },
+    );
   }
 
   async #openListener(): Promise<void> {
@@ -140,7 +155,7 @@ export class TaskArrivals {
     const last = this.#marked.get(queueId);
     if (last !== undefined && Date.now() - last < MARK_RENEW_MS) return;
     this.#marked.set(queueId, Date.now());
-    sql`
+    sql`/* mark_waiting */
       insert into ${table(this.#ctx, 'queue_waiters')} as w (queue_id, until)
       values (${queueId}, now() + ${MARK_TTL_SECONDS}::int4 * interval '1 second')
       on conflict (queue_id) do update set until = excluded.until
@@ -155,7 +170,7 @@ export class TaskArrivals {
     if (ids.length === 0) return;
     for (const id of ids) this.#mark(id);
     try {
-      const result = await sql<{ queue_id: number }>`
+      const result = await sql<{ queue_id: number }>`/* probe_arrivals */
         select q.id as queue_id
           from unnest(${ids}::int4[]) as q(id)
          where exists (select 1 from ${table(this.#ctx, 'tasks')} t where t.queue_id = q.id and t.eta <= now())`.execute(

@@ -32,6 +32,17 @@ export function translateError(error: unknown, context: { queue?: string } = {})
         });
       }
       break;
+    case '42P01': // undefined_table
+    case '3F000': // invalid_schema_name
+      // The service's tables are gone (the schema was dropped or never
+      // migrated under this process): the database is unusable until an
+      // operator restores it, like a database that went away, so 503, never 500.
+      return new QueueError(
+        'TRANSIENT_ERROR',
+        "the database is unavailable: the service's tables are missing; back off and retry",
+        { queue, schemaMissing: true },
+        { cause: error },
+      );
     case '57014': // query_canceled: statement_timeout
       return new QueueError('DEADLINE_EXCEEDED', 'the database did not answer in time; back off and retry', { queue }, {
         cause: error,

@@ -131,7 +131,10 @@ describe('operator commands on the database', () => {
   it('purge --yes deletes every task of the queue and no other', async () => {
     await t.service.getQueue('work').add([{ name: 'x1' }, { name: 'x2' }]);
     await t.service.getQueue('other').add({ name: 'stays' });
-    expect(await cli(['purge', 'work', '--yes'], t.env)).toMatchObject({ code: 0, out: 'purged 2 task(s) from work\n' });
+    expect(await cli(['purge', 'work', '--yes'], { ...t.env, USER: 'alice' })).toMatchObject({ code: 0, out: 'purged 2 task(s) from work\n' });
+    const [entry] = await t.sql(`select actor, action, queue, count, source from ${t.schema}.audit_log order by id desc limit 1`);
+    expect(entry).toMatchObject({ action: 'purge', queue: 'work', count: 2, source: 'cli' });
+    expect((entry as { actor: string }).actor).toBe('cli:alice');
     expect(await t.service.getQueue('work').listTasks()).toEqual([]);
     expect((await t.service.getQueue('other').listTasks()).map((task) => task.name)).toEqual(['stays']);
   });
@@ -166,6 +169,13 @@ describe('operator commands on the database', () => {
       ['dies-2', 0],
     ]);
     expect((await cli(['dead-letters', 'fragile'], t.env)).out).toBe('NAME  TAG  RETRIES  DIED  BYTES\n');
+  });
+
+  it('a schema the servers never made is a failure that names it, and is not created', async () => {
+    const run = await cli(['queues'], { ...t.env, TASKQUEUE_SCHEMA: 'no_such_schema_here' });
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('schema "no_such_schema_here" of the database holds no taskqueue tables');
+    expect(await t.sql(`select 1 from information_schema.schemata where schema_name = 'no_such_schema_here'`)).toEqual([]);
   });
 
   it('a database that cannot be reached is a failure (exit 1) with a message', async () => {

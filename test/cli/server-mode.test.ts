@@ -108,6 +108,12 @@ describe('operator commands over HTTP (--url)', () => {
 
     expect(await cli(['purge', 'work', '--yes'], admin)).toMatchObject({ code: 0, out: 'purged 2 task(s) from work\n' });
     expect(await server.service.getQueue('work').listTasks()).toEqual([]);
+    const audit = await sql(`select actor, action, queue, count, source from ${serverEnv.TASKQUEUE_SCHEMA}.audit_log order by id`);
+    expect(audit).toEqual([
+      { actor: 'admin@example.com', action: 'pause', queue: 'work', count: 0, source: 'rest' },
+      { actor: 'admin@example.com', action: 'resume', queue: 'work', count: 0, source: 'rest' },
+      { actor: 'admin@example.com', action: 'purge', queue: 'work', count: 2, source: 'rest' },
+    ]);
   });
 
   it('dead-letters and redrive, over HTTP', async () => {

@@ -313,4 +313,43 @@ describe('web console, server side', () => {
     expect(data.leasedLastMinute.at(-1)).toBe(1);
     expect(data.at.length).toBe(data.available.length);
   });
+
+  it('pages through tasks, redrives all dead letters, and ends a session whose token stopped working', async () => {
+    h = await openConsoleHarness('postgres');
+    const emails = h.t.service.getQueue('emails');
+    await emails.add(Array.from({ length: 60 }, (_, i) => ({ name: `m-${String(i).padStart(2, '0')}`, tag: i % 2 ? 'odd' : 'even' })));
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const first = await b.send('/console/queues/emails');
+    expect(first.text.match(/data-task="/g)).toHaveLength(50);
+    const next = /href="(\/console\/queues\/emails\?after=[^"]+)"/.exec(first.text)?.[1]?.replaceAll('&amp;', '&');
+    expect(next).toBeDefined();
+    const second = await b.send(next!);
+    expect(second.text.match(/data-task="/g)).toHaveLength(10);
+    expect(second.text).not.toContain('Next page');
+    // Filtered by tag: half of them.
+    const odd = await b.send('/console/queues/emails?tag=odd');
+    expect(odd.text.match(/data-task="/g)).toHaveLength(30);
+
+    // Two dead letters in reports (retry limit 1), redriven together.
+    const reports = h.t.service.getQueue('reports');
+    await reports.add([{ name: 'r1' }, { name: 'r2' }]);
+    for (let i = 0; i < 2; i++) {
+      await reports.leaseTasks({ lease: 60, maxTasks: 2 });
+      await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second' where name in ('r1', 'r2')`);
+    }
+    expect(await reports.listDeadLetters({ limit: 10 })).toHaveLength(2);
+    const page = await b.send('/console/queues/reports');
+    const all = await b.send('/console/queues/reports/redrive', { form: { _csrf: csrfOf(page) } });
+    expect(all.headers.get('location')).toBe('/console/queues/reports?done=redrive&n=2');
+    expect(await reports.listDeadLetters({ limit: 10 })).toEqual([]);
+
+    // A cookie whose token no longer verifies: back to sign-in, saying why, the cookie dropped.
+    const stale = await h.app.request('http://localhost/console', { headers: { cookie: 'taskqueue_console=expired.or.revoked' } });
+    expect(stale.status).toBe(303);
+    expect(stale.headers.get('location')).toBe('/console/sign-in?ended=1');
+    expect(stale.headers.get('set-cookie')).toMatch(/taskqueue_console=;.*Max-Age=0/);
+    const signIn = await (await h.app.request('http://localhost/console/sign-in?ended=1')).text();
+    expect(signIn).toContain('Your session ended');
+  });
 });

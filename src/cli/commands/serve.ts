@@ -1,34 +1,23 @@
 import type { Command } from 'commander';
 import type { Environment, ServiceSettings } from '../../config/service-settings.js';
-import { startServer } from '../../server.js';
+import { runServer } from '../../run-server.js';
+import { useBaselineWasmCompiler } from '../wasm-code-tier.js';
 import type { CommandContext } from '../command-context.js';
 import { settingsFromFlags, withDatabaseOptions, type ServerFlags } from '../connection-options.js';
 
-/** `taskqueue serve`: runs until SIGINT or SIGTERM, then closes cleanly. */
-export async function serveCommand(settings: ServiceSettings, env: Environment, err: NodeJS.WritableStream): Promise<number> {
-  const running = await startServer({ settings, env, log: (line) => err.write(`${line}\n`) });
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      err.write(`taskqueue: ${signal} received, shutting down\n`);
-      running.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          err.write(`taskqueue: error while shutting down: ${String(error)}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+/**
+ * `taskqueue serve`: logs to stdout, runs until SIGINT or SIGTERM, then
+ * shuts down gracefully (src/run-server.ts).
+ */
+export function serveCommand(settings: ServiceSettings, env: Environment): Promise<number> {
+  // The embedded engine's memory: see cli/wasm-code-tier.ts.
+  if (settings.databaseUrl === null) useBaselineWasmCompiler();
+  return runServer(settings, env);
 }
 
 /** Registers `taskqueue serve`. */
 export function registerServe(program: Command, ctx: CommandContext): void {
-  withDatabaseOptions(program.command('serve').summary('run the service: REST API, /healthz').description(
+  withDatabaseOptions(program.command('serve').summary('run the service: REST API, /healthz, /readyz, /metrics').description(
     'Runs the service until SIGINT or SIGTERM: applies migrations, writes the queue configuration ' +
       'to the database and serves the REST API. Each flag overrides its environment variable.',
   ))
@@ -37,6 +26,6 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--port <n>', 'port to listen on (default $PORT, else 8080)')
     .option('--host <addr>', 'interface to listen on (default $HOST, else 0.0.0.0)')
     .action(async (flags: ServerFlags) => {
-      ctx.exitCode = await serveCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.env, ctx.io.err as NodeJS.WritableStream);
+      ctx.exitCode = await serveCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.env);
     });
 }

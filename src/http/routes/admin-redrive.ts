@@ -3,18 +3,20 @@ import { invalidField } from '../http-error.js';
 import { parseJsonObject } from '../json-body.js';
 import { readBody } from '../read-body.js';
 import type { RestMethod } from '../rest-handler.js';
+import { recordAudit } from './admin-audit.js';
 import { writeJson } from '../write-json.js';
 
 /**
  * Operator extension: `POST /taskqueue/admin/v1/taskqueues/{queue}/deadLetters/redrive`
  * with `{"names": [...]}` (or an empty body: every dead letter of the
  * queue) puts dead letters back as new tasks under their names; answers
- * `{"name": ..., "redriven": N}`. Names with no dead letter are ignored.
+ * `{"name": ..., "redriven": N}` (and records it in the audit log). Names with no dead letter are ignored.
  */
 export const ADMIN_REDRIVE: RestMethod = {
   action: 'queue.admin',
   shape: null,
-  async run({ c, params, queue }) {
+  async run(call) {
+    const { c, params, queue } = call;
     const request = parseJsonObject(await readBody(c));
     for (const key of Object.keys(request)) if (key !== 'names') throw invalidField(key, `Unknown field ${key}: only names may be sent`);
     const names = request.names;
@@ -22,6 +24,7 @@ export const ADMIN_REDRIVE: RestMethod = {
       throw invalidField('names', 'names must be an array of task names');
     }
     const body = { name: queue.name, redriven: await queue.redrive(names as string[] | undefined) };
+    await recordAudit(call, 'redrive', body.redriven);
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
 };

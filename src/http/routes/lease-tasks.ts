@@ -51,11 +51,16 @@ export const LEASE_TASKS: RestMethod = {
     };
     // The core waits (long-poll); the client's going away ends the wait.
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
-    const tasks = await queue.leaseTasks({ ...options, waitMs, signal: c.req.raw.signal }).catch(noTasksWhenPaused);
+    const tasks = await queue.leaseTasks({ ...options, waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
 };
+
+/** The client's signal, also aborted when the server shuts down: a pending long-poll then answers with what it has. */
+function untilShutdown(client: AbortSignal, shutdown: AbortSignal | undefined): AbortSignal {
+  return shutdown ? AbortSignal.any([client, shutdown]) : client;
+}
 
 /** A paused queue leases nothing: over REST that is an empty result, not an error. */
 function noTasksWhenPaused(error: unknown): Task[] {

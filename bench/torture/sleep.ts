@@ -1,0 +1,4 @@
+/** Waits ms milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,48 @@
+import type { Ledger } from './ledger.js';
+import type { RestCaller } from './rest-caller.js';
+
+/** The queues the harness configures (see queue-config.ts). */
+export const MAIN_QUEUE = 'torture';
+export const LIMITED_QUEUE = 'limited';
+/** The main queue's task-retry-limit: a task may be leased at most this often. */
+export const RETRY_LIMIT = 3;
+/** The limited queue's storage limit, bytes. */
+export const STORAGE_LIMIT = 64 * 1024;
+/** Payloads are 0 to this many bytes. */
+export const MAX_PAYLOAD = 2048;
+
+/** A departure from what the service promises, seen by a client while it ran. */
+export interface Anomaly {
+  readonly what: string;
+  readonly detail: string;
+}
+
+/** What producers and consumers share. */
+export interface Workload {
+  readonly caller: RestCaller;
+  readonly ledger: Ledger;
+  readonly anomalies: Anomaly[];
+  /**
+   * Counts answered operations: an add, a lease call, or a task's delete
+   * (each part of a multipart batch is a call of its own, as Google's batch
+   * runs it; each name of tasks:batchDelete is one delete).
+   */
+  countOps(n: number): void;
+  /** True once the run has reached its op count or its time bound. */
+  stopped(): boolean;
+  /** Requests per second the clients may send in all (0 = as fast as they can); read on every request. */
+  pace(): Promise<void>;
+}
+
+/** `/taskqueue/v1beta2/projects/local/taskqueues/{queue}`. */
+export function queuePath(queue: string): string {
+  return `/taskqueue/v1beta2/projects/local/taskqueues/${queue}`;
+}
+
+export function randomInt(min: number, max: number): number {
+  return min + Math.floor(Math.random() * (max - min + 1));
+}
+
+export function anomaly(workload: Workload, what: string, detail: string): void {
+  if (workload.anomalies.length < 1000) workload.anomalies.push({ what, detail: detail.slice(0, 500) });
+}
