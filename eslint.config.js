@@ -36,7 +36,7 @@ const ALLOWED_IMPORTS = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
+  { ignores: ['dist/**', '.test-build/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
