@@ -10,8 +10,8 @@ import { cli, jsonLines } from './cli-harness.js';
 /**
  * The embedded engine (no DATABASE_URL): the commands open the data
  * directory themselves while it is free; while a server holds it (PGlite
- * admits one process), they say to go through that server, and do so with
- * --url and a token the server mints.
+ * admits one process), they go through that server (by themselves when an
+ * administrator is named, else with --url and a token the server mints).
  */
 describe('operator commands on the embedded engine', () => {
   let dir: string;
@@ -44,7 +44,17 @@ describe('operator commands on the embedded engine', () => {
 
     const server = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });
     try {
-      const refused = await cli(['queues'], env);
+      // With an administrator named, the CLI goes through the server by itself (a token from its local endpoint).
+      const through = await cli(['queues', '--json'], env);
+      expect(through.code).toBe(0);
+      expect(jsonLines(through.out).find((q) => q.name === 'work')).toMatchObject({ availableTasks: 1 });
+      expect((await cli(['pause', 'work'], env)).code).toBe(0);
+      expect(await server.service.getQueue('work').isPaused()).toBe(true);
+      expect((await cli(['resume', 'work'], env)).code).toBe(0);
+
+      // Without one, it says how.
+      const { TASKQUEUE_ADMINS: _admins, ...withoutAdmins } = env;
+      const refused = await cli(['queues'], withoutAdmins);
       expect(refused.code).toBe(1);
       expect(refused.err).toContain('admits one process at a time');
       expect(refused.err).toContain('--url');

@@ -178,7 +178,7 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
 }
 
 /** Asks a running server's local token endpoint to mint. */
-async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
+export async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
   let status: number;
   let body: { access_token?: unknown; error_description?: unknown };
   try {
