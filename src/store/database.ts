@@ -5,6 +5,7 @@ import pg from 'pg';
 import { QueueError } from '../core/errors.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { initPGliteDataDir, pgliteStartParams } from './pglite-init.js';
 import { preparedStatementPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
 
@@ -135,11 +136,13 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
   let lock: DataDirLock | null = null;
   let instance: PGlite;
   if (dataDir === undefined) {
-    instance = await PGlite.create();
+    instance = await PGlite.create({ startParams: pgliteStartParams() });
   } else {
     lock = await acquireDataDirLock(dataDir);
     try {
-      instance = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
+      const pgdata = join(dataDir, 'pgdata');
+      await initPGliteDataDir(pgdata);
+      instance = await PGlite.create({ dataDir: pgdata, startParams: pgliteStartParams() });
     } catch (error) {
       await lock.release();
       throw new QueueError('TRANSIENT_ERROR', `could not open the embedded database in ${dataDir}: ${String(error)}`, {
