@@ -4,7 +4,7 @@ import { readTokenEndpointFile } from '../auth/local-token-endpoint-file.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Environment } from '../config/service-settings.js';
 import { askServer } from './commands/token.js';
-import { settingsFromFlags, type ConnectionFlags } from './connection-options.js';
+import { postgresOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
 import { DatabaseClient } from './database-client.js';
 import { HttpClient } from './http-client.js';
 import type { OperatorClient } from './operator-client.js';
@@ -24,7 +24,7 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   }
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
-    return DatabaseClient.open({ kind: 'postgres', url: settings.databaseUrl, poolSize: 2 }, settings.schema, cliActor(env));
+    return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), settings.schema, cliActor(env));
   }
   if (settings.dataDir === ':memory:') {
     throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');

@@ -22,6 +22,7 @@ import type {
   TaskRef,
   TaskStore,
   TombstoneListParams,
+  LeaseCount,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
 import { cleanup } from './cleanup.js';
@@ -32,6 +33,7 @@ import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
+import { leaseCounts } from './lease-counts.js';
 import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
@@ -289,6 +291,10 @@ export class PgTaskStore implements TaskStore {
       if (redriven > 0) this.#arrivals.wake(params.queueId);
     }
     return redriven;
+  }
+
+  leaseCounts(params: QueueRef): Promise<LeaseCount[]> {
+    return this.#guard(() => leaseCounts(this.#ctx, params), params.queueName);
   }
 
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]> {
