@@ -48,8 +48,12 @@ export async function runServer(settings: ServiceSettings, env: Environment, log
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
+  // An error nothing caught still ends the process as Node decides; it is
+  // logged first, with its stack, as a line like every other.
+  const onCrash = (error: unknown, origin: string) => log.error({ err: error, origin }, 'unexpected error: the process ends');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('uncaughtExceptionMonitor', onCrash);
   try {
     try {
       running = await startServer({ settings, env, logger: log });
@@ -62,5 +66,6 @@ export async function runServer(settings: ServiceSettings, env: Environment, log
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
+    process.off('uncaughtExceptionMonitor', onCrash);
   }
 }

@@ -57,6 +57,13 @@ const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
 const MAX_COMBINED_ADD = 500;
 
 /**
+ * Adds of more tasks than this run on their own: they are batches already,
+ * and waiting for a statement in flight would only delay them (measured
+ * with 4 producers of 100: no gain from combining, within the noise).
+ */
+const MAX_COMBINED_ADD_TASKS = 10;
+
+/**
  * Whether a combined add failed on a refusal one add alone may cause, which
  * the database answered (with a SQLSTATE, or no row for an ETA too far
  * ahead), so nothing was stored. A lost connection or a timeout leaves the
@@ -132,17 +139,19 @@ export class PgTaskStore implements TaskStore {
   }
 
   /**
-   * Concurrent adds of one queue outside a caller's transaction share a
-   * statement (see StatementGroup), like leases and deletes. Each add keeps
+   * Concurrent small adds (up to 10 tasks) of one queue outside a caller's
+   * transaction share a statement (see StatementGroup), like leases and
+   * deletes. Each add keeps
    * its own all-or-nothing outcome: when the combined statement fails on
    * something one add brought (a held or taken name, an ETA too far ahead, a
    * storage limit), the adds run again one statement each, so only the add
    * at fault fails.
    */
   async insertTasks(params: TaskInsertParams): Promise<Task[]> {
-    const outcome = params.transaction
-      ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
-      : await this.#inserts.submit(String(params.queueId), params);
+    const outcome =
+      params.transaction || params.tasks.length > MAX_COMBINED_ADD_TASKS
+        ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
+        : await this.#inserts.submit(String(params.queueId), params);
     if ('error' in outcome) throw outcome.error;
     // Waiters in this process need not wait for the notification's round trip
     // (and inside a caller's transaction the notification comes only at commit).
