@@ -1,18 +1,31 @@
 # taskqueue service image. Build: docker build -t taskqueue .
 # Run with PostgreSQL: docker run -p 8080:8080 -e DATABASE_URL=postgres://... taskqueue
-# Without DATABASE_URL it runs the embedded engine with its data in /data.
-FROM node:20-bookworm-slim AS build
+# Without DATABASE_URL it runs the embedded engine with its data in /data (a volume).
+# The Node.js image: the current LTS line (override with --build-arg NODE_IMAGE=...).
+ARG NODE_IMAGE=node:26-trixie-slim
+
+# 1. Build: every dependency, then dist/ (TypeScript and the console's client bundle).
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
-FROM node:20-bookworm-slim
+# 2. Runtime dependencies only (no compiler, no test tools).
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-ENV NODE_ENV=production PORT=8080 TASKQUEUE_DATA_DIR=/data
-COPY --from=build /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+# 3. The image: dist/, sql/ and the runtime dependencies, run as the unprivileged `node` user.
+FROM ${NODE_IMAGE}
+WORKDIR /app
+# The shutdown grace stays under `docker stop`'s 10 s, so in-flight requests
+# finish and the pool closes before Docker sends SIGKILL.
+ENV NODE_ENV=production PORT=8080 TASKQUEUE_DATA_DIR=/data TASKQUEUE_SHUTDOWN_GRACE_SECONDS=8
+COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY sql ./sql
@@ -20,6 +33,8 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME /data
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+# Ready = the database answers, migrations are current, the config is loaded (GET /readyz).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/main.js"]

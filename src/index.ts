@@ -29,7 +29,7 @@ export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from '
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';
 export type { Tombstone, TombstoneReason } from './core/tombstone.js';
-export type { TaskState } from './core/task-store.js';
+export type { LeaseCount, TaskState } from './core/task-store.js';
 export { noTaskEvents, type TaskEvents } from './core/task-events.js';
 export type { Task, TaskOptions } from './core/task.js';
 export { usecToDate } from './core/task.js';

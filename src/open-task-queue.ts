@@ -30,6 +30,18 @@ export interface OpenTaskQueueOptions {
   readonly schema?: string;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
+  /**
+   * Named prepared statements (default true, or TASKQUEUE_PREPARED_STATEMENTS).
+   * False behind a pooler in transaction mode (PgBouncer): statements run
+   * unnamed and no setting is given at connect.
+   */
+  readonly preparedStatements?: boolean;
+  /**
+   * A direct PostgreSQL URL for LISTEN (default TASKQUEUE_LISTEN_DATABASE_URL),
+   * when databaseUrl goes through a pooler. Without one, and with prepared
+   * statements off, long-polling leases poll instead of being notified.
+   */
+  readonly listenDatabaseUrl?: string | null;
   /** How long deleted names stay held, in days (default 7). */
   readonly tombstoneDays?: number;
   /** How long tasks dropped by the retry limit stay in the dead letters, in days (default 7). */
@@ -149,7 +161,7 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
 
 function databaseOptionsFor(options: OpenTaskQueueOptions, settings: ServiceSettings): DatabaseOptions {
   const url = options.databaseUrl === undefined ? settings.databaseUrl : options.databaseUrl;
-  if (url) return { kind: 'postgres', url, poolSize: options.poolSize ?? settings.poolSize };
+  if (url) return postgresOptions(url, settings, options);
   const dataDir = options.dataDir ?? settings.dataDir;
   return dataDir === ':memory:' ? { kind: 'pglite' } : { kind: 'pglite', dataDir: resolve(dataDir) };
 }
@@ -172,3 +184,18 @@ async function resolveConfig(config: string | ServiceConfig | null, settings: Se
   return config;
 }
 
+/** The PostgreSQL engine's options: the settings, with what the caller gave put over them. */
+function postgresOptions(
+  url: string,
+  settings: ServiceSettings,
+  options: Pick<OpenTaskQueueOptions, 'poolSize' | 'preparedStatements' | 'listenDatabaseUrl'> = {},
+): Extract<DatabaseOptions, { kind: 'postgres' }> {
+  const listenUrl = options.listenDatabaseUrl === undefined ? settings.listenDatabaseUrl : options.listenDatabaseUrl;
+  return {
+    kind: 'postgres',
+    url,
+    poolSize: options.poolSize ?? settings.poolSize,
+    preparedStatements: options.preparedStatements ?? settings.preparedStatements,
+    ...(listenUrl ? { listenUrl } : {}),
+  };
+}

@@ -145,6 +145,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
     const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${bound.port}`;
     logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });
+    // The CLI's operator commands come here while this server holds the data directory.
+    tokenServer?.announce(url);
 
     let shuttingDown: Promise<ShutdownReport> | null = null;
     const shutdown = (graceMs = settings.shutdownGraceSeconds * 1000): Promise<ShutdownReport> => {

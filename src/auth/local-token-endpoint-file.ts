@@ -20,6 +20,12 @@ export interface TokenEndpointInfo {
   readonly url: string;
   /** The secret a mint request must carry. */
   readonly secret: string;
+  /**
+   * The server's REST interface as reached from this machine, once it
+   * listens: the operator commands of the CLI go there while the server
+   * holds the data directory.
+   */
+  readonly serverUrl?: string;
 }
 
 /** Writes the file atomically (temp file + rename), owner-only from the first byte. */
@@ -50,7 +56,12 @@ export function readTokenEndpointFile(dataDir: string): TokenEndpointInfo | null
   ) {
     return null;
   }
-  return { pid: info.pid as number, url: info.url, secret: info.secret };
+  return {
+    pid: info.pid as number,
+    url: info.url,
+    secret: info.secret,
+    ...(typeof info.serverUrl === 'string' ? { serverUrl: info.serverUrl } : {}),
+  };
 }
 
 /** Removes the file if it is still the one `secret` was written with (a newer server may have replaced it). */

@@ -10,6 +10,8 @@ import { removeTokenEndpointFile, writeTokenEndpointFile } from './local-token-e
 export interface LocalTokenServer {
   /** Its loopback URL (`http://127.0.0.1:<port>/token`). */
   readonly url: string;
+  /** Adds the server's REST URL to the endpoint file, once it listens (for the CLI's operator commands). */
+  announce(serverUrl: string): void;
   /** Stops listening and removes the endpoint file. */
   close(): Promise<void>;
 }
@@ -49,6 +51,9 @@ export async function startLocalTokenServer(options: LocalTokenServerOptions): P
   let closed: Promise<void> | null = null;
   return {
     url,
+    announce(serverUrl) {
+      if (closed === null) writeTokenEndpointFile(options.dataDir, { pid: process.pid, url, secret, serverUrl });
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         process.off('exit', removeFile);

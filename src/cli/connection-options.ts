@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from '../config/service-settings.js';
+import type { DatabaseOptions } from '../store/database.js';
 
 /** Where a command's database is: flags that override DATABASE_URL, TASKQUEUE_DATA_DIR, TASKQUEUE_SCHEMA. */
 export interface DatabaseFlags {
@@ -56,4 +57,15 @@ export function mergedEnvironment(env: Environment, overrides: Record<string, st
   const merged: Record<string, string | undefined> = { ...env };
   for (const [key, value] of Object.entries(overrides)) if (value !== undefined) merged[key] = value;
   return merged;
+}
+
+/** A command's PostgreSQL connection: a small pool, and the pooler settings (TASKQUEUE_PREPARED_STATEMENTS, TASKQUEUE_LISTEN_DATABASE_URL). */
+export function postgresOptions(url: string, settings: ServiceSettings, poolSize: number): Extract<DatabaseOptions, { kind: 'postgres' }> {
+  return {
+    kind: 'postgres',
+    url,
+    poolSize,
+    preparedStatements: settings.preparedStatements,
+    ...(settings.listenDatabaseUrl ? { listenUrl: settings.listenDatabaseUrl } : {}),
+  };
 }

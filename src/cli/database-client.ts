@@ -7,7 +7,8 @@ import { TaskQueueService } from '../core/task-queue-service.js';
 import { PgAuditLog } from '../store/audit-log.js';
 import { configuredQueues } from '../store/configured-queues.js';
 import { openDatabase, type DatabaseOptions } from '../store/database.js';
-import { migrate } from '../store/migrate.js';
+import { latestMigration, migrate, schemaVersion } from '../store/migrate.js';
+import { translateError } from '../store/translate-error.js';
 import { PgTaskStore } from '../store/pg-task-store.js';
 import { validateSchemaName } from '../store/schema-name.js';
 import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
@@ -49,7 +50,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   /**
-   * Opens the database, applies pending migrations, reads the configured
+   * Opens the database, applies pending migrations (to a schema the servers
+   * created; never a new one), reads the configured
    * queues. `actor` is who the audit log names for this run's operator
    * actions (the CLI has no verified identity: `cli:` and the login name).
    */
@@ -58,7 +60,17 @@ export class DatabaseClient implements OperatorClient {
     const database = await openDatabase(options);
     const store = new PgTaskStore(database, schema);
     try {
-      await migrate(database.db, schema);
+      // An operator command never creates a schema (a mistyped --schema must not leave one behind);
+      // one the servers made is brought up to date, as they would at start.
+      const version = await schemaVersion(database.db, schema).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code !== '42P01') throw translateError(error, {});
+        throw new QueueError(
+          'INVALID_CONFIG',
+          `schema "${schema}" of ${database.engine === 'pglite' ? 'the embedded database' : 'the database'} holds no taskqueue tables; ` +
+            'start the server once (it writes the queues there) or check --schema / TASKQUEUE_SCHEMA',
+        );
+      });
+      if (version < (await latestMigration())) await migrate(database.db, schema);
       const { config, ids } = await configuredQueues({ db: database.db, schema });
       const service = new TaskQueueService(store, config, ids, { cleanupIntervalMs: 0 });
       return new DatabaseClient(service, new PgAuditLog({ db: database.db, schema }), actor, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');

@@ -14,7 +14,7 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3 } as const;
 const INFORMATIONAL = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
 
 /** QueueError codes that mean "no such queue or task". */
-const NOT_FOUND = new Set(['UNKNOWN_QUEUE', 'UNKNOWN_TASK', 'TOMBSTONED_TASK']);
+const NOT_FOUND = new Set(['UNKNOWN_QUEUE', 'UNKNOWN_TASK']);
 
 /** The exit code an error ends the CLI with. */
 export function exitCodeOf(error: unknown): number {

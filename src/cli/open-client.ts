@@ -1,7 +1,10 @@
 import { resolve } from 'node:path';
+import { authSettingsFromEnvironment } from '../auth/auth-settings.js';
+import { readTokenEndpointFile } from '../auth/local-token-endpoint-file.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Environment } from '../config/service-settings.js';
-import { settingsFromFlags, type ConnectionFlags } from './connection-options.js';
+import { askServer } from './commands/token.js';
+import { postgresOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
 import { DatabaseClient } from './database-client.js';
 import { HttpClient } from './http-client.js';
 import type { OperatorClient } from './operator-client.js';
@@ -21,7 +24,7 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   }
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
-    return DatabaseClient.open({ kind: 'postgres', url: settings.databaseUrl, poolSize: 2 }, settings.schema, cliActor(env));
+    return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), settings.schema, cliActor(env));
   }
   if (settings.dataDir === ':memory:') {
     throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');
@@ -32,13 +35,32 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   } catch (error) {
     const pid = isQueueError(error, 'INVALID_CONFIG') ? error.details.pid : undefined;
     if (pid === undefined) throw error;
+    const viaServer = await throughHoldingServer(dataDir, pid, env);
+    if (viaServer) return viaServer;
     throw new QueueError(
       'INVALID_CONFIG',
       `the embedded database in ${dataDir} is in use by process ${String(pid)}, and it admits one process at a time; ` +
-        'ask that server instead: --url http://127.0.0.1:8080 --token "$(taskqueue token --email ADMIN)"',
+        'ask that server instead: --url http://127.0.0.1:8080 --token "$(taskqueue token --email ADMIN)" ' +
+        '(or set TASKQUEUE_ADMINS, and the CLI does so itself)',
       { pid },
     );
   }
+}
+
+/**
+ * The embedded engine admits one process, so while a server holds the data
+ * directory the commands go through that server, as `taskqueue token` does:
+ * its endpoint file (0600, beside the lock: reading it is the privilege of
+ * reading the database files) gives its REST URL and the secret of its
+ * local token endpoint, which mints a token for the first administrator of
+ * TASKQUEUE_ADMINS. Null when any of that is missing (the caller explains).
+ */
+async function throughHoldingServer(dataDir: string, pid: unknown, env: Environment): Promise<OperatorClient | null> {
+  const endpoint = readTokenEndpointFile(dataDir);
+  const admin = authSettingsFromEnvironment(env).admins[0];
+  if (endpoint?.serverUrl === undefined || endpoint.pid !== pid || admin === undefined) return null;
+  const token = await askServer(endpoint.url, endpoint.secret, { email: admin }, fetch);
+  return new HttpClient(endpoint.serverUrl, token);
 }
 
 /** The audit log's actor for operator actions taken on the database: `cli:` and the login name ($USER), or `cli`. */

@@ -29,6 +29,13 @@ export interface ServiceSettings {
   readonly deadLetterDays: number;
   /** Most queues a configuration may define, not counting `default` (default 100). */
   readonly maxActiveQueues: number;
+  /**
+   * Named prepared statements and settings given at connect (default on).
+   * Off behind a pooler in transaction mode (PgBouncer).
+   */
+  readonly preparedStatements: boolean;
+  /** A direct PostgreSQL URL for LISTEN when DATABASE_URL goes through a pooler; null = none. */
+  readonly listenDatabaseUrl: string | null;
   /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
   readonly console: boolean;
   /** pino level of the server's log (LOG_LEVEL, default `info`). */
@@ -61,6 +68,8 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   tombstoneDays: 7,
   deadLetterDays: 7,
   maxActiveQueues: 100,
+  preparedStatements: true,
+  listenDatabaseUrl: null,
   console: true,
   logLevel: 'info',
   metrics: 'on',
@@ -101,6 +110,12 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       text('TASKQUEUE_SHUTDOWN_GRACE_SECONDS'),
       DEFAULT_SETTINGS.shutdownGraceSeconds,
     ),
+    preparedStatements: onOffSetting(
+      'TASKQUEUE_PREPARED_STATEMENTS',
+      text('TASKQUEUE_PREPARED_STATEMENTS'),
+      DEFAULT_SETTINGS.preparedStatements,
+    ),
+    listenDatabaseUrl: text('TASKQUEUE_LISTEN_DATABASE_URL') ?? DEFAULT_SETTINGS.listenDatabaseUrl,
   };
 }
 

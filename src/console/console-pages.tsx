@@ -105,11 +105,19 @@ function parseAfter(value: string | undefined): TaskLeaseRef | null {
   return match ? { etaUsec: Number(match[1]), name: match[2] as string } : null;
 }
 
-/** The last hour's samples of a queue, for its charts. */
+/**
+ * A queue's charts over the last hour: depth from this process's samples of
+ * the overview, leases per minute from the database's lease history (every
+ * process's leases, and there since before this process started).
+ */
 export async function queueSeries(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return c.json({ error: 'no such queue' }, 404);
-  return c.json(ctx.sampler.series(config.name));
+  const counts = await ctx.service.getQueue(config.name).leasesPerMinute();
+  return c.json({
+    depth: ctx.sampler.series(config.name),
+    leases: { at: counts.map((count) => count.minuteStart), tasks: counts.map((count) => count.tasks) },
+  });
 }
 
 export async function auditPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {

@@ -7,8 +7,6 @@ export interface QueueSample {
   readonly available: number;
   readonly leased: number;
   readonly delayed: number;
-  /** Tasks leased in the minute before the sample: the lease rate, per minute. */
-  readonly leasedLastMinute: number;
 }
 
 /** A queue's samples as columns, the shape uPlot draws. */
@@ -17,7 +15,6 @@ export interface QueueSeries {
   readonly available: number[];
   readonly leased: number[];
   readonly delayed: number[];
-  readonly leasedLastMinute: number[];
 }
 
 export interface OverviewSamplerOptions {
@@ -33,8 +30,9 @@ export interface OverviewSamplerOptions {
 
 /**
  * Samples the overview every few seconds and keeps the last hour, so the
- * console can chart a queue's depth and lease rate without a time-series
- * store: the service remembers only what the charts show. A sample that
+ * console can chart a queue's depth without a time-series store: the
+ * service remembers only what the chart shows. (Leases per minute need no
+ * sampling: the database keeps an hour of lease history.) A sample that
  * fails (database away) is skipped; the chart shows the gap.
  */
 export class OverviewSampler {
@@ -77,7 +75,6 @@ export class OverviewSampler {
       available: samples.map((s) => s.available),
       leased: samples.map((s) => s.leased),
       delayed: samples.map((s) => s.delayed),
-      leasedLastMinute: samples.map((s) => s.leasedLastMinute),
     };
   }
 
@@ -104,7 +101,6 @@ export class OverviewSampler {
         available: row.availableTasks,
         leased: row.leasedTasks,
         delayed: row.delayedTasks,
-        leasedLastMinute: row.leasedLastMinute,
       });
       let drop = 0;
       while (drop < samples.length && (samples[drop] as QueueSample).at < oldest) drop++;

@@ -5,7 +5,7 @@ import { LIMITS } from './limits.js';
 import type { QueueConfig } from './queue-config.js';
 import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
-import type { LeaseResult, QueueStats, TagFilter, TaskLeaseParams, TaskState, TaskStore } from './task-store.js';
+import type { LeaseCount, LeaseResult, QueueStats, TagFilter, TaskLeaseParams, TaskState, TaskStore } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import type { Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
@@ -453,6 +453,14 @@ export class TaskQueue {
     const task = await this.#store.releaseLease({ ...this.#ref, name });
     if (task) return task;
     throw await this.missingTaskError(name);
+  }
+
+  /**
+   * Tasks leased per minute over the last hour (every process's leases):
+   * sixty minutes, oldest first, the last one still running.
+   */
+  leasesPerMinute(): Promise<LeaseCount[]> {
+    return this.#store.leaseCounts(this.#ref);
   }
 
   /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */

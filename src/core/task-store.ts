@@ -35,6 +35,8 @@ export interface TaskStore {
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]>;
   /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many. */
   redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
+  /** Tasks leased per minute over the last hour, oldest minute first (the last is the minute now running). */
+  leaseCounts(params: QueueRef): Promise<LeaseCount[]>;
   /** A queue's most recent tombstones, newest first. */
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]>;
   /** Ends a lease whoever holds it: the task is available at once. Null when the task is not live. */
@@ -149,6 +151,13 @@ export interface DeadLetterListParams extends QueueRef {
   readonly limit: number;
   /** Continue after this dead letter in (diedUsec, name) order. */
   readonly after?: DeadLetterRef;
+}
+
+/** Tasks leased in one minute. */
+export interface LeaseCount {
+  /** The minute's start, in epoch seconds (the database's clock). */
+  readonly minuteStart: number;
+  readonly tasks: number;
 }
 
 export interface TombstoneListParams extends QueueRef {

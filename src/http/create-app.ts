@@ -7,6 +7,8 @@ import { BATCH_PATHS, batchHandler } from './batch/batch-handler.js';
 import { writeError } from './error-response.js';
 import { HttpError, quote } from './http-error.js';
 import { methodOverride } from './method-override.js';
+import { QueryParams } from './query-params.js';
+import { tokenInUrl } from './rest-checks.js';
 import { requestLog } from './request-log.js';
 import { restHandler } from './rest-handler.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
@@ -61,9 +63,8 @@ export function createApp(deps: AppDeps): Hono {
   // the URL must not be cached by shared caches.
   app.use('/taskqueue/*', async (c, next) => {
     await next();
-    // Decided from the parsed query, as the credentials are read: a
-    // percent-encoded name (oauth%5Ftoken) is the same parameter.
-    if (new URL(c.req.url).searchParams.has('oauth_token')) c.res.headers.set('cache-control', 'private');
+    // Decided from the parsed query, as the credentials are read (the batch's combined calls decide it alike).
+    if (tokenInUrl(QueryParams.fromUrl(c.req.url))) c.res.headers.set('cache-control', 'private');
   });
   for (const queuePath of QUEUE_PATHS) {
     const tasks = `${queuePath}/tasks`;

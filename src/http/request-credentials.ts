@@ -9,9 +9,10 @@ import type { QueryParams } from './query-params.js';
  * ever logged or echoed in a response.
  */
 export function requestCredentials(c: Context, query: QueryParams): RequestCredentials {
-  return {
-    authorization: c.req.header('authorization'),
-    oauthToken: query.string('oauth_token'),
-    apiKey: query.string('key'),
-  };
+  return credentialsOf(c.req.header('authorization'), query);
+}
+
+/** The same, from the `Authorization` header's value (a batch's inner request has no Context). */
+export function credentialsOf(authorization: string | undefined, query: QueryParams): RequestCredentials {
+  return { authorization, oauthToken: query.string('oauth_token'), apiKey: query.string('key') };
 }

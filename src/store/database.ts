@@ -5,6 +5,7 @@ import pg from 'pg';
 import { QueueError } from '../core/errors.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { initPGliteDataDir, pgliteStartParams } from './pglite-init.js';
 import { preparedStatementPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
 
@@ -33,6 +34,17 @@ function plannerOptions(): string {
     .join(' ');
 }
 
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/** The session settings as SET LOCAL statements, for each transaction behind a pooler. */
+function transactionSettings(statementTimeoutMs: number): string {
+  return [
+    ...Object.entries(PLANNER_SETTINGS).map(([name, value]) => `set local ${name} = ${value}`),
+    `set local statement_timeout = ${Math.trunc(statementTimeoutMs)}`,
+    `set local idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
+  ].join('; ');
+}
+
 /** The settings as SET statements, for PGlite's one session. */
 async function applyPlannerSettings(instance: PGlite): Promise<void> {
   await instance.exec(
@@ -55,6 +67,14 @@ export type DatabaseOptions =
       readonly statementTimeoutMs?: number;
       /** How long to wait for a connection before giving up (TRANSIENT_ERROR). */
       readonly connectTimeoutMs?: number;
+      /**
+       * Named prepared statements and settings given at connect (default
+       * true). False for a pooler in transaction mode (PgBouncer): every
+       * statement runs unnamed, and the settings are set in each transaction.
+       */
+      readonly preparedStatements?: boolean;
+      /** A direct connection (not through the pooler) for LISTEN; absent = `url`, or polling when `preparedStatements` is false. */
+      readonly listenUrl?: string;
     }
   | {
       readonly kind: 'pglite';
@@ -73,6 +93,11 @@ export interface OpenDatabase {
   readonly engine: EngineKind;
   /** The pg pool (PostgreSQL engine only), for LISTEN connections and diagnostics. */
   readonly pool: pg.Pool | null;
+  /**
+   * Where LISTEN connects (PostgreSQL engine): the pool's server, or a
+   * direct URL given for it; null behind a pooler without one (waiters poll).
+   */
+  readonly listen?: { readonly connectionString: string } | null;
   /** The PGlite instance (embedded engine only). */
   readonly pglite: PGlite | null;
   close(): Promise<void>;
@@ -98,18 +123,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
 }
 
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): OpenDatabase {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
+  const prepared = options.preparedStatements ?? true;
+  const sessionSettings = {
+    statement_timeout: statementTimeoutMs,
+    // A transaction left open by a crashed caller must not pin the vacuum horizon.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    options: plannerOptions(),
+  };
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
-    statement_timeout: options.statementTimeoutMs ?? 30_000,
     // The client-side twin: a server that stops answering (network gone)
-    // fails the query instead of leaving it waiting forever.
-    query_timeout: (options.statementTimeoutMs ?? 30_000) + 5_000,
-    // A transaction left open by a crashed caller must not pin the vacuum horizon.
-    idle_in_transaction_session_timeout: 60_000,
+    // fails the query instead of leaving it waiting forever. Behind a
+    // pooler it is the only timeout of statements outside transactions.
+    query_timeout: statementTimeoutMs + 5_000,
     application_name: 'taskqueue',
-    options: plannerOptions(),
+    // Behind a pooler, settings given at connect would stay on whichever
+    // server connection served the first client (PgBouncer refuses them
+    // outright): they are set per transaction instead.
+    ...(prepared ? sessionSettings : {}),
     // Notice a server that vanished without a reset (failover, network gone).
     keepAlive: true,
   });
@@ -121,11 +155,15 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   // unheard, that error ended the process. The query in flight fails on its
   // own (TRANSIENT_ERROR) and the broken client is discarded on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool) }) });
+  const statementOptions = prepared
+    ? { prepared: true, transactionSettings: '' }
+    : { prepared: false, transactionSettings: transactionSettings(statementTimeoutMs) };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool, statementOptions) }) });
   return {
     db,
     engine: 'postgres',
     pool,
+    listen: prepared || options.listenUrl !== undefined ? { connectionString: options.listenUrl ?? options.url } : null,
     pglite: null,
     close: () => db.destroy(),
   };
@@ -135,11 +173,13 @@ async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
   let lock: DataDirLock | null = null;
   let instance: PGlite;
   if (dataDir === undefined) {
-    instance = await PGlite.create();
+    instance = await PGlite.create({ startParams: pgliteStartParams() });
   } else {
     lock = await acquireDataDirLock(dataDir);
     try {
-      instance = await PGlite.create({ dataDir: join(dataDir, 'pgdata') });
+      const pgdata = join(dataDir, 'pgdata');
+      await initPGliteDataDir(pgdata);
+      instance = await PGlite.create({ dataDir: pgdata, startParams: pgliteStartParams() });
     } catch (error) {
       await lock.release();
       throw new QueueError('TRANSIENT_ERROR', `could not open the embedded database in ${dataDir}: ${String(error)}`, {

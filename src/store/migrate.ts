@@ -1,29 +1,13 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
+import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 import { validateSchemaName } from './schema-name.js';
 
-/** The sql/ folder of the package: ../../sql from both src/store and dist/store. */
-const SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
-
-/** A migration file: `NNNN_name.sql`. */
+/** A migration file of sql/: `NNNN_name.sql`. */
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly text: string;
-}
-
-/** Reads the numbered migrations from sql/, in order. */
-export async function readMigrations(dir: string = SQL_DIR): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
-  return Promise.all(
-    files.map(async (file) => ({
-      version: Number.parseInt(file.slice(0, 4), 10),
-      name: file.slice(5, -4),
-      text: await readFile(`${dir}${file}`, 'utf8'),
-    })),
-  );
 }
 
 /** What a migration run did. */
@@ -42,7 +26,7 @@ export interface MigrateResult {
  */
 export async function migrate(db: Kysely<Database>, schemaName: string): Promise<MigrateResult> {
   const schema = validateSchemaName(schemaName);
-  const migrations = await readMigrations();
+  const migrations = MIGRATIONS;
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
@@ -82,5 +66,5 @@ export async function schemaVersion(db: Kysely<Database>, schemaName: string): P
 
 /** The highest migration this package ships. */
 export async function latestMigration(): Promise<number> {
-  return Math.max(0, ...(await readMigrations()).map((m) => m.version));
+  return Math.max(0, ...MIGRATIONS.map((m) => m.version));
 }

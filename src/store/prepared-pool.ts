@@ -11,8 +11,15 @@ import { statementName } from './statement-name.js';
  * statement's label plus a digest of the text (statement-name.ts), so two
  * texts never share a name; statements without parameters (migrations,
  * several statements in one text) run unnamed.
+ *
+ * Behind a pooler in transaction mode (PgBouncer), a named statement
+ * prepared on one server connection is missing on the next: with
+ * `prepared: false` every statement runs unnamed, and the session settings
+ * that cannot be given at connect (they would not follow the client from
+ * one server connection to the next) are set with SET LOCAL at the start of
+ * each transaction, in the BEGIN's own round trip.
  */
-export function preparedStatementPool(pool: pg.Pool): PostgresPool {
+export function preparedStatementPool(pool: pg.Pool, options: StatementOptions = { prepared: true, transactionSettings: '' }): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
@@ -22,9 +29,17 @@ export function preparedStatementPool(pool: pg.Pool): PostgresPool {
       let broken: Error | undefined;
       const query = async (sql: string, parameters: ReadonlyArray<unknown>) => {
         try {
-          return parameters.length === 0
-            ? await client.query(sql)
-            : await client.query({ name: statementName(sql), text: sql, values: [...parameters] });
+          if (parameters.length === 0) {
+            if (options.transactionSettings !== '' && BEGIN.test(sql)) {
+              // Same round trip: the settings ride on the BEGIN (simple protocol, two statements).
+              const results = (await client.query(`${sql}; ${options.transactionSettings}`)) as unknown as pg.QueryResult[];
+              return results[0]!;
+            }
+            return await client.query(sql);
+          }
+          return options.prepared
+            ? await client.query({ name: statementName(sql), text: sql, values: [...parameters] })
+            : await client.query(sql, [...parameters]);
         } catch (error) {
           // A SQLSTATE means the server answered: the connection is fine.
           const code = (error as { code?: unknown }).code;
@@ -40,3 +55,13 @@ export function preparedStatementPool(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   };
 }
+
+/** How statements run: named prepared or unnamed, and what each transaction sets first. */
+export interface StatementOptions {
+  readonly prepared: boolean;
+  /** `set local a = b; ...` run with each BEGIN; empty = nothing. */
+  readonly transactionSettings: string;
+}
+
+const BEGIN = /^\s*(begin|start transaction)\b/i;
+

@@ -10,6 +10,8 @@ const CHANNEL = 'taskqueue_tasks';
 
 /** How often waiters re-check for leasable tasks (expired leases send no notification). */
 const PROBE_INTERVAL_MS = 1000;
+/** The same without notifications (behind a pooler with no direct LISTEN connection): the probe is all there is. */
+const POLL_INTERVAL_MS = 250;
 
 /** How long a mark in queue_waiters lasts, and how often a waiting process renews it. */
 const MARK_TTL_SECONDS = 60;
@@ -41,10 +43,17 @@ export class TaskArrivals {
   /** Whether the last attempt to LISTEN failed: only the first of a run of failures is logged as a warning. */
   #listenFailing = false;
 
+  /** False behind a pooler without a direct connection for LISTEN: waiters poll instead. */
+  readonly #notified: boolean;
+
   constructor(database: OpenDatabase, ctx: StoreContext, logger: Logger) {
     this.#database = database;
     this.#ctx = ctx;
     this.#logger = logger;
+    this.#notified = database.listen !== null;
+    if (!this.#notified) {
+      logger.info({}, 'task notifications: off (a pooler, and no TASKQUEUE_LISTEN_DATABASE_URL); long-polls check every 250 ms');
+    }
   }
 
   wait(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
@@ -86,7 +95,7 @@ export class TaskArrivals {
   }
 
   #listen(): void {
-    if (this.#listening) return;
+    if (this.#listening || !this.#notified) return;
     this.#listening = this.#openListener().then(
       () => {
         if (this.#listenFailing) this.#logger.info({}, 'task notifications: listening again');
@@ -115,7 +124,12 @@ export class TaskArrivals {
     }
     const pool = this.#database.pool;
     if (!pool) return;
-    const client = new pg.Client({ ...pool.options, statement_timeout: undefined, query_timeout: undefined });
+    const client = new pg.Client({
+      ...pool.options,
+      ...(this.#database.listen ? { connectionString: this.#database.listen.connectionString } : {}),
+      statement_timeout: undefined,
+      query_timeout: undefined,
+    });
     client.on('notification', (message) => onPayload(message.payload));
     const reset = () => {
       if (this.#listenClient === client) {
@@ -137,7 +151,7 @@ export class TaskArrivals {
 
   #startProbe(): void {
     if (this.#probeTimer) return;
-    this.#probeTimer = setInterval(() => void this.#probe(), PROBE_INTERVAL_MS);
+    this.#probeTimer = setInterval(() => void this.#probe(), this.#notified ? PROBE_INTERVAL_MS : POLL_INTERVAL_MS);
     this.#probeTimer.unref();
   }
 
@@ -152,6 +166,8 @@ export class TaskArrivals {
    * while waiters remain; the mark simply expires after they are gone.
    */
   #mark(queueId: number): void {
+    // Nobody listens: a mark would only make adds notify for nothing.
+    if (!this.#notified) return;
     const last = this.#marked.get(queueId);
     if (last !== undefined && Date.now() - last < MARK_RENEW_MS) return;
     this.#marked.set(queueId, Date.now());

@@ -171,6 +171,13 @@ describe('operator commands on the database', () => {
     expect((await cli(['dead-letters', 'fragile'], t.env)).out).toBe('NAME  TAG  RETRIES  DIED  BYTES\n');
   });
 
+  it('a schema the servers never made is a failure that names it, and is not created', async () => {
+    const run = await cli(['queues'], { ...t.env, TASKQUEUE_SCHEMA: 'no_such_schema_here' });
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('schema "no_such_schema_here" of the database holds no taskqueue tables');
+    expect(await t.sql(`select 1 from information_schema.schemata where schema_name = 'no_such_schema_here'`)).toEqual([]);
+  });
+
   it('a database that cannot be reached is a failure (exit 1) with a message', async () => {
     const run = await cli(['queues'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     expect(run.code).toBe(1);

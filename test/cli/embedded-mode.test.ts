@@ -10,8 +10,8 @@ import { cli, jsonLines } from './cli-harness.js';
 /**
  * The embedded engine (no DATABASE_URL): the commands open the data
  * directory themselves while it is free; while a server holds it (PGlite
- * admits one process), they say to go through that server, and do so with
- * --url and a token the server mints.
+ * admits one process), they go through that server (by themselves when an
+ * administrator is named, else with --url and a token the server mints).
  */
 describe('operator commands on the embedded engine', () => {
   let dir: string;
@@ -30,6 +30,11 @@ describe('operator commands on the embedded engine', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('works on a free data directory, and through the server that holds it', { timeout: 180_000 }, async () => {
+    // Before any server ran, there is nothing to act on.
+    const empty = await cli(['queues'], env);
+    expect(empty.code).toBe(1);
+    expect(empty.err).toContain('the embedded database holds no taskqueue tables');
+
     // A server writes the queues to the directory, then stops.
     const first = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });
     await first.close();
@@ -39,7 +44,17 @@ describe('operator commands on the embedded engine', () => {
 
     const server = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });
     try {
-      const refused = await cli(['queues'], env);
+      // With an administrator named, the CLI goes through the server by itself (a token from its local endpoint).
+      const through = await cli(['queues', '--json'], env);
+      expect(through.code).toBe(0);
+      expect(jsonLines(through.out).find((q) => q.name === 'work')).toMatchObject({ availableTasks: 1 });
+      expect((await cli(['pause', 'work'], env)).code).toBe(0);
+      expect(await server.service.getQueue('work').isPaused()).toBe(true);
+      expect((await cli(['resume', 'work'], env)).code).toBe(0);
+
+      // Without one, it says how.
+      const { TASKQUEUE_ADMINS: _admins, ...withoutAdmins } = env;
+      const refused = await cli(['queues'], withoutAdmins);
       expect(refused.code).toBe(1);
       expect(refused.err).toContain('admits one process at a time');
       expect(refused.err).toContain('--url');

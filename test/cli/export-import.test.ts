@@ -131,6 +131,10 @@ describe('export and import', () => {
     const twice = await cli(['import', 'copy-a'], url, { stdin: some });
     expect(twice.code).toBe(1);
     expect(twice.err).toContain('0 task(s) were imported before them');
+    // Purged names stay held (tombstones): importing them again fails (1), it is not a missing queue (3).
+    await server.service.getQueue('copy-a').purge();
+    const held = await cli(['import', 'copy-a'], db, { stdin: some });
+    expect(held.code).toBe(1);
     expect((await cli(['import', 'nope'], db, { stdin: some })).code).toBe(3);
     const file = join(dir, 'exists.jsonl');
     writeFileSync(file, 'precious');

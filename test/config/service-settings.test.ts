@@ -35,3 +35,20 @@ describe('service settings: the web console switch', () => {
     }
   });
 });
+
+describe('service settings: behind a pooler', () => {
+  it('has prepared statements on by default; TASKQUEUE_PREPARED_STATEMENTS=off turns them off; anything else is refused', () => {
+    expect(settingsFromEnvironment({}).preparedStatements).toBe(true);
+    expect(settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: 'on' }).preparedStatements).toBe(true);
+    expect(settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: 'off' }).preparedStatements).toBe(false);
+    for (const bad of ['false', '0', 'disable']) {
+      expect(() => settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: bad })).toThrow(/TASKQUEUE_PREPARED_STATEMENTS/);
+    }
+  });
+
+  it('reads the direct LISTEN URL, none by default', () => {
+    expect(settingsFromEnvironment({}).listenDatabaseUrl).toBeNull();
+    expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: ' ' }).listenDatabaseUrl).toBeNull();
+    expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: 'postgres://db:5432/app' }).listenDatabaseUrl).toBe('postgres://db:5432/app');
+  });
+});

@@ -71,4 +71,25 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
     expect(await q.listTombstones({ limit: 1 })).toHaveLength(1);
     await expect(q.listTombstones({ limit: 0 })).rejects.toSatisfy(isQueueError);
   });
+
+  it('counts tasks leased per minute over the last hour, from the lease history', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q'), pullQueue('r')]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]);
+    await t.service.getQueue('r').add({ name: 'other' });
+    await t.service.getQueue('r').leaseTasks({ lease: 60, maxTasks: 1 });
+    await q.leaseTasks({ lease: 60, maxTasks: 3 });
+    await t.sql(`update ${t.schema}.lease_history set leased_at = leased_at - interval '10 minutes' where task_count = 3`);
+    await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    // Older than an hour: not counted.
+    await t.sql(`insert into ${t.schema}.lease_history (queue_id, leased_at, task_count) values ($1, now() - interval '2 hours', 50)`, [q.id]);
+
+    const counts = await q.leasesPerMinute();
+    expect(counts).toHaveLength(60);
+    expect(counts.every((c, i) => i === 0 || c.minuteStart - counts[i - 1]!.minuteStart === 60)).toBe(true);
+    expect(counts.reduce((sum, c) => sum + c.tasks, 0)).toBe(4);
+    expect(counts.filter((c) => c.tasks === 3)).toHaveLength(1);
+    const [now] = await t.sql<{ minute: string }>(`select extract(epoch from date_trunc('minute', now()))::int8::text as minute`);
+    expect(counts.at(-1)!.minuteStart).toBe(Number(now!.minute));
+  });
 });

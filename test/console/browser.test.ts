@@ -55,6 +55,12 @@ describe('web console in chromium', () => {
       { name: 'evil', payload: '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">', tag: 'images' },
     ]);
     await jobs.leaseTasks({ lease: 600, maxTasks: 1, tag: 'billing' });
+    // An hour of earlier leases by other processes, as the lease history records them, for the lease chart.
+    await h.t.sql(
+      `insert into ${h.t.schema}.lease_history (queue_id, leased_at, task_count)
+       select $1, now() - m * interval '1 minute', 5 + (m * 7) % 23 from generate_series(1, 58) as m`,
+      [jobs.id],
+    );
     await h.t.service.getQueue('emails').add(Array.from({ length: 25 }, (_, i) => ({ name: `mail-${i}`, payload: `to ${i}` })));
     // A dead letter in reports: retry limit 1, leased once, lease lapsed, leased again.
     const reports = h.t.service.getQueue('reports');

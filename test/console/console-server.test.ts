@@ -297,21 +297,31 @@ describe('web console, server side', () => {
     expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ actor: 'anonymous', action: 'pause', queue: 'emails' });
   });
 
-  it('charts from samples of the overview: depth and leases per minute', async () => {
+  it('charts depth from samples of the overview, and leases per minute from the lease history', async () => {
     h = await openConsoleHarness('postgres');
     const jobs = h.t.service.getQueue('jobs');
-    await jobs.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    await jobs.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]);
     await jobs.leaseTasks({ lease: 600, maxTasks: 1 });
+    // Leases from before this process started (history is in the database): 2 tasks 30 minutes ago.
+    await jobs.leaseTasks({ lease: 600, maxTasks: 2 });
+    await h.t.sql(
+      `update ${h.t.schema}.lease_history set leased_at = leased_at - interval '30 minutes' where task_count = 2`,
+    );
     await h.console.sampler.sample();
     const b = browser(h);
     await b.signIn(READER);
     const series = await b.send('/console/queues/jobs/series.json');
     expect(series.status).toBe(200);
-    const data = JSON.parse(series.text);
-    expect(data.available.at(-1)).toBe(2);
-    expect(data.leased.at(-1)).toBe(1);
-    expect(data.leasedLastMinute.at(-1)).toBe(1);
-    expect(data.at.length).toBe(data.available.length);
+    const { depth, leases } = JSON.parse(series.text);
+    expect(depth.available.at(-1)).toBe(1);
+    expect(depth.leased.at(-1)).toBe(3);
+    expect(depth.at.length).toBe(depth.available.length);
+    expect(leases.at).toHaveLength(60);
+    expect(leases.at[59] - leases.at[0]).toBe(59 * 60);
+    expect(leases.tasks.reduce((a: number, n: number) => a + n, 0)).toBe(3);
+    // The lease just made is in the minute now running (or the one before, at a minute's turn).
+    expect(leases.tasks.at(-1) + leases.tasks.at(-2)).toBe(1);
+    expect(leases.tasks.filter((n: number) => n === 2)).toHaveLength(1);
   });
 
   it('pages through tasks, redrives all dead letters, and ends a session whose token stopped working', async () => {

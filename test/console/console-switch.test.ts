@@ -64,10 +64,9 @@ describe('overview sampler', () => {
     expect(series.at.length).toBe(361);
     expect(series.at.at(-1)! - series.at[0]!).toBe(3600);
     expect(series.available.at(-1)).toBe(399);
-    expect(series.leasedLastMinute.at(-1)).toBe(2);
     fail = true;
     await sampler.sample();
     expect(sampler.series('q').at.length).toBe(361);
-    expect(sampler.series('unknown')).toEqual({ at: [], available: [], leased: [], delayed: [], leasedLastMinute: [] });
+    expect(sampler.series('unknown')).toEqual({ at: [], available: [], leased: [], delayed: [] });
   });
 });

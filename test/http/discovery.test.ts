@@ -36,6 +36,8 @@ describe('discovery, OpenAPI and health', () => {
     const numTasks = leaseOp.parameters.find((p: Loose) => p.name === 'numTasks');
     expect(numTasks).toMatchObject({ in: 'query', required: true, schema: { type: 'integer', minimum: 1, maximum: 1000 } });
     expect(leaseOp.parameters.some((p: Loose) => p.name === 'waitSecs')).toBe(true);
+    // The optional JSON body of a lease (early discovery clients send one).
+    expect(leaseOp.requestBody).toMatchObject({ required: false, content: { 'application/json': { schema: { properties: { lease_secs: {} } } } } });
     expect(doc.components.schemas.Task.properties.leaseTimestamp).toMatchObject({ type: 'string', format: 'int64' });
     // Every $ref resolves.
     const refs = JSON.stringify(doc).match(/"\$ref":"#\/components\/[^"]+"/g) ?? [];

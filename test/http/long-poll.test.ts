@@ -48,11 +48,11 @@ describe('long-poll lease (waitSecs)', () => {
   });
 
   it('keeps to the queue lease rate: every attempt is an ordinary lease', async () => {
-    h = await openHarness('postgres', { queues: [pullQueue('q', { leaseRate: { calls: 1, windowSeconds: 60 } })] });
+    h = await openHarness('postgres', { queues: [pullQueue('q', { leaseRate: { calls: 1, windowSeconds: 3600 } })] });
     await h.insert({ id: 'a', payloadBase64: '' });
     await h.insert({ id: 'b', payloadBase64: '' });
     expect((await h.lease('numTasks=1&leaseSecs=60')).map((t) => t.id)).toEqual(['a']);
-    // The one call of this minute is used: a waiting lease gets nothing, though 'b' is available.
+    // The one call of this hour is used: a waiting lease gets nothing, though 'b' is available.
     const r = await h.call(`${lease}?numTasks=1&leaseSecs=60&waitSecs=1`, { method: 'POST' });
     expect(r.json.items).toBeUndefined();
   });

@@ -29,10 +29,11 @@ function startServer(dataDir: string): Server {
   let err = '';
   const started = new Promise<{ pid: number; url: string }>((resolve, reject) => {
     const check = () => {
-      const pid = /pid (\d+)/.exec(out)?.[1];
-      const url = /listening on (http:\/\/[^\s"]+)/.exec(err)?.[1];
+      const pid = /^pid (\d+)$/m.exec(out)?.[1];
+      // The start-up log line (JSON on stdout): its url field.
+      const url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1];
       if (pid !== undefined && url !== undefined) resolve({ pid: Number(pid), url });
-      if (/in use by process/.test(err)) reject(new Error(err));
+      if (/in use by process/.test(out + err)) reject(new Error(out + err));
     };
     child.stdout!.on('data', (chunk: Buffer) => ((out += chunk.toString('utf8')), check()));
     child.stderr!.on('data', (chunk: Buffer) => ((err += chunk.toString('utf8')), check()));
@@ -77,9 +78,13 @@ describe('the embedded engine after a crash', () => {
 
       process.kill(pid, 'SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]).toBe('Z');
-
       second = startServer(dataDir);
+      // The dead server is never reaped: it ends as a zombie, whose pid still answers kill(pid, 0).
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(state()).toBe('Z');
+      expect(() => process.kill(pid, 0)).not.toThrow();
+
       const again = await second.started;
       const response = await fetch(`${again.url}/taskqueue/v1beta2/projects/local/taskqueues/pull-queue/tasks`);
       expect(response.status).toBe(200);

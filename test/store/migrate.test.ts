@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { migrate, readMigrations } from '../../src/store/migrate.js';
+import { migrate } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import type { Database } from '../../src/store/schema.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
@@ -74,7 +75,7 @@ describe('migrations (postgres)', () => {
         `select count(*)::text as n from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema') and table_schema not like 't\\_%' and table_schema not like 'bench\\_%' and table_schema not like 'raw\\_%'`,
       );
       const result = await migrate(database.db, schema);
-      expect(result.applied).toEqual((await readMigrations()).map((m) => m.version));
+      expect(result.applied).toEqual(MIGRATIONS.map((m) => m.version));
       const { rows } = await pool.query<{ table_name: string; column_name: string }>(
         `select table_name, column_name from information_schema.columns where table_schema = $1 order by table_name, ordinal_position`,
         [schema],
@@ -104,7 +105,7 @@ describe('migrations (postgres)', () => {
     try {
       const results = await Promise.all(databases.map((d) => migrate(d.db, schema)));
       const applied = results.flatMap((r) => r.applied);
-      expect(applied.sort()).toEqual((await readMigrations()).map((m) => m.version).sort());
+      expect(applied.sort()).toEqual(MIGRATIONS.map((m) => m.version).sort());
       expect(new Set(results.map((r) => r.current)).size).toBe(1);
     } finally {
       await Promise.all(databases.map((d) => d.close()));

@@ -88,6 +88,18 @@ describe.each(ENGINES)('modify lease and delete on %s', (engine) => {
     expect(again.name).toBe('reused');
   });
 
+  it('deletes a task whose name a writer bypassing the add trigger left a tombstone for', async () => {
+    const q = await open();
+    await q.add({ name: 'odd' });
+    await t.sql(
+      `insert into ${t.schema}.task_tombstones (queue_id, name, reason, deleted_at)
+       select queue_id, name, 'deleted', now() - interval '1 day' from ${t.schema}.tasks where name = 'odd'`,
+    );
+    expect(await q.deleteTask('odd')).toBe(true);
+    expect(await q.listTasks()).toEqual([]);
+    await expect(q.add({ name: 'odd' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+  });
+
   it('rejects a second live task of the same name', async () => {
     const q = await open();
     await q.add({ name: 'one' });

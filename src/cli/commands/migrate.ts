@@ -4,13 +4,13 @@ import type { ServiceSettings } from '../../config/service-settings.js';
 import { openDatabase } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
 import type { CommandContext } from '../command-context.js';
-import { settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
+import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
 
 /** `taskqueue migrate`: applies pending migrations (safe to run while servers start). */
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
   const database = await openDatabase(
     settings.databaseUrl
-      ? { kind: 'postgres', url: settings.databaseUrl, poolSize: 1 }
+      ? postgresOptions(settings.databaseUrl, settings, 1)
       : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
   );
   try {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Environment, ServiceSettings } from '../../config/service-settings.js';
 import { runServer } from '../../run-server.js';
+import { useBaselineWasmCompiler } from '../wasm-code-tier.js';
 import type { CommandContext } from '../command-context.js';
 import { settingsFromFlags, withDatabaseOptions, type ServerFlags } from '../connection-options.js';
 
@@ -9,6 +10,8 @@ import { settingsFromFlags, withDatabaseOptions, type ServerFlags } from '../con
  * shuts down gracefully (src/run-server.ts).
  */
 export function serveCommand(settings: ServiceSettings, env: Environment): Promise<number> {
+  // The embedded engine's memory: see cli/wasm-code-tier.ts.
+  if (settings.databaseUrl === null) useBaselineWasmCompiler();
   return runServer(settings, env);
 }
 

@@ -29,6 +29,8 @@ export interface TokenCommandArgs {
 export interface TokenCommandDeps {
   /** PostgreSQL URL, or null for the embedded engine. */
   readonly databaseUrl: string | null;
+  /** Named prepared statements (false behind a pooler in transaction mode; default true). */
+  readonly preparedStatements?: boolean;
   /** The embedded engine's data directory (`:memory:` cannot be reached from another process). */
   readonly dataDir: string;
   readonly schema: string;
@@ -77,6 +79,7 @@ export async function runTokenCommand(argv: readonly string[], env: Environment,
   const settings = settingsFromEnvironment(merged);
   return issueTokenCommand(parseTokenCommandArgs(argv), {
     databaseUrl: settings.databaseUrl,
+    preparedStatements: settings.preparedStatements,
     dataDir: settings.dataDir,
     schema: settings.schema,
     auth: authSettingsFromEnvironment(merged),
@@ -144,7 +147,9 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
       await database.close();
     }
   };
-  if (deps.databaseUrl) return mintDirectly({ kind: 'postgres', url: deps.databaseUrl, poolSize: 1 });
+  if (deps.databaseUrl) {
+    return mintDirectly({ kind: 'postgres', url: deps.databaseUrl, poolSize: 1, preparedStatements: deps.preparedStatements ?? true });
+  }
   if (deps.dataDir === ':memory:') {
     throw new QueueError(
       'INVALID_CONFIG',
@@ -178,7 +183,7 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
 }
 
 /** Asks a running server's local token endpoint to mint. */
-async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
+export async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
   let status: number;
   let body: { access_token?: unknown; error_description?: unknown };
   try {

@@ -9,12 +9,10 @@ import './console.css';
 const REFRESH_MS = 5000;
 const CHART_REFRESH_MS = 10000;
 
+/** What /console/queues/:queue/series.json answers. */
 interface QueueSeries {
-  at: number[];
-  available: number[];
-  leased: number[];
-  delayed: number[];
-  leasedLastMinute: number[];
+  depth: { at: number[]; available: number[]; leased: number[]; delayed: number[] };
+  leases: { at: number[]; tasks: number[] };
 }
 
 /** Replaces an element with the server's fresh rendering of it, every few seconds. */
@@ -48,10 +46,14 @@ const DEPTH_SERIES: uPlot.Series[] = [
   { label: 'leased', stroke: '#d9822b', width: 2 },
   { label: 'delayed', stroke: '#8a8f98', width: 2 },
 ];
-const RATE_SERIES: uPlot.Series[] = [{}, { label: 'leased / min', stroke: '#2e9e5b', width: 2, fill: 'rgba(46,158,91,0.12)' }];
+const RATE_SERIES: uPlot.Series[] = [
+  {},
+  { label: 'leased / min', stroke: '#2e9e5b', width: 1, fill: 'rgba(46,158,91,0.45)', paths: uPlot.paths.bars?.({ size: [0.8, 40] }), points: { show: false } },
+];
 
 function columns(kind: string, series: QueueSeries): uPlot.AlignedData {
-  return kind === 'depth' ? [series.at, series.available, series.leased, series.delayed] : [series.at, series.leasedLastMinute];
+  const { depth, leases } = series;
+  return kind === 'depth' ? [depth.at, depth.available, depth.leased, depth.delayed] : [leases.at, leases.tasks];
 }
 
 async function fetchSeries(url: string): Promise<QueueSeries | null> {
@@ -79,14 +81,16 @@ async function chart(element: HTMLElement): Promise<void> {
     legend: { show: true },
     cursor: { drag: { x: false, y: false } },
   };
-  const plot = new uPlot(options, columns(kind, series), element);
-  element.dataset.drawn = String(series.at.length);
+  const data = columns(kind, series);
+  const plot = new uPlot(options, data, element);
+  element.dataset.drawn = String(data[0].length);
   setInterval(async () => {
     if (document.hidden) return;
     const fresh = await fetchSeries(url);
     if (fresh) {
-      plot.setData(columns(kind, fresh));
-      element.dataset.drawn = String(fresh.at.length);
+      const data = columns(kind, fresh);
+      plot.setData(data);
+      element.dataset.drawn = String(data[0].length);
     }
   }, CHART_REFRESH_MS);
   new ResizeObserver(() => plot.setSize({ width: Math.max(280, element.clientWidth), height: 200 })).observe(element);

@@ -1,11 +1,13 @@
 import type { AccessDecision, QueueAction, RequestCredentials } from '../../auth/access-control.js';
 import type { TaskQueue } from '../../core/task-queue.js';
-import { TASK_NAME_PATTERN } from '../../core/task.js';
 import type { ResolvedDeps } from '../app-deps.js';
-import { parseCommonParams, type CommonParams } from '../common-params.js';
-import { isOwnProject } from '../project-id.js';
+import type { CommonParams } from '../common-params.js';
 import { QueryParams } from '../query-params.js';
-import { RESPONSE_SHAPES } from '../response-shapes.js';
+import { credentialsOf } from '../request-credentials.js';
+import { checkAfterAccess, checkBeforeAccess, tokenInUrl, type RestTarget } from '../rest-checks.js';
+import type { RestMethod } from '../rest-handler.js';
+import { DELETE_TASK } from '../routes/delete-task.js';
+import { INSERT_TASK } from '../routes/insert-task.js';
 import type { InnerRequest } from './inner-request.js';
 
 /**
@@ -37,21 +39,23 @@ export interface CombinedCall {
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const PRIVATE: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'private' });
 
-/** The common parameters of a call without a query string (`parseCommonParams` of nothing). */
-const NO_PARAMS: CommonParams = { pretty: true, fields: null };
+/** The REST methods the combined calls stand for: their ACL actions and response shapes are the routes' own. */
+const METHODS: Readonly<Record<CombinedCall['kind'], RestMethod>> = { delete: DELETE_TASK, insert: INSERT_TASK };
 
-export const ACTIONS: Readonly<Record<CombinedCall['kind'], QueueAction>> = { delete: 'task.delete', insert: 'task.insert' };
+export const ACTIONS: Readonly<Record<CombinedCall['kind'], QueueAction>> = { delete: DELETE_TASK.action, insert: INSERT_TASK.action };
 
 /**
- * The checks `restHandler` makes before the AccessControl, for a plain
- * DELETE or insert: the path's project is this one, the common parameters
- * are valid, the queue is configured and a pull queue, the task name is
- * valid; and nothing the route would treat specially is present (`If-Match`
- * on a delete needs a read first; a method override or a Content-Encoding
- * on an insert). A call that passes can only end in the AccessControl's
- * refusal, the core call's outcome, or (insert) a 400 for its body, so it
- * may skip the routing. Any other call returns null and goes through the
- * app, which answers it, errors included, exactly as outside a batch.
+ * A plain DELETE or insert of a batch, checked by the routes' own pipeline
+ * (rest-checks.ts) so that it may skip the routing: nothing the route would
+ * treat specially may be present (`If-Match` on a delete needs a read
+ * first; a method override or a Content-Encoding on an insert), and the
+ * checks before and after the AccessControl must pass. The latter do not
+ * depend on the AccessControl's answer, so running them first only decides
+ * the path: a call that would fail them returns null and goes through the
+ * app, which asks the AccessControl first and answers exactly as outside a
+ * batch. A call that passes can only end in the AccessControl's refusal,
+ * the core call's outcome, or (insert) a 400 for its body; the group asks
+ * the AccessControl (decisionCache) before the core call.
  */
 export function combinedCall(request: InnerRequest, deps: ResolvedDeps): CombinedCall | null {
   const kind = request.method === 'DELETE' ? 'delete' : request.method === 'POST' ? 'insert' : null;
@@ -59,38 +63,36 @@ export function combinedCall(request: InnerRequest, deps: ResolvedDeps): Combine
   const match = TASKS_PATH.exec(request.path);
   if (!match) return null;
   const [, project, queueName = '', name] = match;
-  if (kind === 'delete' ? name === undefined || !TASK_NAME_PATTERN.test(name) || request.headers.has('if-match') : name !== undefined) return null;
+  if (kind === 'delete' ? name === undefined || request.headers.has('if-match') : name !== undefined) return null;
   if (kind === 'insert') {
     const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
     if (request.headers.has('x-http-method-override') || (encoding !== undefined && encoding !== '' && encoding !== 'identity')) return null;
   }
-  if (project !== undefined && project !== deps.service.project && (project === 'taskqueues' || !isOwnProject(project, deps.service.project))) return null;
-  let params = NO_PARAMS;
-  let oauthToken: string | undefined;
-  let apiKey: string | undefined;
-  let queue: TaskQueue;
+  const query = QueryParams.fromString(request.search.slice(1));
+  const target: RestTarget = {
+    project,
+    queueName,
+    task: name,
+    query,
+    credentials: () => credentialsOf(request.headers.get('authorization'), query),
+  };
   try {
-    if (request.search !== '') {
-      const query = QueryParams.fromString(request.search.slice(1));
-      params = parseCommonParams(query, kind === 'delete' ? RESPONSE_SHAPES.none : RESPONSE_SHAPES.task);
-      oauthToken = query.string('oauth_token');
-      apiKey = query.string('key');
-    }
-    queue = deps.service.getQueue(queueName);
+    const before = checkBeforeAccess(deps, METHODS[kind].shape, target);
+    if (before === null) return null;
+    const { queue } = checkAfterAccess(before.queue, target);
+    return {
+      kind,
+      queue,
+      name: name ?? '',
+      body: request.body,
+      credentials: target.credentials(),
+      params: before.params,
+      project: deps.service.project,
+      headers: tokenInUrl(query) ? PRIVATE : NO_HEADERS,
+    };
   } catch {
     return null;
   }
-  if (queue.config.mode !== 'pull') return null;
-  return {
-    kind,
-    queue,
-    name: name ?? '',
-    body: request.body,
-    credentials: { authorization: request.headers.get('authorization'), oauthToken, apiKey },
-    params,
-    project: deps.service.project,
-    headers: request.href.includes('oauth_token=') ? PRIVATE : NO_HEADERS,
-  };
 }
 
 /** The AccessControl's decisions within one batch, by credentials, queue and action: each question is asked once. */

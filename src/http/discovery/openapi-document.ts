@@ -37,6 +37,37 @@ const EXTRA_PARAMETERS: Readonly<Record<string, readonly Json[]>> = {
   ],
 };
 
+/** Request bodies this server takes where the discovery has none. */
+const EXTRA_BODIES: Readonly<Record<string, Json>> = {
+  'taskqueue.tasks.lease': {
+    required: false,
+    description:
+      'Extension: early discovery clients send a JSON body with every POST. It may be empty ({}) or carry the lease parameters, ' +
+      'under their camelCase or snake_case names; the query string wins where both give one. A form body is accepted too.',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(
+            [
+              ['numTasks', 'integer'],
+              ['num_tasks', 'integer'],
+              ['leaseSecs', 'integer'],
+              ['lease_secs', 'integer'],
+              ['groupByTag', 'boolean'],
+              ['group_by_tag', 'boolean'],
+              ['tag', 'string'],
+              ['waitSecs', 'integer'],
+              ['wait_secs', 'integer'],
+            ].map(([name, type]) => [name, { type: type === 'string' ? 'string' : [type, 'string'] }]),
+          ),
+        },
+      },
+    },
+  },
+};
+
 function schemaOf(schema: DiscoverySchema): Json {
   if (schema.$ref !== undefined) return { $ref: `#/components/schemas/${schema.$ref}` };
   const json: Json = { type: schema.type };
@@ -84,6 +115,8 @@ function operationOf(method: DiscoveryMethod): Json {
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${method.request.$ref}` } } },
     };
   }
+  const extraBody = EXTRA_BODIES[method.id];
+  if (extraBody) operation.requestBody = extraBody;
   return operation;
 }
 

@@ -16,17 +16,16 @@ export const ADMIN_EXPORT_TASKS: RestMethod = {
   action: 'queue.admin',
   shape: null,
   async run({ c, queue }) {
-    let after: Task | undefined;
-    let done = false;
     const encoder = new TextEncoder();
+    // The first page is read before answering: a failure then is a proper error response, not a cut 200.
+    let page: Task[] = await queue.browseTasks({ limit: PAGE });
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        if (done) return controller.close();
-        const page = await queue.browseTasks({ limit: PAGE, ...(after ? { after } : {}) });
-        after = page[page.length - 1];
-        done = page.length < PAGE || !after;
-        if (page.length > 0) controller.enqueue(encoder.encode(page.map((task) => `${JSON.stringify(toExportLine(task))}\n`).join('')));
-        if (done) controller.close();
+        const current = page;
+        const last = current[current.length - 1];
+        if (current.length > 0) controller.enqueue(encoder.encode(current.map((task) => `${JSON.stringify(toExportLine(task))}\n`).join('')));
+        if (current.length < PAGE || !last) return controller.close();
+        page = await queue.browseTasks({ limit: PAGE, after: last });
       },
     });
     return c.body(stream, 200, { 'content-type': 'application/x-ndjson; charset=UTF-8', 'cache-control': 'no-store' });

@@ -1,0 +1,45 @@
+// Writes src/store/migrations.ts from sql/*.sql: the migrations travel inside
+// the code, so the service (bundled or not) never reads sql/ at run time.
+// sql/ stays the source of truth; run `npm run generate:migrations` after
+// adding or changing a migration (test/store/migrations-module.test.ts
+// fails until the module matches).
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Migration } from '../src/store/migrate.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const SQL_DIR = `${ROOT}sql/`;
+export const MODULE_PATH = `${ROOT}src/store/migrations.ts`;
+
+/** The numbered migrations of a folder (`NNNN_name.sql`), in order. */
+export async function readSqlMigrations(dir: string = SQL_DIR): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => ({
+      version: Number.parseInt(file.slice(0, 4), 10),
+      name: file.slice(5, -4),
+      text: await readFile(`${dir}${file}`, 'utf8'),
+    })),
+  );
+}
+
+/** The text of src/store/migrations.ts for these migrations. */
+export function renderMigrationsModule(migrations: readonly Migration[]): string {
+  const entries = migrations.map(
+    (m) => `  {\n    version: ${m.version},\n    name: ${JSON.stringify(m.name)},\n    text: ${JSON.stringify(m.text)},\n  },\n`,
+  );
+  return (
+    '// Generated from sql/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +
+    '// Do not edit: sql/ is the source of truth, and test/store/migrations-module.test.ts\n' +
+    '// fails when this file does not match it.\n' +
+    "import type { Migration } from './migrate.js';\n\n" +
+    '/** The numbered migrations of sql/, in order, with their text. */\n' +
+    `export const MIGRATIONS: readonly Migration[] = [\n${entries.join('')}];\n`
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const migrations = await readSqlMigrations();
+  await writeFile(MODULE_PATH, renderMigrationsModule(migrations));
+  console.log(`src/store/migrations.ts: ${migrations.length} migrations from sql/`);
+}

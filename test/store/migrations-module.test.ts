@@ -1,0 +1,17 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MODULE_PATH, readSqlMigrations, renderMigrationsModule } from '../../scripts/generate-migrations.js';
+
+describe('src/store/migrations.ts', () => {
+  it('carries sql/ exactly (else run `npm run generate:migrations`)', async () => {
+    const fromSql = await readSqlMigrations();
+    expect(fromSql.length).toBeGreaterThan(0);
+    expect(MIGRATIONS).toEqual(fromSql);
+    expect(await readFile(MODULE_PATH, 'utf8')).toBe(renderMigrationsModule(fromSql));
+  });
+
+  it('numbers the migrations 1, 2, 3, ... without gaps', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+});
