@@ -8,6 +8,8 @@ import { MAIN_QUEUE, queuePath } from './workload.js';
 export interface ChaosPlan {
   /** Mean time between two `kill -9`s (each waits 0.5x to 1.5x of it). */
   readonly killEveryMs: number;
+  /** The run goes on past its op count until this many kills have happened. */
+  readonly minKills: number;
   /** Operation counts at which the database is stopped (`-m immediate`), one outage each. */
   readonly outageAtOps: readonly number[];
   /** How long the database stays down. */

@@ -61,12 +61,17 @@ const RESUME_GRACE_MS = 2000;
 /** Producers and consumers over REST until the op count or the time bound, with the chaos alongside; then the checks. */
 export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: string) => void): Promise<LoadReport> {
   const ledger = new Ledger();
+  const chaos = new Chaos();
   const anomalies: Anomaly[] = [];
   const started = now();
   const deadline = started + options.maxSeconds * 1000;
   const baseRequests = bed.caller.completed;
   let ops = 0;
-  const stopped = () => ops >= options.targetOps || now() >= deadline;
+  // The op count ends the run only once the chaos has had its say (a fast machine reaches the
+  // count within a few kills): at least minKills kills and every planned outage.
+  const chaosDone = () =>
+    !options.chaos || (chaos.kills.length >= options.chaos.minKills && chaos.outages.length >= options.chaos.outageAtOps.length);
+  const stopped = () => (ops >= options.targetOps && chaosDone()) || now() >= deadline;
   let backlog = 0;
   const workload: Workload = {
     run: runs++,
@@ -96,7 +101,6 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
     const lapses = id <= lapsingCount;
     roles.push({ id, queue: MAIN_QUEUE, lapses, pauseMs: lapses ? 100 : 0 });
   }
-  const chaos = new Chaos();
   const progress = setInterval(() => {
     log(
       `  ${((now() - started) / 1000).toFixed(0)} s: ${ops} operations, ${ledger.acknowledgedAdds.size} adds, ` +

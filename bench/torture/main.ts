@@ -52,7 +52,7 @@ try {
         lapsing: 0.3,
         targetOps,
         maxSeconds,
-        chaos: { killEveryMs: 4000, outageAtOps: outages.map((at) => Math.round(at * targetOps)), outageMs: 3000 },
+        chaos: { killEveryMs: 4000, minKills: short ? 8 : 40, outageAtOps: outages.map((at) => Math.round(at * targetOps)), outageMs: 3000 },
         perSecond: () => 0,
         backlogCap: 0,
       },
