@@ -9,6 +9,7 @@ import type { Environment, ServiceSettings } from './config/service-settings.js'
 import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
+import { lingerOnEarlyAnswers } from './http/lingering-close.js';
 import type { Readiness } from './http/routes/readiness.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
@@ -237,7 +238,9 @@ function logStart(
 
 function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port, hostname }) as Server;
+    // The lingering close replaces the adapter's clean-up of unread bodies.
+    const server = serve({ fetch, port, hostname, autoCleanupIncoming: false }) as Server;
+    lingerOnEarlyAnswers(server);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
   });

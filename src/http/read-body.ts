@@ -15,7 +15,8 @@ const gunzipAsync = promisify(gunzip);
 export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
 
 function tooLarge(limit: number): HttpError {
-  // The rest of an oversized body is never read: close the connection instead of draining it.
+  // The connection closes after this answer, once the lingering close (lingering-close.ts) has
+  // read and discarded the rest of the body, up to a bound, so a client still sending reads it.
   return new HttpError(413, 'requestTooLarge', `The request body is larger than ${limit} bytes`, {
     headers: { connection: 'close' },
   });

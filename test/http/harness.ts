@@ -1,9 +1,11 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AccessControl } from '../../src/auth/access-control.js';
 import type { QueueConfig } from '../../src/core/queue-config.js';
 import { createApp } from '../../src/http/create-app.js';
+import { lingerOnEarlyAnswers } from '../../src/http/lingering-close.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { openTestService, type TestEngine, type TestService } from '../helpers/engines.js';
 
@@ -97,7 +99,8 @@ export async function openHarness(
 /** Serves an app on 127.0.0.1 on a free port. */
 export async function listen(app: Hono): Promise<{ url: string; server: ServerType; close(): Promise<void> }> {
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0, autoCleanupIncoming: false }, () => resolve(s));
+    lingerOnEarlyAnswers(s as Server);
   });
   const { port } = server.address() as AddressInfo;
   return {
