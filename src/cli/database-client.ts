@@ -1,4 +1,5 @@
 import type { AuditAction, AuditLog } from '../core/audit-log.js';
+import { deadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
@@ -133,14 +134,7 @@ export class DatabaseClient implements OperatorClient {
     for (;;) {
       const page = await handle.listDeadLetters({ limit: DEAD_LETTER_PAGE, ...(after ? { after } : {}) });
       if (page.length > 0) {
-        yield page.map((letter) => ({
-          name: letter.name,
-          tag: letter.tag,
-          retryCount: letter.retryCount,
-          enqueuedUsec: letter.enqueuedUsec,
-          diedUsec: letter.diedUsec,
-          payloadBase64: letter.payload.toString('base64'),
-        }));
+        yield page.map(deadLetterRecord);
       }
       const last = page[page.length - 1];
       if (page.length < DEAD_LETTER_PAGE || !last) return;

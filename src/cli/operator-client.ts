@@ -1,3 +1,4 @@
+import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';
 
@@ -15,15 +16,8 @@ export interface TaskRecord {
   readonly payloadBase64: string;
 }
 
-/** A dead letter as the CLI prints it. */
-export interface DeadLetterRecord {
-  readonly name: string;
-  readonly tag: string | null;
-  readonly retryCount: number;
-  readonly enqueuedUsec: number;
-  readonly diedUsec: number;
-  readonly payloadBase64: string;
-}
+/** A dead letter as the CLI prints it (the admin routes' shape). */
+export type { DeadLetterRecord } from '../core/dead-letter.js';
 
 /** What `taskqueue add` asks for. */
 export interface NewTaskRecord {

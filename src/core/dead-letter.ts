@@ -17,5 +17,30 @@ export interface DeadLetter {
   readonly diedUsec: number;
 }
 
+/**
+ * A dead letter as operators' tools show it (the admin REST routes, the
+ * CLI): JSON-ready, the payload in base64. One shape, so the CLI prints the
+ * same whether it reads the database or a server.
+ */
+export interface DeadLetterRecord {
+  readonly name: string;
+  readonly tag: string | null;
+  readonly retryCount: number;
+  readonly enqueuedUsec: number;
+  readonly diedUsec: number;
+  readonly payloadBase64: string;
+}
+
+export function deadLetterRecord(letter: DeadLetter): DeadLetterRecord {
+  return {
+    name: letter.name,
+    tag: letter.tag,
+    retryCount: letter.retryCount,
+    enqueuedUsec: letter.enqueuedUsec,
+    diedUsec: letter.diedUsec,
+    payloadBase64: letter.payload.toString('base64'),
+  };
+}
+
 /** Where a page of dead letters continues: the last dead letter of the previous page. */
 export type DeadLetterRef = Pick<DeadLetter, 'name' | 'diedUsec'>;

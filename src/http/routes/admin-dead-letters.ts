@@ -1,3 +1,4 @@
+import { deadLetterRecord } from '../../core/dead-letter.js';
 import { LIMITS } from '../../core/limits.js';
 import { jsonEtag } from '../etag.js';
 import { decodePageToken, encodePageToken } from '../page-token.js';
@@ -25,14 +26,7 @@ export const ADMIN_LIST_DEAD_LETTERS: RestMethod = {
     const nextPageToken = letters.length === maxResults && last ? encodePageToken({ name: last.name, etaUsec: last.diedUsec }) : undefined;
     const body = {
       kind: 'taskqueues#deadLetters',
-      items: letters.map((letter) => ({
-        name: letter.name,
-        tag: letter.tag,
-        retryCount: letter.retryCount,
-        enqueuedUsec: letter.enqueuedUsec,
-        diedUsec: letter.diedUsec,
-        payloadBase64: letter.payload.toString('base64'),
-      })),
+      items: letters.map(deadLetterRecord),
       ...(nextPageToken === undefined ? {} : { nextPageToken }),
     };
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
