@@ -16,7 +16,7 @@ import { cli, jsonLines, pgAdmin } from './cli-harness.js';
 
 const QUEUE_YAML = `
 queue:
-- name: work
+- name: jobs
   mode: pull
   lease_rate: unlimited
 - name: other
@@ -66,7 +66,7 @@ describe('operator commands over HTTP (--url)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    for (const queue of ['work', 'other', 'fragile']) await server.service.getQueue(queue).purge();
+    for (const queue of ['jobs', 'other', 'fragile']) await server.service.getQueue(queue).purge();
     const schema = serverEnv.TASKQUEUE_SCHEMA ?? '';
     await sql(`delete from ${schema}.task_tombstones`);
     await sql(`delete from ${schema}.task_dead_letters`);
@@ -74,45 +74,45 @@ describe('operator commands over HTTP (--url)', () => {
   });
 
   it('add, lease and delete go through REST v1beta2, with flags or the environment', async () => {
-    const added = await cli(['add', 'work', 'hello', '--name', 'h1', '--tag', 'greeting', '--url', server.url, '--token', admin.TASKQUEUE_TOKEN ?? ''], {});
+    const added = await cli(['add', 'jobs', 'hello', '--name', 'h1', '--tag', 'greeting', '--url', server.url, '--token', admin.TASKQUEUE_TOKEN ?? ''], {});
     expect(added.code).toBe(0);
-    expect(jsonLines(added.out)[0]).toMatchObject({ name: 'h1', queue: 'work', tag: 'greeting', payloadBase64: Buffer.from('hello').toString('base64') });
-    const later = jsonLines((await cli(['add', 'work', '--countdown', '600'], admin, { stdin: 'later' })).out)[0] as {
+    expect(jsonLines(added.out)[0]).toMatchObject({ name: 'h1', queue: 'jobs', tag: 'greeting', payloadBase64: Buffer.from('hello').toString('base64') });
+    const later = jsonLines((await cli(['add', 'jobs', '--countdown', '600'], admin, { stdin: 'later' })).out)[0] as {
       etaUsec: number;
       enqueuedUsec: number;
     };
     expect(later.etaUsec - later.enqueuedUsec).toBeGreaterThan(590e6);
 
-    const leased = await cli(['lease', 'work', '--num', '10', '--lease-secs', '120', '--tag', 'greeting'], admin);
+    const leased = await cli(['lease', 'jobs', '--num', '10', '--lease-secs', '120', '--tag', 'greeting'], admin);
     expect(leased.code).toBe(0);
     expect(jsonLines(leased.out)).toEqual([expect.objectContaining({ name: 'h1', retryCount: 1, payloadBase64: 'aGVsbG8=' })]);
 
-    const deleted = await cli(['delete', 'work', 'h1', 'gone'], admin);
+    const deleted = await cli(['delete', 'jobs', 'h1', 'gone'], admin);
     expect(deleted.code).toBe(3);
-    expect(deleted.out).toBe('deleted 1 of 2 task(s) from work\n');
-    expect((await server.service.getQueue('work').listTasks()).length).toBe(1);
+    expect(deleted.out).toBe('deleted 1 of 2 task(s) from jobs\n');
+    expect((await server.service.getQueue('jobs').listTasks()).length).toBe(1);
   });
 
   it('queues, stats, pause, resume and purge act on the server, as JSON or tables', async () => {
-    await server.service.getQueue('work').add([{ name: 'w1' }, { name: 'w2' }]);
+    await server.service.getQueue('jobs').add([{ name: 'w1' }, { name: 'w2' }]);
     const queues = jsonLines((await cli(['queues', '--json'], admin)).out);
-    expect(queues.find((q) => q.name === 'work')).toMatchObject({ availableTasks: 2, paused: false });
-    expect((await cli(['queues'], admin)).out).toMatch(/^work\s+pull\s+running\s+2\s+0\s+0/m);
-    expect(JSON.parse((await cli(['stats', 'work', '--json'], admin)).out)).toMatchObject({ name: 'work', availableTasks: 2 });
+    expect(queues.find((q) => q.name === 'jobs')).toMatchObject({ availableTasks: 2, paused: false });
+    expect((await cli(['queues'], admin)).out).toMatch(/^jobs\s+pull\s+running\s+2\s+0\s+0/m);
+    expect(JSON.parse((await cli(['stats', 'jobs', '--json'], admin)).out)).toMatchObject({ name: 'jobs', availableTasks: 2 });
 
-    expect(await cli(['pause', 'work'], admin)).toMatchObject({ code: 0, out: 'queue work paused\n' });
-    expect(await server.service.getQueue('work').isPaused()).toBe(true);
-    expect(await cli(['lease', 'work'], admin)).toMatchObject({ code: 0, out: '' });
-    expect((await cli(['resume', 'work'], admin)).code).toBe(0);
-    expect(await server.service.getQueue('work').isPaused()).toBe(false);
+    expect(await cli(['pause', 'jobs'], admin)).toMatchObject({ code: 0, out: 'queue jobs paused\n' });
+    expect(await server.service.getQueue('jobs').isPaused()).toBe(true);
+    expect(await cli(['lease', 'jobs'], admin)).toMatchObject({ code: 0, out: '' });
+    expect((await cli(['resume', 'jobs'], admin)).code).toBe(0);
+    expect(await server.service.getQueue('jobs').isPaused()).toBe(false);
 
-    expect(await cli(['purge', 'work', '--yes'], admin)).toMatchObject({ code: 0, out: 'purged 2 task(s) from work\n' });
-    expect(await server.service.getQueue('work').listTasks()).toEqual([]);
+    expect(await cli(['purge', 'jobs', '--yes'], admin)).toMatchObject({ code: 0, out: 'purged 2 task(s) from jobs\n' });
+    expect(await server.service.getQueue('jobs').listTasks()).toEqual([]);
     const audit = await sql(`select actor, action, queue, count, source from ${serverEnv.TASKQUEUE_SCHEMA}.audit_log order by id`);
     expect(audit).toEqual([
-      { actor: 'admin@example.com', action: 'pause', queue: 'work', count: 0, source: 'rest' },
-      { actor: 'admin@example.com', action: 'resume', queue: 'work', count: 0, source: 'rest' },
-      { actor: 'admin@example.com', action: 'purge', queue: 'work', count: 2, source: 'rest' },
+      { actor: 'admin@example.com', action: 'pause', queue: 'jobs', count: 0, source: 'rest' },
+      { actor: 'admin@example.com', action: 'resume', queue: 'jobs', count: 0, source: 'rest' },
+      { actor: 'admin@example.com', action: 'purge', queue: 'jobs', count: 2, source: 'rest' },
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('operator commands over HTTP (--url)', () => {
     expect((await fragile.getTask('dies')).retryCount).toBe(0);
   });
 
-  it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still work for them', async () => {
+  it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still jobs for them', async () => {
     for (const argv of [['pause', 'fragile'], ['purge', 'fragile', '--yes'], ['queues'], ['stats', 'fragile'], ['dead-letters', 'fragile'], ['export', 'fragile']]) {
       const run = await cli(argv, worker);
       expect(run.code, argv.join(' ')).toBe(1);
@@ -157,7 +157,7 @@ describe('operator commands over HTTP (--url)', () => {
   });
 
   it('the operator routes answer errors in Google\'s envelope', async () => {
-    const response = await fetch(`${server.url}/taskqueue/admin/v1/taskqueues/work/pause`, { method: 'POST' });
+    const response = await fetch(`${server.url}/taskqueue/admin/v1/taskqueues/jobs/pause`, { method: 'POST' });
     expect(response.status).toBe(401);
     const body = (await response.json()) as { error: { code: number; errors: { domain: string }[] } };
     expect(body.error.code).toBe(401);
