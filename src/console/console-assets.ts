@@ -43,7 +43,7 @@ async function bundleFromSource(): Promise<ConsoleAssets> {
   return withVersion(js, css);
 }
 
-/** The esbuild options of the client bundle; src/console/client/build.mjs uses the same. */
+/** The esbuild options of the client bundle; src/console/client/build.mjs imports them from the build. */
 export const CLIENT_BUILD_OPTIONS = {
   bundle: true,
   minify: true,
