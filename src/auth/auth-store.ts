@@ -1,3 +1,7 @@
+import type { ActiveSigningKey, NewSigningKey, VerifyingKey } from '../core/signing-keys.js';
+
+export type { ActiveSigningKey, NewSigningKey, VerifyingKey };
+
 /**
  * The seam between auth and the database, as TaskStore is the core's: the
  * local issuer's signing keys (sql/0006_auth.sql). `store/pg-auth-store.ts`
@@ -21,27 +25,4 @@ export interface AuthStore {
    * `maxTokenSeconds` more; with `revoke`, it stops verifying now.
    */
   rotateSigningKey(next: NewSigningKey, options: { readonly revoke: boolean }): Promise<void>;
-}
-
-/** The key that signs new tokens. */
-export interface ActiveSigningKey {
-  readonly kid: string;
-  readonly privateJwk: Record<string, unknown>;
-  readonly maxTokenSeconds: number;
-}
-
-/** A key that still verifies tokens. */
-export interface VerifyingKey {
-  readonly kid: string;
-  readonly publicJwk: Record<string, unknown>;
-  /** Epoch ms after which it verifies nothing; null while it is the active key. */
-  readonly verifyUntilMs: number | null;
-}
-
-/** A freshly generated key pair, as stored. */
-export interface NewSigningKey {
-  readonly kid: string;
-  readonly publicJwk: Record<string, unknown>;
-  readonly privateJwk: Record<string, unknown>;
-  readonly maxTokenSeconds: number;
 }

@@ -48,5 +48,3 @@ export interface AuditLog {
   list(options: AuditListOptions): Promise<AuditEntry[]>;
 }
 
-/** The actions, for validation and display. */
-export const AUDIT_ACTIONS: readonly AuditAction[] = ['pause', 'resume', 'purge', 'delete_task', 'release_lease', 'redrive'];

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ActiveSigningKey, NewSigningKey, VerifyingKey } from '../core/signing-keys.js';
 import { authTable } from './auth-schema.js';
 import type { StoreContext } from './store-context.js';
 import { toNumber } from './store-context.js';
@@ -10,28 +11,7 @@ import { translateError } from './translate-error.js';
  * TRANSIENT_ERROR / DEADLINE_EXCEEDED rather than a SQLSTATE.
  */
 
-/** The key that signs new tokens. */
-export interface ActiveSigningKey {
-  readonly kid: string;
-  readonly privateJwk: Record<string, unknown>;
-  readonly maxTokenSeconds: number;
-}
-
-/** A key that still verifies tokens. */
-export interface VerifyingKey {
-  readonly kid: string;
-  readonly publicJwk: Record<string, unknown>;
-  /** Epoch ms after which it verifies nothing; null while it is the active key. */
-  readonly verifyUntilMs: number | null;
-}
-
-/** A freshly generated key pair, as stored. */
-export interface NewSigningKey {
-  readonly kid: string;
-  readonly publicJwk: Record<string, unknown>;
-  readonly privateJwk: Record<string, unknown>;
-  readonly maxTokenSeconds: number;
-}
+export type { ActiveSigningKey, NewSigningKey, VerifyingKey };
 
 /** The active key, or null before the first token was minted. */
 export async function signingKeyGetActive(ctx: StoreContext): Promise<ActiveSigningKey | null> {
