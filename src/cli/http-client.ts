@@ -1,20 +1,11 @@
 import type { QueueOverview } from '../core/queue-overview.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
+import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
 import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
 import { parseExportLine } from '../core/task-export.js';
 import { readJsonLines } from './read-json-lines.js';
 
-/** The REST task as the server sends it (discovery `Task`). */
-interface TaskJson {
-  id: string;
-  queueName: string;
-  payloadBase64?: string;
-  enqueueTimestamp: string;
-  leaseTimestamp: string;
-  retry_count: number;
-  tag?: string;
-}
 
 /** The server's operator paths (docs/cli.md): administrators only. */
 const ADMIN_PREFIX = ADMIN_QUEUES_PATH;
@@ -61,7 +52,7 @@ export class HttpClient implements OperatorClient {
       query.set('groupByTag', 'true');
       query.set('tag', request.tag);
     }
-    const body = (await this.#json('POST', `${this.#tasks(queue)}/lease?${query}`)) as { items?: TaskJson[] };
+    const body = (await this.#json('POST', `${this.#tasks(queue)}/lease?${query}`)) as TasksJson;
     return (body.items ?? []).map(record);
   }
 

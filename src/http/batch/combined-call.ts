@@ -1,4 +1,4 @@
-import type { AccessDecision, QueueAction, RequestCredentials } from '../../auth/access-control.js';
+import type { AccessDecision, RequestCredentials } from '../../auth/access-control.js';
 import type { TaskQueue } from '../../core/task-queue.js';
 import type { ResolvedDeps } from '../app-deps.js';
 import type { CommonParams } from '../common-params.js';
@@ -41,8 +41,6 @@ const PRIVATE: Readonly<Record<string, string>> = Object.freeze({ 'cache-control
 
 /** The REST methods the combined calls stand for: their ACL actions and response shapes are the routes' own. */
 const METHODS: Readonly<Record<CombinedCall['kind'], RestMethod>> = { delete: DELETE_TASK, insert: INSERT_TASK };
-
-export const ACTIONS: Readonly<Record<CombinedCall['kind'], QueueAction>> = { delete: DELETE_TASK.action, insert: INSERT_TASK.action };
 
 /**
  * A plain DELETE or insert of a batch, checked by the routes' own pipeline
@@ -103,7 +101,7 @@ export function decisionCache(deps: ResolvedDeps): (call: CombinedCall) => Promi
     const { authorization, oauthToken, apiKey } = call.credentials;
     // Most batches carry one set of credentials for one queue: the last question usually is this one.
     if (last && sameQuestion(last.call, call)) return last.decision;
-    const action = ACTIONS[call.kind];
+    const action = METHODS[call.kind].action;
     const key = JSON.stringify([authorization ?? null, oauthToken ?? null, apiKey ?? null, call.queue.name, action]);
     let decision = cache.get(key);
     if (!decision) {

@@ -5,6 +5,7 @@ import { writeError } from '../error-response.js';
 import { jsonEtag } from '../etag.js';
 import { QueryParams } from '../query-params.js';
 import { requestCredentials } from '../request-credentials.js';
+import { noteCaller } from '../request-notes.js';
 import { writeJson } from '../write-json.js';
 
 /**
@@ -19,7 +20,8 @@ export function adminListQueues(deps: ResolvedDeps): Handler {
     try {
       query = QueryParams.fromUrl(c.req.url);
       const params = parseCommonParams(query, null);
-      await deps.accessControl.check(requestCredentials(c, query), null, 'queue.admin');
+      const decision = await deps.accessControl.check(requestCredentials(c, query), null, 'queue.admin');
+      noteCaller(c, decision.principal?.email);
       const items = await deps.service.overview();
       const body = { kind: 'taskqueues#queueOverviews', items };
       return await writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
