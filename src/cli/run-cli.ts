@@ -1,6 +1,5 @@
 import { CommanderError } from 'commander';
 import type { Environment } from '../config/service-settings.js';
-import { isQueueError } from '../core/errors.js';
 import { buildProgram } from './build-program.js';
 import type { CliIo, CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
@@ -33,7 +32,6 @@ export async function runCli(
 }
 
 function describe(error: unknown): string {
-  if (isQueueError(error)) return error.message;
   if (error instanceof Error) return error.message;
   return String(error);
 }

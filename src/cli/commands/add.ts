@@ -37,6 +37,5 @@ export function registerAdd(program: Command, ctx: CommandContext): void {
       }),
     );
     writeJsonLine(ctx.io, task);
-    ctx.exitCode = 0;
   });
 }

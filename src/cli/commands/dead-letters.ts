@@ -38,6 +38,5 @@ export function registerDeadLetters(program: Command, ctx: CommandContext): void
         ),
       );
     }
-    ctx.exitCode = 0;
   });
 }

@@ -39,6 +39,5 @@ export function registerExport(program: Command, ctx: CommandContext): void {
       await file?.close();
     }
     ctx.io.err.write(`exported ${count} task(s) from ${queue}\n`);
-    ctx.exitCode = 0;
   });
 }

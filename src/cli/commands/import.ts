@@ -65,6 +65,5 @@ export function registerImport(program: Command, ctx: CommandContext): void {
       bar.finish();
     });
     ctx.io.err.write(`imported ${imported} task(s) into ${queue}\n`);
-    ctx.exitCode = 0;
   });
 }

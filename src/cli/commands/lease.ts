@@ -30,6 +30,5 @@ export function registerLease(program: Command, ctx: CommandContext): void {
       client.lease(queue, { numTasks: flags.num, leaseSecs: flags.leaseSecs, ...(flags.tag === undefined ? {} : { tag: flags.tag }) }),
     );
     for (const task of tasks) writeJsonLine(ctx.io, task);
-    ctx.exitCode = 0;
   });
 }

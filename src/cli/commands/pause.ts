@@ -15,6 +15,5 @@ export function registerPause(program: Command, ctx: CommandContext): void {
   ).action(async (queue: string, flags: ConnectionFlags) => {
     await withClient(flags, ctx.io.env, (client) => client.setPaused(queue, true));
     ctx.io.out.write(`queue ${queue} paused\n`);
-    ctx.exitCode = 0;
   });
 }

@@ -18,6 +18,5 @@ export function registerPurge(program: Command, ctx: CommandContext): void {
     if (!flags.yes) throw new UsageError(`purge deletes every task of queue ${queue}; add --yes to do it`);
     const purged = await withClient(flags, ctx.io.env, (client) => client.purge(queue));
     ctx.io.out.write(`purged ${purged} task(s) from ${queue}\n`);
-    ctx.exitCode = 0;
   });
 }

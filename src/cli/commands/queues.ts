@@ -35,7 +35,6 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
         ),
       );
     }
-    ctx.exitCode = 0;
   });
 }
 

@@ -26,6 +26,5 @@ export function registerRedrive(program: Command, ctx: CommandContext): void {
       ctx.exitCode = EXIT.notFound;
       return;
     }
-    ctx.exitCode = EXIT.ok;
   });
 }

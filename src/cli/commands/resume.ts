@@ -15,6 +15,5 @@ export function registerResume(program: Command, ctx: CommandContext): void {
   ).action(async (queue: string, flags: ConnectionFlags) => {
     await withClient(flags, ctx.io.env, (client) => client.setPaused(queue, false));
     ctx.io.out.write(`queue ${queue} resumed\n`);
-    ctx.exitCode = 0;
   });
 }

@@ -38,6 +38,5 @@ export function registerStats(program: Command, ctx: CommandContext): void {
       ];
       ctx.io.out.write(formatTable(['FIELD', 'VALUE'], rows.map(([k, v]) => [k, String(v)])));
     }
-    ctx.exitCode = 0;
   });
 }

@@ -232,6 +232,5 @@ export function registerToken(program: Command, ctx: CommandContext): void {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     ctx.io.out.write(`${await runTokenCommand(argv, ctx.io.env)}\n`);
-    ctx.exitCode = 0;
   });
 }
