@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTaskQueue } from '../src/open-task-queue.js';
-import { benchAdd, benchCycle, preload } from './lib/service-bench.js';
+import { BENCH_CONFIG, benchAdd, benchCycle, preload } from './lib/service-bench.js';
 import type { PgliteRun } from './lib/pglite-section.js';
 
 if (!process.send) throw new Error('bench/pglite-bench.ts runs as a child process (fork) of the benchmark');
@@ -21,21 +21,7 @@ const service = await openTaskQueue({
   dataDir,
   databaseUrl: null,
   cleanupIntervalMs: 0,
-  config: {
-    source: 'bench',
-    totalStorageLimitBytes: null,
-    adminEmails: [],
-    queues: [
-      {
-        name: 'bench',
-        mode: 'pull',
-        maxLeases: null,
-        storageLimitBytes: null,
-        leaseRate: null,
-        acl: { userEmails: [], writerEmails: [] },
-      },
-    ],
-  },
+  config: BENCH_CONFIG,
 });
 try {
   const queue = service.getQueue('bench');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TaskQueue } from '../../src/core/task-queue.js';
+import type { ServiceConfig } from '../../src/core/queue-config.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
 import { runAdd, runCycle, type CycleResult } from './cycle.js';
 
@@ -15,6 +16,24 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
+/** The benchmark's one pull queue, the same on every engine. */
+export const BENCH_CONFIG: ServiceConfig = {
+  source: 'bench',
+  totalStorageLimitBytes: null,
+  adminEmails: [],
+  queues: [
+    {
+      name: 'bench',
+      mode: 'pull',
+      maxLeases: null,
+      storageLimitBytes: null,
+      // Benchmarks lift the default of 10 lease calls per second.
+      leaseRate: null,
+      acl: { userEmails: [], writerEmails: [] },
+    },
+  ],
+};
+
 export async function openBenchService(url: string, poolSize: number): Promise<BenchService> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const service = await openTaskQueue({
@@ -22,22 +41,7 @@ export async function openBenchService(url: string, poolSize: number): Promise<B
     schema,
     poolSize,
     cleanupIntervalMs: 0,
-    config: {
-      source: 'bench',
-      totalStorageLimitBytes: null,
-      adminEmails: [],
-      queues: [
-        {
-          name: 'bench',
-          mode: 'pull',
-          maxLeases: null,
-          storageLimitBytes: null,
-          // Benchmarks lift the default of 10 lease calls per second.
-          leaseRate: null,
-          acl: { userEmails: [], writerEmails: [] },
-        },
-      ],
-    },
+    config: BENCH_CONFIG,
   });
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   return {

@@ -32,6 +32,9 @@ const { values } = parseArgs({
 
 const log = (line: string) => console.log(`[torture ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const short = values.short ?? false;
+if (values.only !== undefined && !['load', 'fuzz', 'soak'].includes(values.only)) {
+  throw new Error(`--only takes load, fuzz or soak, not ${JSON.stringify(values.only)}`);
+}
 const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'fuzz'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */

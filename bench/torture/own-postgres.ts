@@ -101,10 +101,9 @@ export class OwnPostgres {
   }
 }
 
-/** Debian's PostgreSQL binaries: version 15's if installed, else the newest installed. */
+/** Debian's PostgreSQL binaries: the newest installed (the version .ci/run starts). */
 function postgresBinaries(): string {
   const root = '/usr/lib/postgresql';
-  if (existsSync(`${root}/15/bin/initdb`)) return `${root}/15/bin`;
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(`${root}/${v}/bin/initdb`)) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) throw new Error(`no PostgreSQL binaries under ${root} (apt-get install postgresql)`);

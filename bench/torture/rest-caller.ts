@@ -21,16 +21,9 @@ export interface CallOptions {
 }
 
 /** A 5xx or an unanswered request, kept for classification against the outage windows. */
-export interface Incident {
-  readonly server: number;
-  readonly method: string;
-  readonly path: string;
-  readonly start: number;
-  readonly end: number;
-  readonly status: number;
-  readonly failure: Exchange['failure'];
+export type Incident = Omit<Exchange, 'body' | 'headers'> & {
   readonly body: string;
-}
+};
 
 /**
  * The one way the harness speaks HTTP: picks a server, bounds the request
