@@ -86,8 +86,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   async stats(queue: string): Promise<QueueOverview> {
-    const id = this.#service.getQueue(queue).id;
-    const [row] = await this.#service.store.overview({ queueIds: [id] });
+    this.#service.getQueue(queue); // UNKNOWN_QUEUE for a queue the database does not define
+    const [row] = await this.#service.overview([queue]);
     if (!row) throw new QueueError('UNKNOWN_QUEUE', `queue "${queue}" is not defined in the database`, { queue });
     return row;
   }

@@ -34,7 +34,7 @@ async function readableQueues(viewer: Viewer, queues: readonly QueueConfig[]): P
 
 async function readableOverview(ctx: ConsoleContext, viewer: Viewer) {
   const names = new Set((await readableQueues(viewer, ctx.service.queues())).map((queue) => queue.name));
-  return (await ctx.service.overview()).filter((row) => names.has(row.name));
+  return ctx.service.overview([...names]);
 }
 
 export async function queuesPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
@@ -57,7 +57,7 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
   const queue = ctx.service.getQueue(config.name);
-  const overview = (await ctx.service.overview()).find((row) => row.name === config.name);
+  const [overview] = await ctx.service.overview([config.name]);
   if (!overview) return showError(c, viewer, 404, 'No such queue', 'The queue is not in the database.', '/console');
 
   const stateParam = c.req.query('state') ?? '';

@@ -92,10 +92,13 @@ export class TaskQueueService {
   /**
    * Every configured queue at a glance (state, depth by task state, oldest
    * available age, lease counts, dead letters, storage, limits), from one
-   * query, in configuration order.
+   * query, in configuration order; with `names`, only those queues (the
+   * query then reads only theirs).
    */
-  async overview(): Promise<QueueOverview[]> {
-    const ids = [...this.#queues.values()].map((queue) => queue.id);
+  async overview(names?: readonly string[]): Promise<QueueOverview[]> {
+    const wanted = names === undefined ? null : new Set(names);
+    const ids = [...this.#queues.values()].filter((queue) => wanted === null || wanted.has(queue.name)).map((queue) => queue.id);
+    if (ids.length === 0) return [];
     const rows = await this.#store.overview({ queueIds: ids });
     const byName = new Map(rows.map((row) => [row.name, row]));
     return this.#config.queues.flatMap((queue) => byName.get(queue.name) ?? []);

@@ -12,7 +12,7 @@ export const ADMIN_QUEUE_STATS: RestMethod = {
   action: 'queue.admin',
   shape: null,
   async run({ c, deps, params, queue }) {
-    const [body] = await deps.service.store.overview({ queueIds: [queue.id] });
+    const [body] = await deps.service.overview([queue.name]);
     if (!body) throw new QueueError('UNKNOWN_QUEUE', `Queue "${queue.name}" is not defined`, { queue: queue.name });
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
