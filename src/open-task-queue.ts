@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { PoolStats } from './core/pool-stats.js';
 import { resolve } from 'node:path';
 import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
@@ -82,16 +83,7 @@ export interface OpenTaskQueue extends TaskQueueService {
   poolStats(): PoolStats | null;
 }
 
-/** A connection pool at a glance (metrics). */
-export interface PoolStats {
-  /** Open connections, idle or in use. */
-  readonly total: number;
-  readonly idle: number;
-  /** Queries waiting for a connection. */
-  readonly waiting: number;
-  /** Most connections the pool opens. */
-  readonly max: number;
-}
+export type { PoolStats };
 
 /**
  * Opens the task queue service in this process: loads and validates the

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from '../core/pool-stats.js';
 import type { Logger } from '../core/logger.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskEvents } from '../core/task-events.js';
@@ -7,13 +8,6 @@ import type { HttpObserver } from '../http/request-log.js';
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
 
-/** The connection pool's figures, when the engine has a pool (PostgreSQL); the shape of OpenTaskQueue's PoolStats. */
-export interface PoolStats {
-  readonly total: number;
-  readonly idle: number;
-  readonly waiting: number;
-  readonly max: number;
-}
 
 /** What the gauges read once the service is open. */
 export interface MetricsSources {
