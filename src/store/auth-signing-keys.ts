@@ -75,7 +75,7 @@ export async function signingKeyRotate(ctx: StoreContext, next: NewSigningKey, o
                verify_until = case when ${options.revoke}::boolean then now()
                                    else now() + max_token_seconds * interval '1 second' end
          where retired_at is null`.execute(trx);
-      await sql`delete from ${keys} where verify_until <= now()`.execute(trx);
+      await sql`/* signing_keys_drop_expired */ delete from ${keys} where verify_until <= now()`.execute(trx);
       await sql`/* signing_key_insert_next */
         insert into ${keys} (kid, algorithm, public_jwk, private_jwk, max_token_seconds)
         values (${next.kid}, 'ES256', ${JSON.stringify(next.publicJwk)}::jsonb,

@@ -87,7 +87,7 @@ async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: T
   // A transaction-local marker set by one statement is still there for the
   // next only inside a transaction block: autocommit discards it at once.
   const marker = randomBytes(8).toString('hex');
-  await run(sql`select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
+  await run(sql`/* mark_transaction */ select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
   const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`/* count_in_transaction */
     with current as (
       select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before

@@ -60,7 +60,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
  */
 export async function schemaVersion(db: Kysely<Database>, schemaName: string): Promise<number> {
   const schema = validateSchemaName(schemaName);
-  const result = await sql<{ version: number | null }>`select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+  const result = await sql<{ version: number | null }>`/* schema_version */ select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
   return Number(result.rows[0]?.version ?? 0);
 }
 
