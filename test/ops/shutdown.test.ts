@@ -101,12 +101,13 @@ describe('graceful shutdown of a real server process', () => {
     expect(exit.code).toBe(0);
     expect(shutdownMs).toBeLessThan(grace * 1000);
     // Each connection is told to close at its next response; the client's
-    // reconnection is refused. So a connection sees at most its in-flight
-    // request and one more, never thousands.
-    // (The one in flight may have been answered before the server saw the signal.)
+    // reconnection is refused. So a connection sees a handful of replies
+    // after the signal, never thousands: the one in flight, and those the
+    // server answered between the kill() here and its signal handler running
+    // (one more on a busy machine), then one with Connection: close.
     for (const replies of afterSignal) {
-      expect(replies.length).toBeLessThanOrEqual(2);
-      expect(replies.filter((reply) => reply.connection !== 'close').length).toBeLessThanOrEqual(1);
+      expect(replies.length).toBeLessThanOrEqual(3);
+      expect(replies.filter((reply) => reply.connection !== 'close').length).toBeLessThanOrEqual(2);
     }
     const msgs = child.lines.map((line) => line.msg);
     expect(msgs).toContain('shutting down');
