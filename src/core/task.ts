@@ -1,5 +1,3 @@
-import { randomFillSync } from 'node:crypto';
-
 /**
  * A task as the service hands it out. Times are microseconds since the Unix
  * epoch, the precision PostgreSQL keeps, so `etaUsec` can serve as the lease
@@ -40,37 +38,10 @@ export interface TaskOptions {
 export const TASK_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,500}$/;
 
 /**
- * A generated name: 22 URL-safe characters, 48 bits of time (milliseconds)
- * then 80 random bits. The random part alone makes collisions and guessing
- * impractical; the time prefix makes names of one moment sort together, so
- * the primary key grows at its right edge instead of touching a random page
- * of the index for every add (the way ULIDs and UUIDv7 do it).
+ * A new name in the service's generated form (see generated-name.ts): 24
+ * URL-safe characters carrying their creation time and a check.
  */
-export function generateTaskName(): string {
-  const bytes = Buffer.allocUnsafe(16);
-  bytes.writeUIntBE(Date.now(), 0, 6);
-  takeRandom(bytes, 6, 10);
-  return bytes.toString('base64url');
-}
-
-/**
- * Random bytes come from a pool filled 8 KB at a time: one call to the
- * system's generator per ~800 names instead of one per name, which was the
- * largest single cost of adding a batch of 100 tasks in-process.
- */
-const pool = Buffer.allocUnsafe(8192);
-let poolOffset = pool.length;
-
-function takeRandom(target: Buffer, at: number, length: number): void {
-  if (poolOffset + length > pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  pool.copy(target, at, poolOffset, poolOffset + length);
-  // Never hand out the same bytes twice.
-  pool.fill(0, poolOffset, poolOffset + length);
-  poolOffset += length;
-}
+export { generateTaskName } from './generated-name.js';
 
 /** Converts the microsecond timestamps of a task to a Date (millisecond precision). */
 export function usecToDate(usec: number): Date {

@@ -38,7 +38,7 @@ describe('TaskQueue rules (in-memory store)', () => {
     expect(one.payload.toString('utf8')).toBe('héllo');
     const batch = await q.add([{ payload: 'a' }, { payload: 'b' }]);
     expect(batch.map((task) => task.payload.toString())).toEqual(['a', 'b']);
-    expect(batch[0]!.name).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(batch[0]!.name).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(events.totals()).toEqual({ 'added:q': 3 });
   });
 
