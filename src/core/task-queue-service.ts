@@ -5,9 +5,9 @@ import type { QueueOverview } from './queue-overview.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { TaskStore } from './task-store.js';
 import { TaskQueue } from './task-queue.js';
+import { DEFAULT_TOMBSTONE_RETENTION_MS } from './tombstone.js';
 
-/** How long a deleted task's name stays held, unless configured: 7 days. */
-export const DEFAULT_TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+export { DEFAULT_TOMBSTONE_RETENTION_MS } from './tombstone.js';
 
 /** How long a dead letter is kept, unless configured: 7 days. */
 export const DEFAULT_DEAD_LETTER_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -51,7 +51,7 @@ export class TaskQueueService {
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
       if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
-      this.#queues.set(queue.name, new TaskQueue(store, queue, id, this.#events));
+      this.#queues.set(queue.name, new TaskQueue(store, queue, id, this.#events, this.#retentionMs));
     }
     const interval = options.cleanupIntervalMs ?? 60_000;
     if (interval > 0) {

@@ -3,24 +3,42 @@ import type { TaskDeleteParams } from '../core/task-store.js';
 import { table, type StoreContext } from './store-context.js';
 
 /**
- * Deletes tasks by name, leased or not, and holds their names with a
- * tombstone, in one statement. A deleted task vanishes from every read at
- * once (it is no longer in `tasks`). Returns the names actually deleted.
+ * Deletes tasks by name, leased or not, in one statement, and holds the
+ * names that are not held by their form with a tombstone in the same
+ * statement. A deleted task vanishes from every read at once (it is no
+ * longer in `tasks`). Returns the names actually deleted.
+ *
+ * When every name is held by its form (names the service generated, the
+ * usual case), the statement is a plain delete: measured on PostgreSQL, the
+ * tombstone insert doubled the time and tripled the WAL of a delete of 100.
  */
 export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): Promise<string[]> {
   if (params.names.length === 0) return [];
+  const byForm = new Set(params.heldByForm);
+  const untracked = params.names.filter((name) => byForm.has(name));
+  // Both primary-key columns in the conditions: an index scan that probes
+  // each name (see PLANNER_SETTINGS in database.ts for young tables).
+  if (untracked.length === params.names.length) {
+    const result = await sql<{ name: string }>`/* delete_tasks_untracked */
+      delete from ${table(ctx, 'tasks')}
+       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
+      returning name`.execute(ctx.db);
+    return result.rows.map((row) => row.name);
+  }
+  // Some names need a row: the same delete, with the tombstones of those
+  // names only (usually none are left out: all chosen names, or all of an
+  // older generated form).
   const result = await sql<{ name: string }>`/* delete_tasks */
     with gone as (
-      -- Both primary-key columns in the condition: an index scan that probes
-      -- each name (see PLANNER_SETTINGS in database.ts for young tables).
       delete from ${table(ctx, 'tasks')}
        where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
       returning name, retry_count
+    ), held as (
+      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+      select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${untracked}::text[])
+      on conflict (queue_id, name) do update
+        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
     )
-    insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-    select ${params.queueId}::int4, name, 'deleted', retry_count from gone
-    on conflict (queue_id, name) do update
-      set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
-    returning name`.execute(ctx.db);
+    select name from gone`.execute(ctx.db);
   return result.rows.map((row) => row.name);
 }

@@ -26,7 +26,11 @@ export async function modifyLease(ctx: StoreContext, params: TaskModifyLeasePara
   throw await whyNotModified(ctx, params);
 }
 
-/** Explains a modify that matched nothing: unknown, tombstoned, or lease expired. */
+/**
+ * Explains a modify that matched nothing: unknown, tombstoned, or lease
+ * expired. Names held by their form (deleted without a tombstone row) come
+ * out unknown here; TaskQueue.updateTask answers TOMBSTONED_TASK for them.
+ */
 async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<QueueError> {
   const result = await sql<{ live: boolean; tombstoned: boolean }>`/* why_not_modified */
     select exists (select 1 from ${table(ctx, 'tasks')} where queue_id = ${params.queueId} and name = ${params.name}) as live,

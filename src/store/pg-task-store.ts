@@ -225,7 +225,16 @@ export class PgTaskStore implements TaskStore {
   async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
     const first = requests[0]!;
     const names = [...new Set(requests.flatMap((r) => r.names))];
-    const deleted = new Set(await this.#guard(() => deleteTasks(this.#ctx, { ...first, names }), first.queueName));
+    // Callers decide a name's form by their clocks; should two disagree (a
+    // name's hold ending between them), the name gets its tombstone row.
+    const tracked = new Set<string>();
+    const byForm = new Set<string>();
+    for (const r of requests) {
+      const held = new Set(r.heldByForm);
+      for (const name of r.names) (held.has(name) ? byForm : tracked).add(name);
+    }
+    const heldByForm = [...byForm].filter((name) => !tracked.has(name));
+    const deleted = new Set(await this.#guard(() => deleteTasks(this.#ctx, { ...first, names, heldByForm }), first.queueName));
     // A name two callers asked for counts as deleted for the first of them only.
     return requests.map((r) =>
       r.names.filter((name) => {

@@ -15,7 +15,10 @@ export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task 
   return row ? taskFromRow(params.queueName, row) : null;
 }
 
-/** Whether a deleted task's name is still held. */
+/**
+ * Whether a deleted task's name is still held by a tombstone row. (Names
+ * held by their form have none; the core knows those without asking.)
+ */
 export async function isTombstoned(ctx: StoreContext, params: TaskRef): Promise<boolean> {
   const result = await sql<{ held: boolean }>`/* is_tombstoned */
     select exists (
