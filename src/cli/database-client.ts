@@ -160,7 +160,7 @@ export class DatabaseClient implements OperatorClient {
   }
 
   async importTasks(queue: string, lines: readonly ExportLine[]): Promise<number> {
-    const added = await this.#service.getQueue(queue).add(lines.map(importedTask));
+    const added = await this.#service.getQueue(queue).add(lines.map(importedTask), { restore: true });
     return added.length;
   }
 

@@ -44,6 +44,13 @@ export interface AddOptions {
    * commits, and vanish if it rolls back. At most 5 tasks per transaction.
    */
   readonly transaction?: CallerTransaction;
+  /**
+   * The tasks are restored from an export (`taskqueue import`): names in
+   * the service's generated form are accepted. Any other add refuses such a
+   * name while it is held by its form (see `add`). Live names and names
+   * held by tombstone rows are refused all the same.
+   */
+  readonly restore?: boolean;
 }
 
 /** A task, or just what identifies its lease: name and the lease token it was handed. */
@@ -132,7 +139,14 @@ export class TaskQueue {
     return this.#config;
   }
 
-  /** Adds one task; resolves to the stored task (with its generated name, if any). */
+  /**
+   * Adds one task; resolves to the stored task (with its generated name, if
+   * any). A name the caller gives that is in the service's generated form
+   * and was generated within the tombstone retention period is refused:
+   * TASK_ALREADY_EXISTS while its task is live, else TOMBSTONED_TASK (its
+   * delete wrote no tombstone row; the form holds the name). Only
+   * `restore` lets such names back in.
+   */
   add(task: TaskOptions, options?: AddOptions): Promise<Task>;
   /** Adds up to 100 tasks in one statement, all or nothing. */
   add(tasks: readonly TaskOptions[], options?: AddOptions): Promise<Task[]>;
@@ -158,6 +172,11 @@ export class TaskQueue {
     }
     // The 5-per-transaction limit is counted inside the caller's transaction by the store.
     const transaction = options.transaction;
+    if (options.restore !== true) {
+      // Generated names (no name given) are new; only a given name can be a copy.
+      const held = validated.filter((task, i) => typeof list[i]!.name === 'string' && this.#heldByForm(task.name));
+      if (held.length > 0) throw await this.#heldNameError(held.map((task) => task.name), transaction);
+    }
     const stored = await this.#store.insertTasks({
       ...this.#ref,
       tasks: validated,
@@ -515,6 +534,24 @@ export class TaskQueue {
       return new QueueError('TOMBSTONED_TASK', `task "${name}" has been deleted`, details);
     }
     return new QueueError('UNKNOWN_TASK', `task "${name}" does not exist in queue "${this.name}"`, details);
+  }
+
+  /**
+   * The refusal of an add that gave names held by their form: whichever of
+   * them is live already exists (as the insert would have said); otherwise
+   * the first was deleted. One lookup, and only for such adds.
+   */
+  async #heldNameError(names: readonly string[], transaction: CallerTransaction | undefined): Promise<QueueError> {
+    const live = await this.#store.liveTaskNames({ ...this.#ref, names, ...(transaction === undefined ? {} : { transaction }) });
+    const name = live[0];
+    if (name !== undefined) {
+      return new QueueError('TASK_ALREADY_EXISTS', `task "${name}" already exists`, { queue: this.name, task: name });
+    }
+    const first = names[0]!;
+    return new QueueError('TOMBSTONED_TASK', `task "${first}" was deleted recently; its name is held and cannot be reused yet`, {
+      queue: this.name,
+      task: first,
+    });
   }
 
   /** Whether `name` is held by its form now (see generated-name.ts); Node's clock, as the name's own time. */

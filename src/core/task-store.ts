@@ -23,6 +23,8 @@ export interface TaskStore {
   /** Deletes, and tombstones the names not held by their form; returns the names that were deleted. */
   deleteTasks(params: TaskDeleteParams): Promise<string[]>;
   getTask(params: TaskRef): Promise<Task | null>;
+  /** Of `names`, those of live tasks; inside the caller's transaction when one is given (it sees its own adds). */
+  liveTaskNames(params: TaskNamesParams): Promise<string[]>;
   /** True when the name is held by a tombstone (deleted within the retention period). */
   isTombstoned(params: TaskRef): Promise<boolean>;
   listTasks(params: TaskListParams): Promise<Task[]>;
@@ -121,6 +123,11 @@ export interface TaskModifyLeaseParams extends TaskRef {
   readonly leaseMs: number;
   /** When present, also sets (string) or clears (null) the tag. */
   readonly tag?: string | null;
+}
+
+export interface TaskNamesParams extends QueueRef {
+  readonly names: readonly string[];
+  readonly transaction?: CallerTransaction;
 }
 
 export interface TaskDeleteParams extends QueueRef {

@@ -19,6 +19,7 @@ import type {
   TaskLeaseParams,
   TaskListParams,
   TaskModifyLeaseParams,
+  TaskNamesParams,
   TaskRef,
   TaskStore,
   TombstoneListParams,
@@ -38,7 +39,7 @@ import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
 import { queueOverview } from './queue-overview.js';
-import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
+import { getTask, isTombstoned, listTasks, liveTaskNames, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
 import { isPaused, setPaused } from './set-paused.js';
 import type { StoreContext } from './store-context.js';
@@ -247,6 +248,10 @@ export class PgTaskStore implements TaskStore {
 
   getTask(params: TaskRef): Promise<Task | null> {
     return this.#guard(() => getTask(this.#ctx, params), params.queueName);
+  }
+
+  liveTaskNames(params: TaskNamesParams): Promise<string[]> {
+    return this.#guard(() => liveTaskNames(this.#ctx, params), params.queueName);
   }
 
   isTombstoned(params: TaskRef): Promise<boolean> {

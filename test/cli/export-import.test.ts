@@ -97,6 +97,22 @@ describe('export and import', () => {
     );
   });
 
+  it('imports tasks under the names the service generated for them, over HTTP and into the database', async () => {
+    const source = server.service.getQueue('copy-c');
+    await source.add([{ payload: 'one' }, { payload: 'two', tag: 't' }, { payload: 'three', countdownSeconds: 600 }]);
+    const exported = await cli(['export', 'copy-c'], db);
+    expect(exported.code).toBe(0);
+    // A plain add refuses these names (held by their form); an import restores them.
+    const names = jsonLines(exported.out).map((line) => (line as { name: string }).name);
+    expect(names.every((name) => /^[A-Za-z0-9_-]{24}$/.test(name))).toBe(true);
+    await expect(server.service.getQueue('copy-a').add({ name: names[0]! })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+    expect(await cli(['import', 'copy-a'], url, { stdin: exported.outBytes })).toMatchObject({ code: 0, err: 'imported 3 task(s) into copy-a\n' });
+    expect(await cli(['import', 'copy-b'], db, { stdin: exported.outBytes })).toMatchObject({ code: 0, err: 'imported 3 task(s) into copy-b\n' });
+    for (const copy of ['copy-a', 'copy-b']) {
+      expect((await cli(['export', copy], db)).outBytes.equals(exported.outBytes)).toBe(true);
+    }
+  });
+
   it('draws a progress bar on stderr only when it is a terminal', async () => {
     const quiet = await cli(['export', 'work'], db);
     expect(quiet.err).toBe('exported 250 task(s) from work\n');

@@ -6,6 +6,7 @@ import type {
   TaskDeleteParams,
   TaskInsertParams,
   TaskListParams,
+  TaskNamesParams,
   TaskRef,
   TaskStore,
 } from '../../src/core/task-store.js';
@@ -66,6 +67,11 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
   async getTask(params: TaskRef): Promise<Task | null> {
     this.calls.push('getTask');
     return this.#tasks.get(this.#key(params, params.name)) ?? null;
+  }
+
+  async liveTaskNames(params: TaskNamesParams): Promise<string[]> {
+    this.calls.push('liveTaskNames');
+    return params.names.filter((name) => this.#tasks.has(this.#key(params, name)));
   }
 
   async isTombstoned(params: TaskRef): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { generateTaskName } from '../../src/core/generated-name.js';
 import { TaskQueueService } from '../../src/core/task-queue-service.js';
 import { CapturedEvents } from '../helpers/capture-events.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
@@ -40,6 +41,24 @@ describe('TaskQueue rules (in-memory store)', () => {
     expect(batch.map((task) => task.payload.toString())).toEqual(['a', 'b']);
     expect(batch[0]!.name).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(events.totals()).toEqual({ 'added:q': 3 });
+  });
+
+  it('looks a given name up before the add only when it is in the generated form and still held', async () => {
+    const { store, q } = await open();
+    const [generated] = await q.add([{}, { name: 'chosen' }, { name: 'x'.repeat(24) }, { name: generateTaskName(Date.now() - 8 * 86_400_000) }]);
+    expect(store.calls).toEqual(['insertTasks']);
+    store.calls.length = 0;
+    await expect(q.add([{ name: 'other' }, { name: generated!.name }])).rejects.toMatchObject({
+      code: 'TASK_ALREADY_EXISTS',
+      details: { queue: 'q', task: generated!.name },
+    });
+    expect(store.calls).toEqual(['liveTaskNames']);
+    store.calls.length = 0;
+    await q.deleteTask(generated!.name);
+    await expect(q.add({ name: generated!.name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { task: generated!.name } });
+    expect(store.calls).toEqual(['deleteTasks', 'liveTaskNames']);
+    // Restoring an export skips the check.
+    expect((await q.add({ name: generated!.name }, { restore: true })).name).toBe(generated!.name);
   });
 
   it('checks lease and modify arguments in the core, so a push queue or a bad lease never reaches the store', async () => {

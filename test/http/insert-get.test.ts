@@ -125,6 +125,24 @@ describe('tasks.insert and tasks.get over HTTP', () => {
     expect(tombstoned.json.error.message).toContain('dup');
   });
 
+  it('answers 409 for a generated name given back to insert, and 404 for reads and deletes of it once deleted', async () => {
+    const live = await h.insert({ payloadBase64: '' });
+    const gone = await h.insert({ payloadBase64: '' });
+    expect((await h.call(`${tasks}/${gone.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await h.t.sql(`select name from ${h.t.schema}.task_tombstones`)).toEqual([]);
+    for (const id of [live.id, gone.id]) {
+      const copied = await h.call(tasks, { method: 'POST', body: { id, payloadBase64: '' } });
+      expect(copied.status).toBe(409);
+      expect(copied.json.error.errors[0].reason).toBe('duplicate');
+      expect(copied.json.error.message).toContain(id);
+    }
+    for (const method of ['GET', 'DELETE']) {
+      const r = await h.call(`${tasks}/${gone.id}`, { method });
+      expect(r.status).toBe(404);
+      expect(r.json.error.message).toContain('has been deleted');
+    }
+  });
+
   it('uses leaseTimestamp as the first time the task may be leased', async () => {
     const later = Date.now() * 1000 + 3600 * 1e6;
     const task = await h.insert({ id: 'later', payloadBase64: '', leaseTimestamp: String(later) });

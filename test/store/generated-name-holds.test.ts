@@ -1,6 +1,9 @@
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isQueueError } from '../../src/core/errors.js';
 import { generateTaskName } from '../../src/core/generated-name.js';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { importedTask, toExportLine } from '../../src/core/task-export.js';
+import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -22,6 +25,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     (await t.sql<{ name: string; reason: string }>(`select name, reason from ${t.schema}.task_tombstones order by name`)).map(
       (row) => [row.name, row.reason],
     );
+  const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : String(e)));
 
   it('a delete writes a tombstone row for chosen names only, also in one batch with generated ones', async () => {
     const q = await open();
@@ -59,6 +63,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     await q.add([{ name: oldName }, { name: longAgo }]);
     expect(await q.deleteTask([oldName, longAgo])).toEqual([true, true]);
     expect(await tombstoneRows()).toEqual([[oldName, 'deleted'], [longAgo, 'deleted']].sort());
+    expect(await code(q.add({ name: longAgo }))).toBe('TOMBSTONED_TASK');
   });
 
   it('purges and the retry limit write rows for generated names too', async () => {
@@ -91,5 +96,71 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     const [otherLease] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await q.modifyTaskLease(otherLease!, 120);
     await expect(q.modifyTaskLease(otherLease!, 10)).rejects.toMatchObject({ code: 'TASK_LEASE_EXPIRED', details: { task: other!.name } });
+  });
+
+  it('refuses an explicit add of a generated name: TOMBSTONED_TASK once deleted, TASK_ALREADY_EXISTS while live', async () => {
+    const q = await open();
+    const [live, gone] = await q.add([{ payload: 'live' }, { payload: 'gone' }]);
+    await q.deleteTask(gone!.name);
+    await expect(q.add({ name: gone!.name })).rejects.toMatchObject({
+      code: 'TOMBSTONED_TASK',
+      details: { queue: 'q', task: gone!.name },
+    });
+    await expect(q.add({ name: live!.name })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS', details: { task: live!.name } });
+    // In a batch, all or nothing; the live name is the one reported.
+    await expect(q.add([{ name: 'fine' }, { name: gone!.name }, { name: live!.name }])).rejects.toMatchObject({
+      code: 'TASK_ALREADY_EXISTS',
+      details: { task: live!.name },
+    });
+    expect(await code(q.add([{ name: 'fine' }, { name: gone!.name }]))).toBe('TOMBSTONED_TASK');
+    // A generated name never used in this queue is held all the same: only the service makes them.
+    expect(await code(q.add({ name: generateTaskName() }))).toBe('TOMBSTONED_TASK');
+    expect((await q.listTasks()).map((x) => x.name)).toEqual([live!.name]);
+    // The task is unchanged by the refused adds.
+    expect((await q.getTask(live!.name)).payload.toString()).toBe('live');
+  });
+
+  it('accepts an explicit generated name made longer ago than the retention period, and restores held ones', async () => {
+    const q = await open();
+    const longAgo = generateTaskName(Date.now() - 7 * DAY_MS - 60_000);
+    expect((await q.add({ name: longAgo, payload: 'back' })).name).toBe(longAgo);
+    // An import restores exported tasks under their generated names.
+    const [a, b] = await q.add([{ payload: 'a', tag: 't' }, { payload: 'b', countdownSeconds: 600 }]);
+    const lines = [a!, b!].map(toExportLine);
+    await q.purge();
+    await t.sql(`delete from ${t.schema}.task_tombstones`);
+    const restored = await q.add(lines.map(importedTask), { restore: true });
+    expect(restored.map(toExportLine)).toEqual(lines);
+    // restore does not get past a live task.
+    await expect(q.add(importedTask(lines[0]!), { restore: true })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
+  });
+});
+
+describe('names held by their form inside the caller transaction (postgres)', () => {
+  let t: TestService;
+  let pool: pg.Pool;
+  afterEach(async () => {
+    await pool?.end();
+    await t?.close();
+  });
+
+  it('refuses a generated name the transaction itself added as existing, and a deleted one as deleted', async () => {
+    t = await openTestService('postgres', serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    pool = new pg.Pool({ connectionString: testPgUrl(), max: 1 });
+    const [gone] = await q.add([{}]);
+    await q.deleteTask(gone!.name);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const added = await q.add({ payload: 'in transaction' }, { transaction: client });
+      await expect(q.add({ name: added.name }, { transaction: client })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
+      await expect(q.add([{ name: gone!.name }], { transaction: client })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+      // The refusals ran no failing statement: the transaction goes on and commits.
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    expect((await q.listTasks()).map((x) => x.payload.toString())).toEqual(['in transaction']);
   });
 });

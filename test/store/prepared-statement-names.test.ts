@@ -22,15 +22,16 @@ describe('prepared statement names (postgres)', () => {
     await q.isPaused();
     await q.deleteTask(['a', 'b']);
     await expect(q.getTask('a')).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
-    // A generated name: deleted without a tombstone.
+    // A generated name: deleted without a tombstone, and refused when given back.
     const generated = await q.add({});
     await q.deleteTask(generated.name);
+    await expect(q.add({ name: generated.name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
 
     const db = (t.service.store as PgTaskStore).database.db;
     const rows = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
     const labels = new Set(rows.map((row) => /^taskqueue_([a-z_]+)_[0-9a-f]{12}$/.exec(row.name)?.[1]));
     for (const label of ['insert_tasks', 'lease_tasks', 'modify_lease', 'get_task', 'list_tasks', 'queue_stats', 'set_paused', 'is_paused', 'delete_tasks', 'is_tombstoned',
-      'delete_tasks_untracked']) {
+      'delete_tasks_untracked', 'live_task_names']) {
       expect(labels, label).toContain(label);
     }
     expect(labels).not.toContain(undefined);

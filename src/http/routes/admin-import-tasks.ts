@@ -33,7 +33,8 @@ export const ADMIN_IMPORT_TASKS: RestMethod = {
       }
       return importedTask(parseExportLine(value, number));
     });
-    const added = tasks.length === 0 ? [] : await queue.add(tasks);
+    // restore: exported generated names come back under their names (never on the public tasks.insert).
+    const added = tasks.length === 0 ? [] : await queue.add(tasks, { restore: true });
     const body = { name: queue.name, imported: added.length };
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
