@@ -84,6 +84,31 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     await open();
     expect(() => t.service.getQueue('nope')).toThrow(/not defined/);
   });
+
+  it('hands back each task exactly as stored: payload, tag, ETA to the microsecond, enqueue time', async () => {
+    const q = await open();
+    const explicitUsec = Date.now() * 1000 + 3_600_000_123;
+    const batch = await q.add([
+      { name: 'plain', payload: Buffer.from([0, 1, 2, 255]) },
+      { name: 'empty' },
+      { name: 'fractional', countdownSeconds: 1.2345678, tag: 'x' },
+      { name: 'explicit', etaUsec: explicitUsec, payload: 'é'.repeat(300) },
+      { name: 'dated', eta: new Date(Date.now() + 60_000), tag: 'y' },
+      { name: 'fifo', payload: Buffer.alloc(70_000, 7) },
+    ]);
+    const [single] = await q.add([{ name: 'single', payload: 'one', countdownSeconds: 5 }]);
+    // Small concurrent adds share one statement (pg-task-store.ts).
+    const combined = await Promise.all(Array.from({ length: 12 }, (_, i) => q.add({ name: `c-${i}`, payload: `p${i}` })));
+    const returned = [...batch, single!, ...combined];
+    for (const task of returned) {
+      const stored = await q.getTask(task.name);
+      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({ ...stored, payload: stored.payload.toString('hex') });
+    }
+    expect(batch.find((t) => t.name === 'explicit')!.etaUsec).toBe(explicitUsec);
+    // Tasks of one batch without an ETA keep their order: one microsecond apart.
+    const plain = batch.find((t) => t.name === 'plain')!;
+    expect(batch.find((t) => t.name === 'fifo')!.etaUsec - plain.etaUsec).toBe(5);
+  });
 });
 
 describe('tags the database could not store', () => {
