@@ -16,20 +16,13 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   if (params.names.length === 0) return [];
   const byForm = new Set(params.heldByForm);
   const untracked = params.names.filter((name) => byForm.has(name));
-  // A join with the names, not `name = any($names)`: the statements run
-  // prepared, and the generic plan of `queue_id = $1 and name = any($2)`
-  // could not tell the primary key from tasks_lease_idx (queue_id, eta), so
-  // once the plan was cached a delete read EVERY task of the queue and
-  // filtered by name (seen in the REST benchmark: deletes of 500 names took
-  // 100-450 ms against a queue of 18,000 tasks). The join's inner side is an
-  // equality on the whole primary key, a unique probe per name, which no
-  // other path beats whatever the statistics say (hash and merge joins are
-  // off, PLANNER_SETTINGS in database.ts).
+  // Both primary-key columns in the conditions: an index scan that probes
+  // each name (see PLANNER_SETTINGS in database.ts for young tables).
   if (untracked.length === params.names.length) {
     const result = await sql<{ name: string }>`/* delete_tasks_untracked */
-      delete from ${table(ctx, 'tasks')} t using unnest(${[...params.names]}::text[]) as n (name)
-       where t.queue_id = ${params.queueId} and t.name = n.name
-      returning t.name`.execute(ctx.db);
+      delete from ${table(ctx, 'tasks')}
+       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
+      returning name`.execute(ctx.db);
     return result.rows.map((row) => row.name);
   }
   // Some names need a row: the same delete, with the tombstones of those
@@ -37,9 +30,9 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   // older generated form).
   const result = await sql<{ name: string }>`/* delete_tasks */
     with gone as (
-      delete from ${table(ctx, 'tasks')} t using unnest(${[...params.names]}::text[]) as n (name)
-       where t.queue_id = ${params.queueId} and t.name = n.name
-      returning t.name, t.retry_count
+      delete from ${table(ctx, 'tasks')}
+       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
+      returning name, retry_count
     ), held as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
       select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${untracked}::text[])

@@ -32,6 +32,7 @@ import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
+import { analyzeIfStale } from './task-statistics.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
 import { leaseCounts } from './lease-counts.js';
@@ -95,12 +96,19 @@ export class PgTaskStore implements TaskStore {
   readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
   readonly #watch: DatabaseWatch;
   readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
+  readonly #logger: Logger;
+  /** Tasks this process added since it last compared the table's statistics with its size. */
+  #addedSinceCheck = 0;
+  /** Adds after which to compare again: half the table's size at the last check (at least 1,000). */
+  #nextCheck = 1000;
+  #checking: Promise<void> | null = null;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
     const logger = options.logger ?? silentLogger;
+    this.#logger = logger;
     this.#watch = new DatabaseWatch(logger);
     this.#arrivals = new TaskArrivals(database, this.#ctx, logger);
     this.#deletes = new StatementGroup(
@@ -157,7 +165,33 @@ export class PgTaskStore implements TaskStore {
     // Waiters in this process need not wait for the notification's round trip
     // (and inside a caller's transaction the notification comes only at commit).
     if (!params.transaction) this.#arrivals.wake(params.queueId);
+    this.#noteAdded(outcome.tasks.length);
     return outcome.tasks;
+  }
+
+  /**
+   * Keeps the planner's statistics of the task table in step with fast
+   * growth (see task-statistics.ts): after every half of the table's size in
+   * adds by this process, one query compares the exact count with the
+   * planner's estimate, and analyzes the table when it is far behind. In the
+   * background: no add waits for it.
+   */
+  #noteAdded(count: number): void {
+    this.#addedSinceCheck += count;
+    if (this.#addedSinceCheck < this.#nextCheck || this.#checking) return;
+    this.#addedSinceCheck = 0;
+    // Not through #guard: a failed check says nothing about the database's availability.
+    this.#checking = analyzeIfStale(this.#ctx)
+      .then(
+        ({ tasks, analyzed }) => {
+          this.#nextCheck = Math.max(1000, Math.floor(tasks / 2));
+          if (analyzed) this.#logger.debug({ tasks }, 'task table analyzed: its statistics were far behind its size');
+        },
+        (error: unknown) => this.#logger.debug({ err: error }, 'task table statistics: check failed'),
+      )
+      .finally(() => {
+        this.#checking = null;
+      });
   }
 
   async #insertCombined(requests: readonly TaskInsertParams[]): Promise<InsertOutcome[]> {
@@ -338,6 +372,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
+    await this.#checking;
     await this.#arrivals.close();
     if (this.#ownsDatabase) await this.#database.close();
   }

@@ -20,12 +20,11 @@ export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task 
  * Which of the names are live tasks' names. Only an add of names held by
  * their form asks (rare: someone re-adding a generated name), inside the
  * caller's transaction when the add is, so it sees that transaction's adds.
- * A join with the names for the reason given in delete-tasks.ts.
  */
 export async function liveTaskNames(ctx: StoreContext, params: TaskNamesParams): Promise<string[]> {
   const query = sql<{ name: string }>`/* live_task_names */
-    select t.name from ${table(ctx, 'tasks')} t join unnest(${[...params.names]}::text[]) as n (name)
-        on t.queue_id = ${params.queueId} and t.name = n.name`.compile(ctx.db);
+    select name from ${table(ctx, 'tasks')}
+     where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])`.compile(ctx.db);
   const result = params.transaction ? await runnerFor(params.transaction)(query) : await ctx.db.executeQuery(query);
   return result.rows.map((row) => row.name);
 }
