@@ -7,10 +7,22 @@ export interface StoreContext {
   readonly schema: string;
 }
 
-/** A schema-qualified table name for `sql` templates (queries must not depend on search_path). */
+/**
+ * A schema-qualified table name for `sql` templates (queries must not depend
+ * on search_path). Built once per name: parsing it was a visible share of
+ * Node's time per statement, and a RawBuilder never changes once made.
+ */
 export function table(ctx: StoreContext, name: keyof Database): RawBuilder<unknown> {
-  return sql.table(`${ctx.schema}.${name}`);
+  const qualified = `${ctx.schema}.${name}`;
+  let builder = tables.get(qualified);
+  if (!builder) {
+    builder = sql.table(qualified);
+    tables.set(qualified, builder);
+  }
+  return builder;
 }
+
+const tables = new Map<string, RawBuilder<unknown>>();
 
 /**
  * A timestamptz column as integer microseconds since the epoch. extract()
