@@ -28,12 +28,19 @@ import type { Database } from './schema.js';
  * a one-task lease 0.6 -> 0.9 ms at the median. Every statement the service
  * prepares has one right plan whatever its values are (the shapes above);
  * the statistics it needs are kept current (task-statistics.ts).
+ *
+ * JIT compilation is off: a generic plan prices an unknown LIMIT at a tenth
+ * of the table, so with a million waiting tasks the lease statement's
+ * estimate passed jit_above_cost and every lease of 100 compiled its
+ * expressions first (35 ms instead of 5). No statement of the service runs
+ * long enough to win back a compilation.
  */
 export const PLANNER_SETTINGS: Readonly<Record<string, string>> = {
   enable_bitmapscan: 'off',
   enable_hashjoin: 'off',
   enable_mergejoin: 'off',
   plan_cache_mode: 'force_generic_plan',
+  jit: 'off',
 };
 
 /** The settings as a libpq `options` string: `-c a=b -c c=d`. */

@@ -1,9 +1,9 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
+import { DummyDriver, Kysely, sql, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deleteTasks } from '../../src/store/delete-tasks.js';
 import { getTask, liveTaskNames } from '../../src/store/read-tasks.js';
-import { PLANNER_SETTINGS } from '../../src/store/database.js';
+import { PLANNER_SETTINGS, openDatabase } from '../../src/store/database.js';
 import type { Database } from '../../src/store/schema.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
@@ -38,8 +38,11 @@ async function captured(schema: string, run: (ctx: StoreContext) => Promise<unkn
  * analyze saw the queue nearly empty (src/store/task-statistics.ts).
  */
 describe('generic plans of statements that take names', () => {
-  let t: TestService;
-  afterEach(async () => t?.close());
+  let t: TestService | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
 
   const genericPlan = async (query: CompiledQuery): Promise<string> => {
     const client = new pg.Client({
@@ -106,5 +109,16 @@ describe('generic plans of statements that take names', () => {
     for (let i = 0; i < 9; i++) await q.add(Array.from({ length: 100 }, (_, j) => ({ name: `n-${i}-${j}` })));
     const [row] = await t.sql<{ reltuples: number }>(`select reltuples::float8 as reltuples from pg_class where oid = '${t.schema}.tasks'::regclass`);
     expect(Number(row!.reltuples)).toBe(1);
+  });
+
+  it("the service's sessions plan generically from the first call, without JIT", async () => {
+    const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
+    try {
+      const result = await sql<{ mode: string; jit: string; hashjoin: string }>`select current_setting('plan_cache_mode') as mode,
+        current_setting('jit') as jit, current_setting('enable_hashjoin') as hashjoin`.execute(database.db);
+      expect(result.rows[0]).toEqual({ mode: 'force_generic_plan', jit: 'off', hashjoin: 'off' });
+    } finally {
+      await database.close();
+    }
   });
 });
