@@ -61,7 +61,9 @@ function jsonParams(json: Record<string, unknown>, query: QueryParams): QueryPar
   const values = new Map<string, string[]>();
   const from = new Map<string, string>();
   for (const [field, value] of Object.entries(json)) {
-    const name = JSON_NAMES[field];
+    // Own properties only: a field named "constructor" or "__proto__" is no
+    // lease parameter (it found Object.prototype's and answered 500).
+    const name = Object.hasOwn(JSON_NAMES, field) ? JSON_NAMES[field] : undefined;
     if (name === undefined) {
       throw invalidField(field, `Unknown field ${quote(field)} in a lease body; its fields are ${Object.keys(JSON_NAMES).join(', ')}`);
     }

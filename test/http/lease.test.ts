@@ -83,6 +83,9 @@ describe('tasks.lease over HTTP', () => {
       [{ numTasks: 1, leaseSecs: 60, lease_secs: 60 }, 'lease_secs'],
       [{ numTasks: [1], leaseSecs: 60 }, 'numTasks'],
       [{ numTasks: 1 }, 'leaseSecs'],
+      // Names Object.prototype has are no lease parameters either (they answered 500).
+      [{ numTasks: 1, leaseSecs: 60, constructor: {} }, 'constructor'],
+      [{ numTasks: 1, leaseSecs: 60, toString: 1 }, 'toString'],
     ] as const) {
       const r = await h.call(lease, { method: 'POST', body });
       expect(r.status, JSON.stringify(body)).toBe(400);
@@ -90,6 +93,9 @@ describe('tasks.lease over HTTP', () => {
     }
     expect((await h.call(lease, { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
     expect((await h.call(lease, { method: 'POST', body: '{"numTasks":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    const proto = await h.call(lease, { method: 'POST', body: '{"numTasks":1,"leaseSecs":60,"__proto__":{}}', headers: { 'content-type': 'application/json' } });
+    expect(proto.status).toBe(400);
+    expect(proto.json.error.errors[0].location).toBe('__proto__');
     expect((await h.lease('numTasks=10&leaseSecs=60')).map((t) => t.id)).toEqual(['d']);
   });
 
