@@ -255,7 +255,8 @@ export class TaskQueue {
   /**
    * A lease that, when nothing is leasable, waits up to `waitMs` for tasks.
    * Every attempt is an ordinary lease statement, so the queue's lease rate
-   * applies to each one. Between attempts the caller holds no database
+   * applies to each one; on a rate-limited queue a waiting call attempts
+   * again only when a probe finds a task to take. Between attempts the caller holds no database
    * connection: the store's `waitForTasks` resolves when it hears that tasks
    * may have arrived (LISTEN/NOTIFY on one shared connection, and adds of
    * this process at once), and at the latest after WAIT_SLICE_MS, so a
@@ -265,8 +266,8 @@ export class TaskQueue {
    */
   async #leaseWithWait(params: TaskLeaseParams, waitMs: number, signal: AbortSignal | undefined): Promise<LeaseResult> {
     const deadline = Date.now() + waitMs;
+    let result = await this.#leaseOnce(params);
     for (;;) {
-      const result = await this.#leaseOnce(params);
       const remaining = deadline - Date.now();
       if (result.tasks.length > 0 || remaining <= 0) return result;
       if (signal?.aborted) return { ...result, paused: false };
@@ -275,6 +276,13 @@ export class TaskQueue {
       const waited = Date.now() - waitStart;
       if (waited < MIN_ATTEMPT_INTERVAL_MS) await pause(MIN_ATTEMPT_INTERVAL_MS - waited, signal);
       if (signal?.aborted) return { ...result, paused: false };
+      // On a rate-limited queue every attempt counts against the lease rate
+      // (10 calls a second by default): ten idle long-polls re-trying once a
+      // second would use it all and leave consumers with work nothing. So a
+      // waiting call tries again only when a task is there to take; the
+      // probe counts no call.
+      if (params.leaseRate !== null && !(await this.#store.hasLeasableTasks({ ...this.#ref, filter: params.filter }))) continue;
+      result = await this.#leaseOnce(params);
     }
   }
 

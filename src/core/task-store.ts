@@ -53,6 +53,12 @@ export interface TaskStore {
    * `signal` aborts; never rejects. Long-poll leases wait on it.
    */
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void>;
+  /**
+   * Whether a lease with this filter would find a task now (pause and lease
+   * rate aside). Counts no lease call: a waiting long-poll on a rate-limited
+   * queue asks before it tries again.
+   */
+  hasLeasableTasks(params: QueueRef & { readonly filter: TagFilter }): Promise<boolean>;
   /** Round trip to the database (health checks). */
   ping(): Promise<void>;
   close(): Promise<void>;

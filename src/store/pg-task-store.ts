@@ -13,6 +13,7 @@ import type {
   DeadLetterRedriveParams,
   LeaseResult,
   QueueRef,
+  TagFilter,
   QueueStats,
   TaskDeleteParams,
   TaskInsertParams,
@@ -32,6 +33,7 @@ import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
+import { hasLeasableTasks } from './has-leasable-tasks.js';
 import { analyzeIfStale } from './task-statistics.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
@@ -365,6 +367,10 @@ export class PgTaskStore implements TaskStore {
 
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
     return this.#arrivals.wait(params);
+  }
+
+  hasLeasableTasks(params: QueueRef & { readonly filter: TagFilter }): Promise<boolean> {
+    return this.#guard(() => hasLeasableTasks(this.#ctx, params), params.queueName);
   }
 
   async ping(): Promise<void> {

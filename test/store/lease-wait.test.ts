@@ -108,4 +108,28 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     // About one attempt per second: the fallback for what no notification announces.
     expect(calls.filter((name) => name === 'leaseTasks').length).toBeLessThanOrEqual(4);
   });
+
+  it('on a rate-limited queue tries again only when a task is there, so idle waits use up no lease calls', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('r', { leaseRate: { calls: 100, windowSeconds: 3600 } })]));
+    const q = t.service.getQueue('r');
+    const callsCounted = async () => {
+      const [row] = await t.sql<{ calls: number }>(
+        `select coalesce(sum(calls), 0)::int4 as calls from ${t.schema}.lease_rate_windows w
+           join ${t.schema}.queues q on q.id = w.queue_id where q.name = 'r'`,
+      );
+      return Number(row!.calls);
+    };
+    // 2.5 s of waiting: two or three checks after the first attempt, none of them a lease call.
+    expect(await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 2500 })).toEqual([]);
+    expect(await callsCounted()).toBe(1);
+    // A task that arrives during the wait is still taken, with one more call.
+    const leasing = q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000 });
+    await later(1200);
+    await q.add({ name: 'arrived' });
+    expect((await leasing).map((task) => task.name)).toEqual(['arrived']);
+    expect(await callsCounted()).toBe(3);
+    // So is a task whose lease runs out during the wait (no notification announces it).
+    await q.modifyTaskLease((await q.listTasks())[0]!, 1);
+    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000 })).map((task) => task.name)).toEqual(['arrived']);
+  });
 });
