@@ -3,13 +3,14 @@ import { OverviewSampler } from '../../src/console/overview-sampler.js';
 import { DEFAULT_SETTINGS } from '../../src/config/service-settings.js';
 import type { QueueOverview } from '../../src/core/queue-overview.js';
 import { startServer } from '../../src/server.js';
-import { freshSchema, testPgUrl } from '../helpers/engines.js';
+import { dropSchemas, freshSchema, testPgUrl } from '../helpers/engines.js';
 
 describe('the console switch', () => {
   it('serves /console by default, and TASKQUEUE_CONSOLE=off leaves it out', async () => {
     for (const on of [true, false]) {
+      const schema = freshSchema();
       const running = await startServer({
-        settings: { ...DEFAULT_SETTINGS, databaseUrl: testPgUrl(), schema: freshSchema(), host: '127.0.0.1', port: 0, poolSize: 2, console: on },
+        settings: { ...DEFAULT_SETTINGS, databaseUrl: testPgUrl(), schema, host: '127.0.0.1', port: 0, poolSize: 2, console: on },
         env: {},
         log: () => {},
       });
@@ -20,6 +21,7 @@ describe('the console switch', () => {
         expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
       } finally {
         await running.close();
+        await dropSchemas(schema);
       }
     }
   });

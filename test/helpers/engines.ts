@@ -31,6 +31,17 @@ export function freshSchema(): string {
   return `t_${randomBytes(6).toString('hex')}`;
 }
 
+/** Drops schemas a test made on PostgreSQL itself (tests share one database). */
+export async function dropSchemas(...schemas: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: testPgUrl() });
+  await client.connect();
+  try {
+    for (const schema of schemas) await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
 export interface TestService {
   readonly service: OpenTaskQueue;
   readonly schema: string;
