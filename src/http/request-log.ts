@@ -11,6 +11,9 @@ export interface HttpObserver {
 /** A client's `X-Request-Id` is kept when it is 1 to 128 of these characters; anything else gets a fresh id. */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
+/** Health and readiness routes: their 503s are logged as requests, not failures. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
 
 /**
@@ -57,7 +60,9 @@ export function requestLog(deps: { logger: Logger; observer?: HttpObserver | und
     if (queue !== undefined) fields.queue = queue;
     if (note.caller !== undefined) fields.caller = note.caller;
     if (inBatch) fields.inBatch = true;
-    if (status >= 500) {
+    // A probe's 503 is its answer, not a failure: during an outage a load
+    // balancer asks every few seconds, and "database lost" is logged once.
+    if (status >= 500 && !PROBES.has(route)) {
       fields.err = note.error instanceof Error ? note.error : undefined;
       deps.logger.error(fields, 'request failed');
     } else {

@@ -120,9 +120,17 @@ describe('server logs (pino, captured)', () => {
     expect(lost).toHaveLength(1);
     expect(lost[0]!.schemaMissing).toBe(true);
 
+    const probesFrom = s.lines.length;
     const ready = await fetch(`${s.url}/readyz`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ status: 'not ready', reason: 'database' });
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
+    // A probe's 503 is its answer: logged as a request, never at error level.
+    const probes = s.lines.slice(probesFrom).filter((line) => line.route === '/readyz');
+    expect(probes.map((line) => [line.msg, line.status, line.level])).toEqual([
+      ['request', 503, LEVEL.info],
+      ['request', 503, LEVEL.info],
+    ]);
 
     // The operator restores the schema: the next query that works says so, once.
     await migrate((s.running.service.store as PgTaskStore).database.db, s.schema);
