@@ -101,7 +101,13 @@ export class PgTaskStore implements TaskStore {
   readonly #logger: Logger;
   /** Tasks this process added since it last compared the table's statistics with its size. */
   #addedSinceCheck = 0;
-  /** Adds after which to compare again: half the table's size at the last check (at least 1,000). */
+  /**
+   * Adds after which to compare again: half the table's size at the last
+   * check, from 1,000 to 100,000. The cap matters after a drain (deletes,
+   * perhaps by other processes, which this count does not see): a table
+   * checked at ten million tasks and emptied since is checked again within
+   * 100,000 adds of a refill, not five million.
+   */
   #nextCheck = 1000;
   #checking: Promise<void> | null = null;
 
@@ -174,7 +180,7 @@ export class PgTaskStore implements TaskStore {
   /**
    * Keeps the planner's statistics of the task table in step with fast
    * growth (see task-statistics.ts): after every half of the table's size in
-   * adds by this process, one query compares the exact count with the
+   * adds by this process (#nextCheck), one query compares the exact count with the
    * planner's estimate, and analyzes the table when it is far behind. In the
    * background: no add waits for it.
    */
@@ -186,7 +192,7 @@ export class PgTaskStore implements TaskStore {
     this.#checking = analyzeIfStale(this.#ctx)
       .then(
         ({ tasks, analyzed }) => {
-          this.#nextCheck = Math.max(1000, Math.floor(tasks / 2));
+          this.#nextCheck = Math.min(100_000, Math.max(1000, Math.floor(tasks / 2)));
           if (analyzed) this.#logger.debug({ tasks }, 'task table analyzed: its statistics were far behind its size');
         },
         (error: unknown) => this.#logger.debug({ err: error }, 'task table statistics: check failed'),
