@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AUTH_SETTINGS } from '../../src/auth/auth-settings.js';
 import { DEFAULT_LOCAL_ISSUER, LocalIssuer } from '../../src/auth/local-issuer.js';
 import { createLocalTokenApp, LOCAL_SECRET_HEADER } from '../../src/auth/local-token-app.js';
@@ -13,16 +13,10 @@ import { issueTokenCommand, parseTokenCommandArgs, runTokenCommand, type TokenCo
 import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
 import { PgAuthStore } from '../../src/store/pg-auth-store.js';
-import { dropSchemas, freshSchema as newSchema, testPgUrl } from '../helpers/engines.js';
+import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
 
 /** Schemas this file makes, dropped when it ends. */
-const schemas: string[] = [];
-const freshSchema = (): string => {
-  const schema = newSchema();
-  schemas.push(schema);
-  return schema;
-};
-afterAll(async () => dropSchemas(...schemas));
+const freshSchema = droppedAfterAll();
 
 /**
  * `taskqueue token`: straight to PostgreSQL, straight to a free embedded

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import type { TaskEvents } from '../../src/core/task-events.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
@@ -29,6 +29,21 @@ export function testPgUrl(): string {
 /** A fresh schema name, so tests never see each other's rows. */
 export function freshSchema(): string {
   return `t_${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * For a test file that makes schemas itself (not through openTestService):
+ * a freshSchema that remembers what it handed out, dropped when the file
+ * ends. Call it at the top level of the file.
+ */
+export function droppedAfterAll(): () => string {
+  const schemas: string[] = [];
+  afterAll(async () => dropSchemas(...schemas));
+  return () => {
+    const schema = freshSchema();
+    schemas.push(schema);
+    return schema;
+  };
 }
 
 /** Drops schemas a test made on PostgreSQL itself (tests share one database). */

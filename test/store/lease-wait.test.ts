@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
 import { TaskQueue } from '../../src/core/task-queue.js';
-import type { TaskStore } from '../../src/core/task-store.js';
+import { recordingStore } from '../helpers/recording-store.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
@@ -89,19 +89,8 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
 
   it('between attempts waits through the store seam (waitForTasks), holding no connection', async () => {
     const q = await open();
-    const calls: string[] = [];
-    const store = t.service.store;
     // The core sees only the TaskStore interface: record which of its methods a waiting lease uses.
-    const recording = new Proxy(store, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as TaskStore;
+    const { store: recording, calls } = recordingStore(t.service.store);
     const watched = new TaskQueue(recording, q.config, q.id);
     expect(await watched.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 1500 })).toEqual([]);
     expect(new Set(calls)).toEqual(new Set(['leaseTasks', 'waitForTasks']));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
 import { TaskQueue } from '../../src/core/task-queue.js';
-import type { TaskStore } from '../../src/core/task-store.js';
+import { recordingStore } from '../helpers/recording-store.js';
 import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
@@ -106,17 +106,7 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
       { name: 'blue2', tag: 'blue', eta: new Date(now - 6000) },
       { name: 'plain1', eta: new Date(now - 5000) },
     ]);
-    const calls: string[] = [];
-    const recording = new Proxy(t.service.store, {
-      get(target, property, receiver) {
-        const value: unknown = Reflect.get(target, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as TaskStore;
+    const { store: recording, calls } = recordingStore(t.service.store);
     const watched = new TaskQueue(recording, q.config, q.id);
     expect((await watched.leaseTasks({ lease: 60, maxTasks: 1, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
     // One call of the store: the tag is found by the lease statement itself.

@@ -12,16 +12,10 @@ import { openTaskQueue } from '../../src/open-task-queue.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
 import type { PgTaskStore } from '../../src/store/pg-task-store.js';
-import { dropSchemas, freshSchema as newSchema, testPgUrl } from '../helpers/engines.js';
+import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
 
 /** Schemas this file makes, dropped when it ends. */
-const schemas: string[] = [];
-const freshSchema = (): string => {
-  const schema = newSchema();
-  schemas.push(schema);
-  return schema;
-};
-afterAll(async () => dropSchemas(...schemas));
+const freshSchema = droppedAfterAll();
 
 /**
  * The service behind PgBouncer (Debian's pgbouncer, started here on a free
