@@ -13,8 +13,8 @@ import type {
   DeadLetterRedriveParams,
   LeaseResult,
   QueueRef,
-  TagFilter,
   QueueStats,
+  TagFilter,
   TaskDeleteParams,
   TaskInsertParams,
   TaskLeaseParams,
@@ -34,7 +34,6 @@ import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
-import { analyzeIfStale } from './task-statistics.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
 import { leaseCounts } from './lease-counts.js';
@@ -49,6 +48,7 @@ import type { StoreContext } from './store-context.js';
 import { StatementGroup } from './statement-group.js';
 import { syncQueues } from './sync-queues.js';
 import { TaskArrivals } from './task-arrivals.js';
+import { analyzeIfStale } from './task-statistics.js';
 import { translateError } from './translate-error.js';
 
 const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
