@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
-import type { ServiceConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
 import { openTaskQueue } from '../../src/open-task-queue.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
@@ -40,6 +40,7 @@ const config: ServiceConfig = {
       maxLeases: null,
       storageLimitBytes: null,
       leaseRate: null,
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
     },
   ],
