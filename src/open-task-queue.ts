@@ -12,6 +12,7 @@ import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { latestMigration, migrate } from './store/migrate.js';
+import { writeTombstoneRetention } from './store/sql-api-settings.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { validateSchemaName } from './store/schema-name.js';
@@ -126,8 +127,10 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     const migrated = await migrate(database.db, schema);
     logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
     const ids = await store.syncQueues(config);
+    const tombstoneRetentionMs = (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000;
+    await writeTombstoneRetention(database.db, schema, tombstoneRetentionMs);
     const service = new TaskQueueService(store, config, ids, {
-      tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
+      tombstoneRetentionMs,
       deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
       ...(options.events === undefined ? {} : { events: options.events }),
       ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),

@@ -1,4 +1,5 @@
 import { QueueError, isQueueError } from '../core/errors.js';
+import { errorCodeOfSqlState } from './sql-api-errors.js';
 
 /**
  * The one place where database errors become QueueErrors. Codes are decided
@@ -56,6 +57,9 @@ export function translateError(error: unknown, context: { queue?: string } = {})
     case '57P03': // cannot_connect_now
       return transient(error, queue);
   }
+  // The SQL API's own errors (sql/0015), should a statement of the service meet one.
+  const apiCode = errorCodeOfSqlState(code);
+  if (apiCode !== undefined) return new QueueError(apiCode, message, { queue }, { cause: error });
   if (code.startsWith('08')) return transient(error, queue); // connection exceptions
   if (code.startsWith('53') || code === '57P05') return transient(error, queue); // insufficient resources, idle session timeout
   if (isNetworkError(code, message)) return transient(error, queue);
