@@ -511,29 +511,28 @@ BEGIN
 END
 $$;
 
--- The fixed search_path of the SECURITY DEFINER functions: this schema,
--- then pg_catalog, and pg_temp last, so no caller's object can stand in for
--- one of ours. (SET search_path FROM CURRENT would put pg_temp first.)
+-- The fixed search_path: this schema, then pg_catalog, and pg_temp last.
+-- Every function of the schema gets it, not only the five: the helpers,
+-- triggers and limit checks run with the owner's rights when called from
+-- the five, and SET search_path FROM CURRENT (as earlier migrations wrote)
+-- leaves pg_temp implicitly FIRST, where a caller's temporary table named
+-- like one of ours (task_tombstones, queue_storage) would stand in for it.
+-- A later migration that creates a function must set the same path.
 DO $$
 DECLARE
-  fn text;
+  fn regprocedure;
 BEGIN
-  FOREACH fn IN ARRAY ARRAY[
-    'add_tasks(text, bytea[], text[], text[], timestamptz[])',
-    'add_task(text, bytea, text, text, timestamptz)',
-    'lease_tasks(text, integer, integer, text, boolean)',
-    'modify_lease(text, text, timestamptz, integer)',
-    'delete_task(text, text)'
-  ] LOOP
-    EXECUTE format('ALTER FUNCTION %I.%s SET search_path = %I, pg_catalog, pg_temp', current_schema(), fn, current_schema());
-    EXECUTE format('REVOKE ALL ON FUNCTION %I.%s FROM PUBLIC', current_schema(), fn);
+  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace LOOP
+    EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog, pg_temp', fn, current_schema());
   END LOOP;
   FOREACH fn IN ARRAY ARRAY[
-    'tombstone_retention()', 'generated_name_check(bytea)', 'generated_name_time(text)', 'generate_task_name()',
-    'held_by_form(text)', 'sql_api_queue(text, boolean, text)',
+    'add_tasks(text, bytea[], text[], text[], timestamptz[])', 'add_task(text, bytea, text, text, timestamptz)',
+    'lease_tasks(text, integer, integer, text, boolean)', 'modify_lease(text, text, timestamptz, integer)',
+    'delete_task(text, text)', 'tombstone_retention()', 'generated_name_check(bytea)', 'generated_name_time(text)',
+    'generate_task_name()', 'held_by_form(text)', 'sql_api_queue(text, boolean, text)',
     'lease_tasks_in_queue(text, integer, integer, text, boolean)'
-  ] LOOP
-    EXECUTE format('REVOKE ALL ON FUNCTION %I.%s FROM PUBLIC', current_schema(), fn);
+  ]::regprocedure[] LOOP
+    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fn);
   END LOOP;
 END
 $$;

@@ -12,7 +12,7 @@ import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { latestMigration, migrate } from './store/migrate.js';
-import { writeTombstoneRetention } from './store/sql-api-settings.js';
+import { missingSqlApiRoles, writeTombstoneRetention } from './store/sql-api-settings.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { validateSchemaName } from './store/schema-name.js';
@@ -129,6 +129,10 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     const ids = await store.syncQueues(config);
     const tombstoneRetentionMs = (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000;
     await writeTombstoneRetention(database.db, schema, tombstoneRetentionMs);
+    const missingRoles = await missingSqlApiRoles(database.db, schema);
+    if (missingRoles.length > 0) {
+      logger.warn({ schema, roles: missingRoles }, 'SQL API roles missing (the migrating user may not create roles): an administrator can create and grant them, see docs/sql-api.md');
+    }
     const service = new TaskQueueService(store, config, ids, {
       tombstoneRetentionMs,
       deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,

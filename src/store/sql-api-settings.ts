@@ -12,3 +12,21 @@ export async function writeTombstoneRetention(db: Kysely<Database>, schema: stri
     insert into ${sql.id(schema, 'service_settings')} (name, value) values ('tombstone_retention_ms', ${retentionMs}::int8)
     on conflict (name) do update set value = excluded.value`.execute(db);
 }
+
+/** The roles of the SQL API for a schema: who may add, and who may lease, modify and delete. */
+export function sqlApiRoles(schema: string): { producer: string; consumer: string } {
+  return { producer: `${schema}_producer`, consumer: `${schema}_consumer` };
+}
+
+/**
+ * The SQL API's roles that do not exist: the migration skips them (with a
+ * WARNING) where the migrating user may not create roles, and the service
+ * logs this at start-up so the operator learns of it.
+ */
+export async function missingSqlApiRoles(db: Kysely<Database>, schema: string): Promise<string[]> {
+  const { producer, consumer } = sqlApiRoles(schema);
+  const result = await sql<{ rolname: string }>`/* missing_sql_api_roles */
+    select r as rolname from unnest(array[${producer}, ${consumer}]::text[]) r
+     where not exists (select 1 from pg_roles where rolname = r)`.execute(db);
+  return result.rows.map((row) => row.rolname);
+}

@@ -51,10 +51,22 @@ export async function dropSchemas(...schemas: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: testPgUrl() });
   await client.connect();
   try {
-    for (const schema of schemas) await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+    for (const schema of schemas) {
+      await client.query(`drop schema if exists ${pg.escapeIdentifier(schema)} cascade`);
+      await client.query(dropSchemaRolesSql(schema));
+    }
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Drops the roles the SQL API's migration made for a schema
+ * (<schema>_producer, <schema>_consumer): roles belong to the whole
+ * cluster and outlive the schema. Run after the schema is dropped.
+ */
+export function dropSchemaRolesSql(schema: string): string {
+  return `drop role if exists ${pg.escapeIdentifier(`${schema}_producer`)}, ${pg.escapeIdentifier(`${schema}_consumer`)}`;
 }
 
 export interface TestService {
@@ -126,6 +138,7 @@ export async function openTestService(
       for (const other of others) await other.close();
       await service.close();
       await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.query(dropSchemaRolesSql(schema));
       await admin.end();
     },
   };
