@@ -149,7 +149,8 @@ describe('a migrating user who may not create roles', () => {
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: testPgUrl() });
     await admin.connect();
-    await admin.query(`create role ${migrator} login nocreaterole`);
+    // A password, for clusters that do not trust loopback logins.
+    await admin.query(`create role ${migrator} login nocreaterole password 'sql-api-test'`);
     await admin.query(`grant create on database ${pg.escapeIdentifier(admin.database ?? 'test')} to ${migrator}`);
   });
   afterAll(async () => {
@@ -172,6 +173,7 @@ describe('a migrating user who may not create roles', () => {
     };
     const url = new URL(testPgUrl());
     url.username = migrator;
+    url.password = 'sql-api-test';
     const service = await openTaskQueue({ config, schema, databaseUrl: url.toString(), cleanupIntervalMs: 0, logger });
     try {
       const roles = await admin.query(`select rolname from pg_roles where rolname in ($1, $2)`, [`${schema}_producer`, `${schema}_consumer`]);
