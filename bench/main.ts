@@ -16,6 +16,7 @@ import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
 import { pgliteSection } from './lib/pglite-section.js';
+import { benchSqlApiOnce } from './lib/sql-api-bench.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -267,7 +268,31 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
   results.growth = { ...section, p99Growth: growth };
 }
 
-/** `--only=add,cycle,accounting,growth,pglite,rest`: run just those sections (to iterate on one; the docs quote full runs). */
+/** The SQL API (sql/0015) beside the in-process API, same run, same database: ratio SQL / service. */
+async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
+  const runs = await repeat(() => benchSqlApiOnce(URL, QUICK));
+  const pick = (path: 'service' | 'sql', row: (f: (typeof runs)[number]['service']) => number) => figure(runs.map((r) => row(r[path])));
+  const rows: [string, (f: (typeof runs)[number]['service']) => number][] = [
+    ['add, batches of 100, 4 producers', (f) => f.add100],
+    ['add, one task per call, 4 producers', (f) => f.add1],
+    ['lease+delete, numTasks 1, 4 consumers', (f) => f.cycle1.tasksPerSecond],
+    ['lease+delete, numTasks 100, 4 consumers', (f) => f.cycle100.tasksPerSecond],
+  ];
+  const section: Record<string, unknown> = {};
+  printTable(
+    'SQL API vs in-process API (tasks/s)',
+    ['work', 'in-process', 'SQL functions', 'SQL / in-process'],
+    rows.map(([label, row]) => {
+      const service = pick('service', row);
+      const viaSql = pick('sql', row);
+      section[label] = { service, sql: viaSql };
+      return [label, formatFigure(service), formatFigure(viaSql), ratio(viaSql, service)];
+    }),
+  );
+  results.sqlApi = section;
+}
+
+/** `--only=add,cycle,accounting,growth,pglite,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 
@@ -278,6 +303,7 @@ async function main(): Promise<void> {
   if (wanted('cycle')) await cycleSection(results);
   if (wanted('accounting')) await accountingSection(results);
   if (wanted('growth')) await growthSection(results);
+  if (wanted('sqlapi')) await sqlApiSection(results);
   if (wanted('pglite')) {
     const cycle = (results.cycle ?? {}) as Record<string, { taskqueue: { tasksPerSecond: Figure } }>;
     const add = (results.add as { taskqueue: Figure } | undefined)?.taskqueue;

@@ -6,6 +6,7 @@
 --   lease_tasks(queue, max_tasks, lease_seconds, tag, group_by_tag) -> rows
 --   modify_lease(queue, name, lease_expires_at, lease_seconds) -> new expiry
 --   delete_task(queue, name) -> whether a task was deleted
+--   delete_tasks(queue, names[]) -> the same for each name (<= 1000)
 --
 -- Every function takes the queue first and touches that one queue only: a
 -- function of that shape is one a sharded PostgreSQL (Citus) can run whole
@@ -480,36 +481,55 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION delete_task(queue text, name text)
-RETURNS boolean
+-- Deletes tasks by name (at most 1000), leased or not, in one statement,
+-- as src/store/delete-tasks.ts: a name held by its form needs no tombstone
+-- row; any other name is held by one from now. True for each name whose
+-- task was deleted, in the order given.
+CREATE FUNCTION delete_tasks(queue text, names text[])
+RETURNS boolean[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 AS $$
 #variable_conflict use_column
 DECLARE
   q         queues;
-  task_name text := delete_task.name;
-  deleted   boolean;
+  n         integer := coalesce(cardinality(names), 0);
+  untracked text[];
+  deleted   text[];
 BEGIN
   q := sql_api_queue(queue, false, 'delete');
-  -- As src/store/delete-tasks.ts: a name held by its form needs no
-  -- tombstone row; any other name is held by one from now.
-  IF held_by_form(task_name) THEN
-    DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = task_name;
-    RETURN FOUND;
+  IF n = 0 THEN
+    RETURN '{}';
   END IF;
-  WITH gone AS (
-    DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = task_name
-    RETURNING t.name, t.retry_count
-  ), held AS (
-    INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
-    SELECT q.id, g.name, 'deleted', g.retry_count FROM gone g
-    ON CONFLICT (queue_id, name) DO UPDATE
-      SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
-  )
-  SELECT count(*) > 0 INTO deleted FROM gone;
-  RETURN deleted;
+  IF n > 1000 THEN
+    RAISE EXCEPTION 'batch size: at most 1000 tasks may be deleted at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+  untracked := ARRAY(SELECT x FROM unnest(names) x WHERE held_by_form(x));
+  IF cardinality(untracked) = n THEN
+    WITH gone AS (
+      DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (names) RETURNING t.name
+    )
+    SELECT array_agg(g.name) INTO deleted FROM gone g;
+  ELSE
+    WITH gone AS (
+      DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (names)
+      RETURNING t.name, t.retry_count
+    ), held AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, g.name, 'deleted', g.retry_count FROM gone g WHERE g.name <> ALL (untracked)
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+    )
+    SELECT array_agg(g.name) INTO deleted FROM gone g;
+  END IF;
+  RETURN ARRAY(SELECT coalesce(x = ANY (deleted), false) FROM unnest(names) WITH ORDINALITY AS u (x, i) ORDER BY i);
 END
 $$;
+
+CREATE FUNCTION delete_task(queue text, name text)
+RETURNS boolean
+LANGUAGE sql VOLATILE SECURITY DEFINER
+AS $$ SELECT (delete_tasks(queue, ARRAY[name]))[1] $$;
 
 -- The fixed search_path: this schema, then pg_catalog, and pg_temp last.
 -- Every function of the schema gets it, not only the five: the helpers,
@@ -528,7 +548,7 @@ BEGIN
   FOREACH fn IN ARRAY ARRAY[
     'add_tasks(text, bytea[], text[], text[], timestamptz[])', 'add_task(text, bytea, text, text, timestamptz)',
     'lease_tasks(text, integer, integer, text, boolean)', 'modify_lease(text, text, timestamptz, integer)',
-    'delete_task(text, text)', 'tombstone_retention()', 'generated_name_check(bytea)', 'generated_name_time(text)',
+    'delete_task(text, text)', 'delete_tasks(text, text[])', 'tombstone_retention()', 'generated_name_check(bytea)', 'generated_name_time(text)',
     'generate_task_name()', 'held_by_form(text)', 'sql_api_queue(text, boolean, text)',
     'lease_tasks_in_queue(text, integer, integer, text, boolean)'
   ]::regprocedure[] LOOP
@@ -576,7 +596,8 @@ BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = consumer) THEN
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', s, consumer);
     EXECUTE format('GRANT EXECUTE ON FUNCTION %I.lease_tasks(text, integer, integer, text, boolean), '
-                   '%I.modify_lease(text, text, timestamptz, integer), %I.delete_task(text, text) TO %I', s, s, s, consumer);
+                   '%I.modify_lease(text, text, timestamptz, integer), %I.delete_task(text, text), '
+                   '%I.delete_tasks(text, text[]) TO %I', s, s, s, s, consumer);
   END IF;
 END
 $$;

@@ -39,6 +39,7 @@ export interface ApiPath {
   lease(queue: string, input: LeaseInput): Promise<LeasedTask[]>;
   modify(queue: string, name: string, token: unknown, leaseSeconds: number): Promise<unknown>;
   delete(queue: string, name: string): Promise<boolean>;
+  deleteMany(queue: string, names: readonly string[]): Promise<boolean[]>;
 }
 
 export const PATH_KINDS = ['service', 'sql'] as const;
@@ -74,6 +75,7 @@ function servicePath(t: TestService): ApiPath {
     modify: async (queue, name, token, leaseSeconds) =>
       (await q(queue).modifyTaskLease({ name, etaUsec: token as number }, leaseSeconds)).etaUsec,
     delete: (queue, name) => q(queue).deleteTask(name),
+    deleteMany: (queue, names) => q(queue).deleteTask(names),
   };
 }
 
@@ -114,6 +116,8 @@ function sqlPath(t: TestService): ApiPath {
     modify: async (queue, name, token, leaseSeconds) =>
       (await t.sql<{ e: string }>(`select ${fn('modify_lease')}($1, $2, $3::timestamptz, $4)::text as e`, [queue, name, token, leaseSeconds]))[0]!.e,
     delete: async (queue, name) => (await t.sql<{ d: boolean }>(`select ${fn('delete_task')}($1, $2) as d`, [queue, name]))[0]!.d,
+    deleteMany: async (queue, names) =>
+      (await t.sql<{ d: boolean[] }>(`select ${fn('delete_tasks')}($1, $2::text[]) as d`, [queue, names]))[0]!.d,
   };
 }
 

@@ -10,7 +10,7 @@ import { apiPath, errorCodeOf, PATH_KINDS, type ApiPath } from './api-paths.js';
  * functions (sql/0015), with the same expectations, on PostgreSQL and on
  * the embedded engine. Each test uses queues of its own.
  */
-const QUEUES = ['order', 'form', 'rules', 'held', 'tags', 'groups', 'modify', 'delete', 'args', 'notify', 'paused'];
+const QUEUES = ['order', 'form', 'rules', 'edges', 'held', 'tags', 'groups', 'modify', 'delete', 'args', 'notify', 'paused'];
 const config = serviceConfig([
   ...QUEUES.map((name) => pullQueue(name)),
   pullQueue('limited', { storageLimitBytes: 100 }),
@@ -81,6 +81,26 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
     expect(await count('tasks', 'limited')).toBe(0);
     // The limit counts what is stored: a task that fits goes in.
     expect(await api.add('limited', [{ name: 'small', payload: Buffer.alloc(10) }])).toEqual(['small']);
+  });
+
+  it('accepts every limit exactly at its boundary (sizes in bytes, not characters)', async () => {
+    const names = await api.add('edges', [
+      { name: 'n'.repeat(500) },
+      { payload: Buffer.alloc(1024 * 1024, 7) },
+      { tag: 'é'.repeat(250) },
+      { etaUsec: usecNow() + 29 * 24 * 3600 * 1_000_000 },
+    ]);
+    expect(names).toHaveLength(4);
+    expect(await errorCodeOf(api.add('edges', [{ tag: 'é'.repeat(251) }]))).toBe('INVALID_TAG');
+    expect(await api.add('edges', Array.from({ length: 100 }, () => ({})))).toHaveLength(100);
+    expect(await api.lease('edges', { maxTasks: 1000, leaseSeconds: WEEK })).toHaveLength(103);
+    // A name that looks generated but whose check fails is an ordinary chosen name: added, and held by a row once deleted.
+    const real = generateTaskName();
+    const forged = real.slice(0, 23) + (real[23] === 'A' ? 'B' : 'A');
+    expect(generatedNameTime(forged)).toBeNull();
+    expect(await api.add('edges', [{ name: forged }])).toEqual([forged]);
+    expect(await api.delete('edges', forged)).toBe(true);
+    expect(await count('task_tombstones', 'edges')).toBe(1);
   });
 
   it('holds names: a live name, a deleted chosen name (tombstone row), a deleted generated name (its form)', async () => {
@@ -162,6 +182,12 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
     expect(await api.delete('delete', 'never')).toBe(false);
     expect(await count('tasks', 'delete')).toBe(0);
     expect(await count('task_tombstones', 'delete')).toBe(1);
+
+    const names = await api.add('delete', [{ name: 'many-1' }, {}, { name: 'many-2' }]);
+    expect(await api.deleteMany('delete', ['many-2', 'nobody', names[1]!, 'many-2', 'many-1'])).toEqual([true, false, true, true, true]);
+    expect(await count('tasks', 'delete')).toBe(0);
+    expect(await count('task_tombstones', 'delete')).toBe(3);
+    expect(await errorCodeOf(api.deleteMany('delete', Array.from({ length: 1001 }, (_, i) => `n${i}`)))).toBe('TOO_MANY_TASKS');
   });
 
   it('an add wakes waiting long-polls: it notifies a queue that is waited on', async () => {

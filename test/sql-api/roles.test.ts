@@ -63,6 +63,7 @@ describe('SQL API roles (PostgreSQL)', () => {
     );
     expect(grants.rows.map((g) => `${g.grantee.slice(t.schema.length + 1)}:${g.routine}`)).toEqual([
       'consumer:delete_task',
+      'consumer:delete_tasks',
       'consumer:lease_tasks',
       'consumer:modify_lease',
       'producer:add_task',
