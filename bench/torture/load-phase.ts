@@ -1,5 +1,6 @@
 import { Chaos, type ChaosPlan, type Outage } from './chaos.js';
 import { runConsumer, type ConsumerRole } from './consumer.js';
+import { runSqlConsumer } from './sql-consumer.js';
 import { readFinalState } from './final-state.js';
 import { checkInvariants, type Verdict } from './invariants.js';
 import { Ledger } from './ledger.js';
@@ -111,6 +112,8 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
     await Promise.all([
       ...Array.from({ length: options.producers }, (_, id) => runProducer(workload, id)),
       ...roles.map((role) => runConsumer(workload, role)),
+      // One more consumer of the main queue, through the SQL API, beside the REST ones.
+      runSqlConsumer(workload, roles.length, MAIN_QUEUE, bed.databaseUrl),
       watchBacklog(),
       options.chaos ? chaos.run(options.chaos, bed.fleet, bed.database, bed.caller, ledger, () => ops, stopped) : Promise.resolve(),
     ]);
