@@ -557,6 +557,27 @@ BEGIN
 END
 $$;
 
+-- The planner settings of the service's sessions (PLANNER_SETTINGS in
+-- src/store/database.ts, which explains each; a test compares the two), on
+-- the functions that run the statements, so that their statements are
+-- planned as the service's are whatever session calls them: generic plans
+-- from the first call, no JIT, no bitmap, hash or merge joins.
+DO $$
+DECLARE
+  fn regprocedure;
+BEGIN
+  FOREACH fn IN ARRAY ARRAY[
+    'add_tasks(text, bytea[], text[], text[], timestamptz[])',
+    'lease_tasks_in_queue(text, integer, integer, text, boolean)',
+    'modify_lease(text, text, timestamptz, integer)',
+    'delete_tasks(text, text[])'
+  ]::regprocedure[] LOOP
+    EXECUTE format('ALTER FUNCTION %s SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off '
+                   'SET plan_cache_mode = force_generic_plan SET jit = off', fn);
+  END LOOP;
+END
+$$;
+
 -- The roles: <schema>_producer may add, <schema>_consumer may lease,
 -- modify and delete (taskqueue_producer and taskqueue_consumer for the
 -- default schema). NOLOGIN: applications log in as their own roles and are
