@@ -268,24 +268,28 @@ RETURNS text
 LANGUAGE sql VOLATILE SECURITY DEFINER
 AS $$ SELECT (add_tasks(queue, ARRAY[payload], ARRAY[name], ARRAY[tag], ARRAY[eta]))[1] $$;
 
--- lease_tasks below, in PL/pgSQL, whose parameters may not share a name
--- with its result columns (tag).
-CREATE FUNCTION lease_tasks_in_queue(queue text, max_tasks integer, lease_seconds integer, only_tag text,
-                                     group_by_tag boolean)
-RETURNS TABLE (name text, payload bytea, tag text, retry_count integer, lease_expires_at timestamptz)
-LANGUAGE plpgsql VOLATILE
-SET search_path FROM CURRENT
+-- A row of lease_tasks. A type of its own, not OUT parameters: in
+-- PL/pgSQL an OUT parameter may not share its name (tag) with an argument.
+CREATE TYPE leased_task AS (name text, payload bytea, tag text, retry_count integer, lease_expires_at timestamptz);
+
+CREATE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
+                            group_by_tag boolean DEFAULT false)
+RETURNS SETOF leased_task
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 AS $$
 #variable_conflict use_column
 DECLARE
   q          queues;
-  want_tag   text := nullif(only_tag, '');
+  want_tag   text := nullif(lease_tasks.tag, '');
   lease      interval;
   max_leases integer;
   rate_calls integer;
   rate_secs  integer;
 BEGIN
-  q := sql_api_queue(queue, true, 'lease');
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'lease');  -- raises the error that fits
+  END IF;
   IF max_tasks IS NULL OR max_tasks < 1 OR max_tasks > 1000 THEN
     RAISE EXCEPTION 'max_tasks: must be from 1 to 1000, got %', coalesce(max_tasks::text, 'NULL')
       USING ERRCODE = 'TQ015', DETAIL = coalesce(max_tasks::text, ''), HINT = 'INVALID_REQUEST';
@@ -434,11 +438,6 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
-                            group_by_tag boolean DEFAULT false)
-RETURNS TABLE (name text, payload bytea, tag text, retry_count integer, lease_expires_at timestamptz)
-LANGUAGE sql VOLATILE SECURITY DEFINER
-AS $$ SELECT * FROM lease_tasks_in_queue(queue, max_tasks, lease_seconds, tag, group_by_tag) $$;
 
 CREATE FUNCTION modify_lease(queue text, name text, lease_expires_at timestamptz, lease_seconds integer)
 RETURNS timestamptz
@@ -451,7 +450,10 @@ DECLARE
   token     timestamptz := modify_lease.lease_expires_at;
   new_eta   timestamptz;
 BEGIN
-  q := sql_api_queue(queue, true, 'modify the lease of');
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'modify the lease of');  -- raises the error that fits
+  END IF;
   IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > 604800 THEN
     RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to 604800 seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
       USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
@@ -496,7 +498,10 @@ DECLARE
   untracked text[];
   deleted   text[];
 BEGIN
-  q := sql_api_queue(queue, false, 'delete');
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active;
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, false, 'delete');  -- raises the error that fits
+  END IF;
   IF n = 0 THEN
     RETURN '{}';
   END IF;
@@ -549,8 +554,7 @@ BEGIN
     'add_tasks(text, bytea[], text[], text[], timestamptz[])', 'add_task(text, bytea, text, text, timestamptz)',
     'lease_tasks(text, integer, integer, text, boolean)', 'modify_lease(text, text, timestamptz, integer)',
     'delete_task(text, text)', 'delete_tasks(text, text[])', 'tombstone_retention()', 'generated_name_check(bytea)', 'generated_name_time(text)',
-    'generate_task_name()', 'held_by_form(text)', 'sql_api_queue(text, boolean, text)',
-    'lease_tasks_in_queue(text, integer, integer, text, boolean)'
+    'generate_task_name()', 'held_by_form(text)', 'sql_api_queue(text, boolean, text)'
   ]::regprocedure[] LOOP
     EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fn);
   END LOOP;
@@ -568,7 +572,7 @@ DECLARE
 BEGIN
   FOREACH fn IN ARRAY ARRAY[
     'add_tasks(text, bytea[], text[], text[], timestamptz[])',
-    'lease_tasks_in_queue(text, integer, integer, text, boolean)',
+    'lease_tasks(text, integer, integer, text, boolean)',
     'modify_lease(text, text, timestamptz, integer)',
     'delete_tasks(text, text[])'
   ]::regprocedure[] LOOP
