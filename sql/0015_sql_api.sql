@@ -44,7 +44,6 @@ $$;
 -- are split so that no intermediate leaves int8.
 CREATE FUNCTION generated_name_check(bytes bytea) RETURNS bigint
 LANGUAGE plpgsql IMMUTABLE STRICT
-SET search_path FROM CURRENT
 AS $$
 DECLARE
   h bigint := 2052178142; -- 0x7a51c0de
@@ -65,17 +64,25 @@ $$;
 -- 6 bytes of milliseconds, 8 random, 4 of check), or NULL for any other name.
 CREATE FUNCTION generated_name_time(name text) RETURNS timestamptz
 LANGUAGE plpgsql IMMUTABLE STRICT
-SET search_path FROM CURRENT
 AS $$
 DECLARE
   bytes bytea;
+  h     bigint := 2052178142;
 BEGIN
   IF length(name) <> 24 OR name !~ '^[A-Za-z0-9_-]{24}$' THEN
     RETURN NULL;
   END IF;
   bytes := decode(translate(name, '-_', '+/'), 'base64');
-  IF ((get_byte(bytes, 14)::bigint << 24) | (get_byte(bytes, 15) << 16) | (get_byte(bytes, 16) << 8) | get_byte(bytes, 17))
-     <> generated_name_check(bytes) THEN
+  -- generated_name_check, inline: this runs for every name of a delete.
+  FOR i IN 0..13 LOOP
+    h := ((h # get_byte(bytes, i)) * 16777619) & 4294967295;
+  END LOOP;
+  h := h # (h >> 16);
+  h := (h * 51819 + (((h * 34283) & 65535) << 16)) & 4294967295;
+  h := h # (h >> 13);
+  h := (h * 44597 + (((h * 49842) & 65535) << 16)) & 4294967295;
+  h := h # (h >> 16);
+  IF ((get_byte(bytes, 14)::bigint << 24) | (get_byte(bytes, 15) << 16) | (get_byte(bytes, 16) << 8) | get_byte(bytes, 17)) <> h THEN
     RETURN NULL;
   END IF;
   RETURN timestamptz 'epoch' + ((get_byte(bytes, 0)::bigint << 40) | (get_byte(bytes, 1)::bigint << 32)
@@ -88,7 +95,6 @@ $$;
 -- transaction's start, so names of one long transaction still sort by time).
 CREATE FUNCTION generate_task_name() RETURNS text
 LANGUAGE plpgsql VOLATILE
-SET search_path FROM CURRENT
 AS $$
 DECLARE
   ms    bigint := floor(extract(epoch from clock_timestamp()) * 1000)::bigint;
@@ -225,14 +231,15 @@ BEGIN
   -- A given name in the generated form, made within the retention period,
   -- is a copy: held by its form whether its task is live or deleted.
   IF cardinality(given) > 0 THEN
-    SELECT g INTO held FROM unnest(given) g WHERE held_by_form(g) LIMIT 1;
+    SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > now() - tombstone_retention() LIMIT 1;
     IF FOUND THEN
-      SELECT t.name INTO held FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (given) AND held_by_form(t.name) LIMIT 1;
+      SELECT t.name INTO held FROM tasks t
+       WHERE t.queue_id = q.id AND t.name = ANY (given) AND generated_name_time(t.name) > now() - tombstone_retention() LIMIT 1;
       IF FOUND THEN
         RAISE EXCEPTION 'task exists: task "%" already exists', held
           USING ERRCODE = 'TQ011', DETAIL = held, HINT = 'TASK_ALREADY_EXISTS';
       END IF;
-      SELECT g INTO held FROM unnest(given) g WHERE held_by_form(g) LIMIT 1;
+      SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > now() - tombstone_retention() LIMIT 1;
       RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', held
         USING ERRCODE = 'TQ001', DETAIL = held, HINT = 'TOMBSTONED_TASK';
     END IF;
@@ -316,8 +323,9 @@ BEGIN
   -- step) with the queue's settings as values: the lease rate, the
   -- oldest leasable tasks FOR UPDATE SKIP LOCKED, the retry limit with its
   -- tombstones and dead letters, the 32 MB payload budget, the lease, the
-  -- history. One statement per kind of pick, so each keeps its index.
-  IF want_tag IS NOT NULL OR NOT coalesce(group_by_tag, false) THEN
+  -- history. One statement per kind of pick (any, one tag, the oldest
+  -- task's tag), so each keeps its index under a generic plan.
+  IF want_tag IS NULL AND NOT coalesce(group_by_tag, false) THEN
     RETURN QUERY
     WITH permit AS (
       INSERT INTO lease_rate_windows AS w (queue_id, window_start, calls)
@@ -330,7 +338,58 @@ BEGIN
     ), picked AS MATERIALIZED (
       SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
         FROM tasks t
-       WHERE t.queue_id = q.id AND t.eta <= now() AND (want_tag IS NULL OR t.tag = want_tag)
+       WHERE t.queue_id = q.id AND t.eta <= now()
+         AND (rate_calls IS NULL OR (SELECT p.allowed FROM permit p))
+       ORDER BY t.eta
+       LIMIT max_tasks
+         FOR UPDATE SKIP LOCKED
+    ), exhausted AS (
+      DELETE FROM tasks t USING picked p
+       WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
+    ), tombstoned AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+    ), dead AS (
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = now()
+    ), fitting AS (
+      SELECT f.name, f.eta FROM (
+        SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
+          FROM picked p WHERE max_leases IS NULL OR p.retry_count < max_leases
+      ) f
+      WHERE f.running_bytes <= 33554432
+    ), leased AS (
+      UPDATE tasks t
+         SET eta = now() + lease, retry_count = t.retry_count + 1
+        FROM fitting f
+       WHERE t.queue_id = q.id AND t.name = f.name
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.eta, f.eta AS available_at
+    ), history AS (
+      INSERT INTO lease_history (queue_id, task_count)
+      SELECT q.id, count(*) FROM leased HAVING count(*) > 0
+    )
+    SELECT l.name::text, l.payload, l.tag::text, l.retry_count, l.eta FROM leased l ORDER BY l.available_at;
+  ELSIF want_tag IS NOT NULL THEN
+    -- By tag: its own statement, so its plan takes tasks_tag_lease_idx.
+    RETURN QUERY
+    WITH permit AS (
+      INSERT INTO lease_rate_windows AS w (queue_id, window_start, calls)
+      SELECT q.id, floor(extract(epoch from now()) / rate_secs)::int8, 1
+       WHERE rate_calls IS NOT NULL
+      ON CONFLICT (queue_id) DO UPDATE
+        SET calls = CASE WHEN w.window_start = excluded.window_start THEN w.calls + 1 ELSE 1 END,
+            window_start = excluded.window_start
+      RETURNING w.calls <= rate_calls AS allowed
+    ), picked AS MATERIALIZED (
+      SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
+        FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now() AND t.tag = want_tag
          AND (rate_calls IS NULL OR (SELECT p.allowed FROM permit p))
        ORDER BY t.eta
        LIMIT max_tasks
@@ -509,7 +568,8 @@ BEGIN
     RAISE EXCEPTION 'batch size: at most 1000 tasks may be deleted at once, got %', n
       USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
   END IF;
-  untracked := ARRAY(SELECT x FROM unnest(names) x WHERE held_by_form(x));
+  -- held_by_form, with the retention read once for the whole call.
+  untracked := ARRAY(SELECT x FROM unnest(names) x WHERE generated_name_time(x) > now() - tombstone_retention());
   IF cardinality(untracked) = n THEN
     WITH gone AS (
       DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (names) RETURNING t.name
@@ -547,7 +607,13 @@ DO $$
 DECLARE
   fn regprocedure;
 BEGIN
-  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace LOOP
+  -- Except the three that read no table and call only built-ins (a SET
+  -- clause costs every call; the name check runs for every name a
+  -- delete_tasks or add_tasks is given). They run under their caller's
+  -- path, which is one of the fixed ones, and nobody else may call them.
+  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = current_schema()::regnamespace
+               AND p.proname NOT IN ('generated_name_check', 'generated_name_time', 'generate_task_name') LOOP
     EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog, pg_temp', fn, current_schema());
   END LOOP;
   FOREACH fn IN ARRAY ARRAY[
