@@ -21,7 +21,7 @@
 -- (task or queue name) and whose HINT is the service's error code; the
 -- caller's statement fails, so nothing of a refused batch is stored.
 --
--- The five functions run with their owner's rights (SECURITY DEFINER) and a
+-- The six functions run with their owner's rights (SECURITY DEFINER) and a
 -- fixed search_path (this schema, then pg_catalog, pg_temp last), so the
 -- roles granted them need no right on the tables. The roles
 -- <schema>_producer (add) and <schema>_consumer (lease, modify, delete) are
@@ -599,7 +599,7 @@ AS $$ SELECT (delete_tasks(queue, ARRAY[name]))[1] $$;
 -- The fixed search_path: this schema, then pg_catalog, and pg_temp last.
 -- Every function of the schema gets it, not only the five: the helpers,
 -- triggers and limit checks run with the owner's rights when called from
--- the five, and SET search_path FROM CURRENT (as earlier migrations wrote)
+-- the six, and SET search_path FROM CURRENT (as earlier migrations wrote)
 -- leaves pg_temp implicitly FIRST, where a caller's temporary table named
 -- like one of ours (task_tombstones, queue_storage) would stand in for it.
 -- A later migration that creates a function must set the same path.
