@@ -597,7 +597,7 @@ LANGUAGE sql VOLATILE SECURITY DEFINER
 AS $$ SELECT (delete_tasks(queue, ARRAY[name]))[1] $$;
 
 -- The fixed search_path: this schema, then pg_catalog, and pg_temp last.
--- Every function of the schema gets it, not only the five: the helpers,
+-- Every function of the schema gets it, not only the six: the helpers,
 -- triggers and limit checks run with the owner's rights when called from
 -- the six, and SET search_path FROM CURRENT (as earlier migrations wrote)
 -- leaves pg_temp implicitly FIRST, where a caller's temporary table named
