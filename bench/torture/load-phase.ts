@@ -113,7 +113,9 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
       ...Array.from({ length: options.producers }, (_, id) => runProducer(workload, id)),
       ...roles.map((role) => runConsumer(workload, role)),
       // One more consumer of the main queue, through the SQL API, beside the REST ones.
-      runSqlConsumer(workload, roles.length, MAIN_QUEUE, bed.databaseUrl),
+      runSqlConsumer(workload, roles.length, MAIN_QUEUE, bed.databaseUrl).then((counts) =>
+        log(`  SQL-function consumer: ${counts.leaseCalls} lease_tasks calls, ${counts.tasksLeased} tasks leased, ${counts.deletes} deleted`),
+      ),
       watchBacklog(),
       options.chaos ? chaos.run(options.chaos, bed.fleet, bed.database, bed.caller, ledger, () => ops, stopped) : Promise.resolve(),
     ]);

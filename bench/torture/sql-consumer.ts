@@ -12,7 +12,8 @@ import { anomaly, MAX_PAYLOAD, randomInt, type Workload } from './workload.js';
  * same promises: no task held by two unexpired leases at once, whatever
  * path took it. Its own connection, opened again after an outage or a kill.
  */
-export async function runSqlConsumer(workload: Workload, id: number, queue: string, databaseUrl: string): Promise<void> {
+export async function runSqlConsumer(workload: Workload, id: number, queue: string, databaseUrl: string): Promise<SqlConsumerCounts> {
+  const counts: SqlConsumerCounts = { leaseCalls: 0, tasksLeased: 0, deletes: 0 };
   let client: pg.Client | null = null;
   while (!workload.stopped()) {
     try {
@@ -22,7 +23,7 @@ export async function runSqlConsumer(workload: Workload, id: number, queue: stri
         await client.connect();
       }
       await workload.pace();
-      await consumeOnce(workload, id, queue, client);
+      await consumeOnce(workload, id, queue, client, counts);
     } catch (error) {
       const code = String((error as { code?: unknown }).code ?? '');
       // Outages and restarts of the database are the chaos's doing; anything else is not expected.
@@ -35,9 +36,17 @@ export async function runSqlConsumer(workload: Workload, id: number, queue: stri
     }
   }
   await client?.end().catch(() => {});
+  return counts;
 }
 
-async function consumeOnce(workload: Workload, id: number, queue: string, client: pg.Client): Promise<void> {
+/** What the SQL consumer did, for the run's summary. */
+export interface SqlConsumerCounts {
+  leaseCalls: number;
+  tasksLeased: number;
+  deletes: number;
+}
+
+async function consumeOnce(workload: Workload, id: number, queue: string, client: pg.Client, counts: SqlConsumerCounts): Promise<void> {
   const numTasks = randomInt(1, 50);
   const leaseSecs = randomInt(1, 5);
   const start = now();
@@ -51,6 +60,8 @@ async function consumeOnce(workload: Workload, id: number, queue: string, client
   workload.countOps(1);
   workload.ledger.leaseCalls += 1;
   const tasks = result.rows;
+  counts.leaseCalls += 1;
+  counts.tasksLeased += tasks.length;
   if (tasks.length > numTasks) anomaly(workload, 'lease_tasks answered more tasks than asked', `${tasks.length} > ${numTasks}`);
   for (const task of tasks) {
     workload.ledger.recordLease(task.name, {
@@ -74,6 +85,8 @@ async function consumeOnce(workload: Workload, id: number, queue: string, client
   const at = now();
   workload.countOps(names.length);
   deleted.rows[0]!.d.forEach((ok, i) => {
-    if (ok) workload.ledger.recordDelete(names[i]!, at);
+    if (!ok) return;
+    workload.ledger.recordDelete(names[i]!, at);
+    counts.deletes += 1;
   });
 }
