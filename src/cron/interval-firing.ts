@@ -2,7 +2,6 @@ import type { IntervalSchedule, MinuteOfDay } from './app-engine-schedule.js';
 import { floorToMinute, instantOfLocal, localDateTime } from './zoned-time.js';
 
 const MS_PER_MINUTE = 60_000;
-const MS_PER_DAY = 86_400_000;
 
 /**
  * The next firing of an `every N minutes|hours` schedule strictly after
@@ -43,22 +42,29 @@ function inWindow(instant: number, start: MinuteOfDay, end: MinuteOfDay, timeZon
 
 /** The latest instant at or before `instant` that is `minuteOfDay` local time on some day. */
 function latestAtOrBefore(instant: number, minuteOfDay: MinuteOfDay, timeZone: string): number {
-  for (let probe = instant + MS_PER_DAY; ; probe -= MS_PER_DAY) {
-    const candidate = onLocalDay(probe, minuteOfDay, timeZone);
+  for (let days = 1; ; days -= 1) {
+    const candidate = onLocalDay(instant, days, minuteOfDay, timeZone);
     if (candidate <= instant) return candidate;
   }
 }
 
 /** The earliest instant after `instant` that is `minuteOfDay` local time on some day. */
 function earliestAfter(instant: number, minuteOfDay: MinuteOfDay, timeZone: string): number {
-  for (let probe = instant - MS_PER_DAY; ; probe += MS_PER_DAY) {
-    const candidate = onLocalDay(probe, minuteOfDay, timeZone);
+  for (let days = -1; ; days += 1) {
+    const candidate = onLocalDay(instant, days, minuteOfDay, timeZone);
     if (candidate > instant) return candidate;
   }
 }
 
-/** `minuteOfDay` on the local date of `instant`. */
-function onLocalDay(instant: number, minuteOfDay: MinuteOfDay, timeZone: string): number {
+/**
+ * `minuteOfDay` on the local date `days` after that of `instant`. Dates are
+ * stepped on the calendar, not by 24 hours, which a 23- or 25-hour day
+ * would throw off.
+ */
+function onLocalDay(instant: number, days: number, minuteOfDay: MinuteOfDay, timeZone: string): number {
   const local = localDateTime(instant, timeZone);
-  return instantOfLocal(local.year, local.month, local.day, Math.floor(minuteOfDay / 60), minuteOfDay % 60, timeZone);
+  const date = new Date(Date.UTC(2000, 0, 1));
+  date.setUTCFullYear(local.year, local.month - 1, local.day + days);
+  const hour = Math.floor(minuteOfDay / 60);
+  return instantOfLocal(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), hour, minuteOfDay % 60, timeZone);
 }
