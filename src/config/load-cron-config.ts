@@ -1,12 +1,13 @@
 import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CronConfig } from '../core/cron-job.js';
 import { parseCronXml } from './parse-cron-xml.js';
 import { parseCronYaml } from './parse-cron-yaml.js';
 import { configFormatOf } from './load-config.js';
 import { readConfigFile } from './read-config-file.js';
 
-/** Where a service looks for its cron file when TASKQUEUE_CRON is not set, in order. */
-export const DEFAULT_CRON_FILES = ['./cron.yaml', './cron.xml'] as const;
+/** Where a service looks for its cron file when TASKQUEUE_CRON is not set, in order (in the working directory). */
+export const DEFAULT_CRON_FILES = ['cron.yaml', 'cron.xml'] as const;
 
 /** Parses cron file text of a known format; `source` names it in messages and in the result. */
 export function parseCronText(text: string, source: string, format: 'xml' | 'yaml'): CronConfig {
@@ -28,9 +29,10 @@ export async function loadCronFile(path: string): Promise<CronConfig> {
  * else ./cron.yaml, else ./cron.xml, else none (null: no jobs, and nothing
  * to warn about). A configured file that does not exist is an error.
  */
-export async function findCronFile(configured: string | null): Promise<string | null> {
+export async function findCronFile(configured: string | null, dir = '.'): Promise<string | null> {
   if (configured !== null) return configured;
-  for (const candidate of DEFAULT_CRON_FILES) {
+  for (const name of DEFAULT_CRON_FILES) {
+    const candidate = join(dir, name);
     if (await exists(candidate)) return candidate;
   }
   return null;

@@ -106,7 +106,8 @@ class CronYamlReader {
   }
 
   private valueNode(name: string | null, key: string, value: Node | null, location: ConfigErrorLocation): ConfigNode {
-    if (value === null) return configNode(name, key, '');
+    // Unknown key: keep it (without its value) so that the rules report it in context.
+    if (value === null || name === null) return configNode(name, key, '');
     if (isMap(value)) return configNode(name, key, '', this.entries(value, location));
     if (isSeq(value)) throw configError({ ...location, element: key }, `${key} must be a single value, not a list`);
     return configNode(name, key, this.scalarText(value));
