@@ -17,7 +17,9 @@ export function nextSpecificFiring(schedule: SpecificTimeSchedule, after: number
   let { year, month } = local;
   for (let searched = 0; searched < MONTHS_SEARCHED; searched += 1) {
     if (schedule.months.includes(month)) {
-      for (const day of matchingDays(schedule, year, month)) {
+      // Days before the local date of `after` fire before it; the day before is kept for zones whose date can go back an hour later.
+      const from = searched === 0 ? local.day - 1 : 1;
+      for (const day of matchingDays(schedule, year, month).filter((d) => d >= from)) {
         const firing = instantOfLocal(year, month, day, hour, minute, timeZone);
         if (firing > after) return firing;
       }
