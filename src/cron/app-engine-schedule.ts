@@ -158,11 +158,11 @@ class Parser {
     }
     let months = ALL_MONTHS;
     // Days of the month need their months (`1,15 of jan`); weekdays may omit them (`every mon 09:00`).
-    if (monthDayTokens.length > 0) this.expect('of');
-    else this.expectOneOf(this.peek(), ['of', 'time']);
-    if (this.tokens[this.index - 1]?.kind === 'of' || this.peek().kind === 'of') {
-      if (this.peek().kind === 'of') this.index += 1;
+    if (monthDayTokens.length > 0 || this.peek().kind === 'of') {
+      this.expect('of');
       months = this.monthSpec();
+    } else {
+      this.expectOneOf(this.peek(), ['of', 'time']);
     }
     this.checkMonthDays(monthDays, months, monthDayTokens);
     const time = this.expect('time').value;

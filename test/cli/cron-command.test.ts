@@ -130,6 +130,9 @@ describe('taskqueue check-config and the cron file', () => {
     const asArgument = await cli(['check-config', cronFile]);
     expect(asArgument.code).toBe(0);
     expect(asArgument.out).toBe(`${summary(cronFile)}\n`);
+    const twice = await cli(['check-config', cronFile, '--cron', cronFile]);
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain('is a cron file, and so is --cron');
   });
 
   it('finds ./cron.yaml in the working directory when nothing names one', async () => {

@@ -5,6 +5,7 @@ import { loadConfigFile } from '../../config/load-config.js';
 import { findCronFile, loadCronFile } from '../../config/load-cron-config.js';
 import { settingsFromEnvironment, type ServiceSettings } from '../../config/service-settings.js';
 import type { CommandContext } from '../command-context.js';
+import { UsageError } from '../usage-error.js';
 
 /** A file named cron.yaml, cron.yml or cron.xml is a cron file, as App Engine's tools tell them apart. */
 const CRON_FILE_NAME = /^cron\.(ya?ml|xml)$/i;
@@ -22,9 +23,12 @@ export async function checkConfigCommand(
   out: NodeJS.WritableStream,
   options: { readonly cron?: string } = {},
 ): Promise<number> {
-  if (files.length > 1) throw new Error('give at most one queue file: taskqueue check-config queue.xml');
+  if (files.length > 1) throw new UsageError('give at most one queue file: taskqueue check-config queue.xml');
   const given = files[0];
   const givenIsCron = given !== undefined && CRON_FILE_NAME.test(basename(given));
+  if (givenIsCron && options.cron !== undefined) {
+    throw new UsageError(`${given} is a cron file, and so is --cron ${options.cron}: give one`);
+  }
   const cronFile = givenIsCron ? given : await findCronFile(options.cron ?? settings.cronPath);
   const queueFile = givenIsCron ? null : (given ?? settings.configPath);
   if (queueFile === null && cronFile === null) {
