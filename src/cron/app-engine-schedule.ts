@@ -153,7 +153,8 @@ class Parser {
         if (ordinals.length === ALL_ORDINALS.length && first.kind === 'every') weekdays = [...ALL_WEEKDAYS];
         else [monthDays, ordinals] = [ordinals, []];
       } else {
-        weekdays = this.list('weekday', 'day').map((token) => token.value);
+        this.expectOneOf(day, ['weekday', 'day']);
+        weekdays = this.list('weekday').map((token) => token.value);
       }
     }
     let months = ALL_MONTHS;

@@ -31,10 +31,7 @@ export interface CompileOptions {
  * Compiles a schedule: App Engine's grammar (see app-engine-schedule.ts),
  * or, as an extension, a standard five-field cron expression (`30 9 * * 1-5`,
  * names and `@daily`-style nicknames allowed, day-of-month and day-of-week
- * OR-ed as in Vixie cron). A schedule is read as a cron expression when it
- * does not start with `every` and has no `:`, which no App Engine schedule
- * can be (every specific time has an HH:MM, every interval starts with
- * `every`).
+ * OR-ed as in Vixie cron); isCronExpression tells the two apart.
  *
  * Daylight saving is the same in both: a local time skipped by a
  * spring-forward fires at the first instant after the gap, and one that

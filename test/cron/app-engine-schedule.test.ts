@@ -127,6 +127,9 @@ describe('parseAppEngineSchedule: refusals say where parsing stopped', () => {
     ['1st mon of sept 10:00', 15, 't', 'expected'],
     ['', 1, '', 'expected "every", an ordinal (1st-5th, first-fifth) or a number'],
     ['daily 10:00', 1, 'daily', 'expected "every"'],
+    ['every mon,day 10:00', 11, 'day', 'expected a weekday'],
+    ['every day,mon 10:00', 10, ',', 'expected "of" or a time (HH:MM)'],
+    ['every 1st mon 10:00', 7, '1st', 'expected a weekday or "day"'],
   ])('%s: column %i', (text, column, found, reason) => {
     const error = refusal(text);
     expect(error.code).toBe('INVALID_CONFIG');
