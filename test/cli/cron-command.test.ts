@@ -114,6 +114,7 @@ describe('taskqueue check-config and the cron file', () => {
     '  mailout: /mail/weekly "every monday 09:00", Australia/NSW',
     '  night: /tasks/night "every day 02:30", America/New_York',
     '  quarter-hour: /tasks/tick "*/15 * * * *", queue ticks, 2 retries',
+    '  (checked only: cron jobs are not fired yet; see docs/cron.md)',
   ];
   const summary = (file: string): string => CRON_SUMMARY.map((line) => line.replace('CRON', file)).join('\n');
 

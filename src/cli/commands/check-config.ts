@@ -68,6 +68,8 @@ function summariseCron(config: CronConfig, out: NodeJS.WritableStream): void {
     ].filter((fact) => fact !== null);
     out.write(`  ${job.name}: ${facts.join(', ')}\n`);
   }
+  // Said plainly, so that a file that checks out is not taken for jobs that run.
+  if (config.jobs.length > 0) out.write('  (checked only: cron jobs are not fired yet; see docs/cron.md)\n');
 }
 
 /** Registers `taskqueue check-config [FILE] [--cron FILE]`. */
