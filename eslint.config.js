@@ -18,14 +18,16 @@ const SRC = join(import.meta.dirname, 'src');
 const ALLOWED_IMPORTS = {
   // The domain: nothing of ours but core; no driver, no I/O.
   core: ['node:crypto'],
-  config: ['core', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
+  config: ['core', 'cron', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
+  // Schedules of cron jobs: App Engine's grammar (ours) and five-field cron expressions (croner); pure.
+  cron: ['core', 'croner'],
   store: ['core', 'kysely', 'pg', '@electric-sql/pglite', 'node:child_process', 'node:crypto', 'node:fs', 'node:module', 'node:net', 'node:os', 'node:path', 'node:url'],
   // Its storage comes through AuthStore (auth-store.ts); hono for the local token endpoint.
   auth: ['core', 'jose', 'hono', '@hono/node-server', 'node:crypto', 'node:fs', 'node:http', 'node:net', 'node:path'],
   http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
-  cli: ['core', 'config', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
+  cli: ['core', 'config', 'cron', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],

@@ -10,6 +10,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const UNIT = [
   'test/core/**/*.test.ts',
   'test/config/**/*.test.ts',
+  'test/cron/**/*.test.ts',
+  'test/cli/cron-command.test.ts',
   'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
   'test/http/{batch-parse,fields,parsing}.test.ts',
   'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
