@@ -1,0 +1,177 @@
+/**
+ * `npm run bench -- --scale`: the scale curves. Each point is a fresh schema
+ * filled in SQL (generate_series) through statements the triggers see, then
+ * measured through the service; each curve is printed as a table, saved as
+ * JSON in bench/results/ and drawn as SVG charts beside it (and in
+ * docs/scale/ with `--write-docs`). See docs/performance.md, "Scale curves".
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { printTable } from '../lib/table.js';
+import { heldPoint, type HeldPoint } from './held-curve.js';
+import { mb, measureMigrationSeqScans, type Latency } from './measure.js';
+import { pagesPoint, type PagesPoint } from './pages-curve.js';
+import { queuesPoint, type QueuesPoint } from './queues-curve.js';
+import { heldCharts, pagesCharts, queuesCharts, waitingCharts, type Charts } from './scale-charts.js';
+import { parseScaleOptions, type ScaleOptions } from './scale-options.js';
+import { formatCount, renderLineChart } from './svg-chart.js';
+import { waitingPoint, type WaitingPoint } from './waiting-curve.js';
+
+const ms = (value: number) => value.toFixed(2);
+const lat = (l: Latency) => `${ms(l.p50Ms)} / ${ms(l.p99Ms)}`;
+const int = (value: number) => Math.round(value).toLocaleString('en-US');
+const size = (bytes: number) => `${mb(bytes).toFixed(1)}`;
+
+function log(line: string): void {
+  console.log(`[scale ${new Date().toISOString().slice(11, 19)}] ${line}`);
+}
+
+async function waitingCurve(url: string, points: readonly number[]): Promise<WaitingPoint[]> {
+  const results: WaitingPoint[] = [];
+  for (const n of points) {
+    log(`waiting tasks: ${formatCount(n)}`);
+    results.push(await waitingPoint(url, n));
+  }
+  printTable(
+    'scale: waiting tasks in one queue (lease p50 / p99 ms, one consumer, each lease followed by its delete)',
+    ['waiting', 'fill s', 'lease 1', 'lease 100', 'add tasks/s', 'table MB', 'indexes MB', 'tasks seq scans', 'counters exact'],
+    results.map((p) => [
+      formatCount(p.waiting),
+      p.fillSeconds.toFixed(1),
+      lat(p.lease1),
+      lat(p.lease100),
+      int(p.addTasksPerSecond),
+      size(p.tasks.tableBytes),
+      Object.entries(p.tasks.indexBytes)
+        .map(([name, bytes]) => `${name.replace(/^tasks_/, '')} ${size(bytes)}`)
+        .join(', '),
+      `${p.tasksSeqScans}`,
+      p.countersExact ? 'yes' : 'NO',
+    ]),
+  );
+  return results;
+}
+
+async function queuesCurve(url: string, points: readonly number[]): Promise<QueuesPoint[]> {
+  const results: QueuesPoint[] = [];
+  for (const n of points) {
+    log(`configured queues: ${formatCount(n)}`);
+    results.push(await queuesPoint(url, n));
+  }
+  printTable(
+    'scale: configured queues, 100k tasks spread over them (p50 / p99 ms)',
+    ['queues', 'config load ms', 'first start ms', 'restart ms', 'lease 1', 'add 1', 'overview', 'console list', 'console table', 'tasks seq scans', 'counters exact'],
+    results.map((p) => [
+      formatCount(p.queues),
+      ms(p.configLoadMs),
+      int(p.firstStartMs),
+      int(p.restartMs),
+      lat(p.lease1),
+      lat(p.add1),
+      lat(p.overview),
+      lat(p.consolePage),
+      lat(p.consoleTable),
+      `${p.tasksSeqScans}`,
+      p.countersExact ? 'yes' : 'NO',
+    ]),
+  );
+  return results;
+}
+
+async function heldCurve(url: string, points: readonly number[]): Promise<HeldPoint[]> {
+  const results: HeldPoint[] = [];
+  for (const n of points) {
+    log(`held names: ${formatCount(n)}`);
+    results.push(await heldPoint(url, n));
+  }
+  printTable(
+    'scale: held names (tombstones over 7.7 days, 7-day retention; p50 / p99 ms)',
+    ['held', 'implied adds/s', 'add with name', 'cleanup rows', 'cleanup rows/s', 'x add rate', 'lease idle', 'lease in cleanup', 'slowdown p50', 'MB filled', 'MB after churn', 'bloat', 'seq scans'],
+    results.map((p) => [
+      formatCount(p.held),
+      p.impliedAddRate.toFixed(1),
+      lat(p.namedAdd),
+      int(p.cleanupRemoved),
+      int(p.cleanupRowsPerSecond),
+      int(p.cleanupOverAddRate),
+      lat(p.leaseIdle),
+      `${lat(p.leaseDuringCleanup)} (${p.leaseDuringCleanup.calls} calls)`,
+      `${p.leaseSlowdownP50.toFixed(2)}x`,
+      size(p.tombstones.totalBytes),
+      size(p.afterChurn.totalBytes),
+      `${p.bloatRatio.toFixed(2)}x`,
+      `${p.tombstoneSeqScans}`,
+    ]),
+  );
+  return results;
+}
+
+async function pagesCurve(url: string, points: readonly number[]): Promise<PagesPoint[]> {
+  const results: PagesPoint[] = [];
+  for (const n of points) {
+    log(`dead letters and audit entries: ${formatCount(n)}`);
+    results.push(await pagesPoint(url, n));
+  }
+  printTable(
+    'scale: dead letters and audit log (p50 / p99 ms)',
+    ['rows', 'console queues', 'console queue', 'console audit', 'audit, middle page', 'CLI queues', 'CLI dead-letters p.1', 'middle page', 'CLI all pages s', 'seq scans'],
+    results.map((p) => [
+      formatCount(p.rows),
+      lat(p.consoleQueues),
+      lat(p.consoleQueue),
+      lat(p.consoleAudit),
+      lat(p.consoleAuditMiddle),
+      lat(p.cliQueues),
+      lat(p.cliDeadLettersFirst),
+      lat(p.cliDeadLettersMiddle),
+      p.cliDeadLettersAllSeconds.toFixed(1),
+      Object.entries(p.seqScans)
+        .map(([table, count]) => `${table} ${count}`)
+        .join(', '),
+    ]),
+  );
+  return results;
+}
+
+function writeCharts(dirs: readonly string[], charts: Charts): void {
+  for (const dir of dirs) {
+    mkdirSync(dir, { recursive: true });
+    for (const [name, chart] of Object.entries(charts)) writeFileSync(join(dir, `${name}.svg`), renderLineChart(chart));
+  }
+}
+
+export async function runScale(url: string, argv: readonly string[]): Promise<void> {
+  const options: ScaleOptions = parseScaleOptions(argv);
+  const started = Date.now();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const chartDirs = [`bench/results/scale-${stamp}`, ...(argv.includes('--write-docs') ? ['docs/scale'] : [])];
+  const note = `PostgreSQL, ${new Date().toISOString().slice(0, 10)}; npm run bench -- --scale`;
+  const results: Record<string, unknown> = { date: new Date().toISOString(), options };
+  const charts: Charts = {};
+  await measureMigrationSeqScans(url);
+  if (options.curves.includes('waiting')) {
+    const points = await waitingCurve(url, options.waiting);
+    results.waiting = points;
+    Object.assign(charts, waitingCharts(points, note));
+  }
+  if (options.curves.includes('queues')) {
+    const points = await queuesCurve(url, options.queues);
+    results.queues = points;
+    Object.assign(charts, queuesCharts(points, note));
+  }
+  if (options.curves.includes('held')) {
+    const points = await heldCurve(url, options.held);
+    results.held = points;
+    Object.assign(charts, heldCharts(points, note));
+  }
+  if (options.curves.includes('pages')) {
+    const points = await pagesCurve(url, options.pages);
+    results.pages = points;
+    Object.assign(charts, pagesCharts(points, note));
+  }
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/scale-${stamp}.json`;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  writeCharts(chartDirs, charts);
+  console.log(`\nwrote ${file} and ${Object.keys(charts).length} charts to ${chartDirs.join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
