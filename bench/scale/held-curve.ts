@@ -1,7 +1,7 @@
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import { benchAdd, openBenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
-import { relationSizes, seqScans, timeCalls, type Latency, type RelationSizes } from './measure.js';
+import { inRounds, relationSizes, seqScans, timeCalls, type Latency, type RelationSizes } from './measure.js';
 
 /**
  * The held names are spread evenly over this many days back from now; the
@@ -90,11 +90,12 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
 
     const payload = Buffer.alloc(64, 'x');
     await timeCalls(20, (i) => bench.queue.add({ name: `warm-${i}`, payload }));
-    const namedAdd = await timeCalls(500, (i) => bench.queue.add({ name: `fresh-${i}`, payload }));
+    let added = 0;
+    const namedAdd = await inRounds(() => timeCalls(300, () => bench.queue.add({ name: `fresh-${added++}`, payload })));
 
     await benchAdd(bench.queue, 5_000, 4);
     await leaseCalls(bench.queue, 20);
-    const leaseIdle = await leaseCalls(bench.queue, 300);
+    const leaseIdle = await inRounds(() => leaseCalls(bench.queue, 200));
 
     let done = false;
     const cleanupStarted = performance.now();

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { openBenchService } from '../lib/service-bench.js';
-import { latency } from '../lib/stats.js';
+import { latency, median } from '../lib/stats.js';
 
 /** p50 and p99 of a set of calls, in ms. */
 export interface Latency {
@@ -90,3 +90,30 @@ export async function countersExact(admin: pg.Pool, schema: string): Promise<boo
 }
 
 export const mb = (bytes: number) => bytes / (1024 * 1024);
+
+/** Rounds of each measurement in a point (BENCH_RUNS, default 3): figures are the median over rounds. */
+export const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
+
+/** A latency measured in rounds: the median of the rounds' p50s and of their p99s, and each round's. */
+export interface RoundsLatency extends Latency {
+  readonly rounds: readonly Latency[];
+}
+
+/** Runs `measure` ROUNDS times one after another; p50 and p99 are the medians over the rounds (a burst of other load spoils one round, not the figure). */
+export async function inRounds(measure: () => Promise<Latency>): Promise<RoundsLatency> {
+  const rounds: Latency[] = [];
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await measure());
+  return {
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    calls: rounds.reduce((sum, r) => sum + r.calls, 0),
+    rounds,
+  };
+}
+
+/** The median of ROUNDS runs of a figure (throughput). */
+export async function medianOfRounds(measure: () => Promise<number>): Promise<number> {
+  const values: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) values.push(await measure());
+  return median(values);
+}

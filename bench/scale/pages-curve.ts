@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { mountConsole } from '../../src/console/mount-console.js';
 import { openBenchService } from '../lib/service-bench.js';
-import { relationSizes, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
+import { inRounds, relationSizes, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
 
 /** The CLI's page of dead letters (src/cli/database-client.ts). */
 const CLI_PAGE = 500;
@@ -77,16 +77,16 @@ export async function pagesPoint(url: string, rows: number): Promise<PagesPoint>
     let consoleAuditMiddle: Latency;
     try {
       await page('/console')();
-      consoleQueues = await timeCalls(10, page('/console'));
-      consoleQueue = await timeCalls(10, page('/console/queues/bench'));
-      consoleAudit = await timeCalls(10, page('/console/audit'));
-      consoleAuditMiddle = await timeCalls(10, page(`/console/audit?before=${middleAudit}`));
+      consoleQueues = await inRounds(() => timeCalls(10, page('/console')));
+      consoleQueue = await inRounds(() => timeCalls(10, page('/console/queues/bench')));
+      consoleAudit = await inRounds(() => timeCalls(10, page('/console/audit')));
+      consoleAuditMiddle = await inRounds(() => timeCalls(10, page(`/console/audit?before=${middleAudit}`)));
     } finally {
       await mounted.close();
     }
-    const cliQueues = await timeCalls(10, () => bench.service.overview());
-    const cliDeadLettersFirst = await timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE }));
-    const cliDeadLettersMiddle = await timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE, after }));
+    const cliQueues = await inRounds(() => timeCalls(10, () => bench.service.overview()));
+    const cliDeadLettersFirst = await inRounds(() => timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE })));
+    const cliDeadLettersMiddle = await inRounds(() => timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE, after })));
     const cliDeadLettersAllSeconds =
       (await timeOnce(async () => {
         let cursor: { name: string; diedUsec: number } | undefined;

@@ -8,7 +8,7 @@ import { loadConfigFile } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import { mountConsole } from '../../src/console/mount-console.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
-import { countersExact, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
+import { countersExact, inRounds, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
 
 /** Tasks spread evenly over the configured queues at every point. */
 export const SPREAD_TASKS = 100_000;
@@ -81,13 +81,13 @@ export async function queuesPoint(url: string, count: number): Promise<QueuesPoi
     const payload = Buffer.alloc(64, 'x');
     // Warm-up, then measured calls.
     await timeCalls(20, (i) => pick(i).add({ payload }));
-    const add1 = await timeCalls(300, (i) => pick(i).add({ payload }));
-    const lease1 = await timeCalls(300, async (i) => {
+    const add1 = await inRounds(() => timeCalls(200, (i) => pick(i).add({ payload })));
+    const lease1 = await inRounds(() => timeCalls(200, async (i) => {
       const queue = pick(i);
       const tasks = await queue.leaseTasks({ lease: 300, maxTasks: 1 });
       if (tasks.length > 0) await queue.deleteTask(tasks);
-    });
-    const overview = await timeCalls(10, () => svc.overview());
+    }));
+    const overview = await inRounds(() => timeCalls(10, () => svc.overview()));
     const app = new Hono();
     const mounted = mountConsole(app, { service: svc, auditLog: svc.auditLog });
     const page = (path: string) => async () => {
@@ -99,8 +99,8 @@ export async function queuesPoint(url: string, count: number): Promise<QueuesPoi
     let consoleTable: Latency;
     try {
       await page('/console')();
-      consolePage = await timeCalls(10, page('/console'));
-      consoleTable = await timeCalls(10, page('/console/queues-table'));
+      consolePage = await inRounds(() => timeCalls(10, page('/console')));
+      consoleTable = await inRounds(() => timeCalls(10, page('/console/queues-table')));
     } finally {
       await mounted.close();
     }

@@ -2,7 +2,7 @@ import type { TaskQueue } from '../../src/core/task-queue.js';
 import { runCycle } from '../lib/cycle.js';
 import { backlog, benchAdd, openBenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
-import { countersExact, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes } from './measure.js';
+import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes } from './measure.js';
 
 /** One point of the waiting-tasks curve. */
 export interface WaitingPoint {
@@ -58,9 +58,14 @@ export async function waitingPoint(url: string, waiting: number): Promise<Waitin
     const tasks = await relationSizes(bench.admin, bench.schema, 'tasks');
     // Warm-up: the first calls prepare statements and read the index into cache.
     await leaseLatency(bench.queue, 20, 1);
-    const lease1 = await leaseLatency(bench.queue, 500, 1);
-    const lease100 = await leaseLatency(bench.queue, 100, 100);
-    const addTasksPerSecond = await benchAdd(bench.queue, 20_000, 4);
+    // Each round first adds (untimed) what it will take, so the queue holds `waiting` tasks throughout.
+    const round = (calls: number, numTasks: number) => async () => {
+      await benchAdd(bench.queue, calls * numTasks, 4);
+      return leaseLatency(bench.queue, calls, numTasks);
+    };
+    const lease1 = await inRounds(round(300, 1));
+    const lease100 = await inRounds(round(60, 100));
+    const addTasksPerSecond = await medianOfRounds(() => benchAdd(bench.queue, 20_000, 4));
     await bench.service.close();
     const scans = await seqScans(bench.admin, bench.schema, ['tasks']);
     return {
