@@ -115,6 +115,7 @@ export function pagesCharts(points: readonly PagesPoint[], note: string): Charts
     'operator-pages': {
       title: 'Console and CLI pages by dead letters / audit entries',
       subtitle: note,
+      targets: [{ y: 100, label: 'target: under 100 ms' }],
       xLabel: 'dead letters (and audit entries)',
       yLabel: 'ms (p50)',
       series: [

@@ -20,6 +20,8 @@ export interface LineChart {
   readonly logX?: boolean;
   /** A line under the title (what was measured, on what). */
   readonly subtitle?: string;
+  /** Horizontal reference lines (a target: "pages under 100 ms"). */
+  readonly targets?: readonly { readonly y: number; readonly label: string }[];
 }
 
 const WIDTH = 640;
@@ -99,7 +101,7 @@ export function renderLineChart(chart: LineChart): string {
     const b = xTicks.at(-1)!;
     xPos = (x) => MARGIN.left + (x / (b || 1)) * plotW;
   }
-  const yTicks = linearTicks(Math.max(0, ...ys) * 1.1);
+  const yTicks = linearTicks(Math.max(0, ...ys, ...(chart.targets ?? []).map((t) => t.y)) * 1.1);
   const yMax = yTicks.at(-1)!;
   const yPos = (y: number) => MARGIN.top + plotH - (y / (yMax || 1)) * plotH;
 
@@ -130,6 +132,23 @@ export function renderLineChart(chart: LineChart): string {
     `<text transform="translate(16 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(chart.yLabel)}</text>`,
   );
 
+  for (const target of chart.targets ?? []) {
+    const y = yPos(target.y).toFixed(1);
+    out.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="#888" stroke-dasharray="6 4"/>`);
+    out.push(`<text x="${WIDTH - MARGIN.right - 4}" y="${Number(y) - 4}" text-anchor="end" fill="#666" font-size="11">${escapeXml(target.label)}</text>`);
+  }
+
+  // Point labels placed so that none overlaps another: moved up or down a line at a time until free.
+  const placed: { x: number; y: number; w: number }[] = [];
+  const freeY = (x: number, y: number, w: number): number => {
+    const clashes = (cy: number) => placed.some((p) => Math.abs(p.x - x) < (p.w + w) / 2 + 2 && Math.abs(p.y - cy) < 12);
+    const inside = (cy: number) => cy >= MARGIN.top + 10 && cy <= MARGIN.top + plotH - 3;
+    for (let step = 0; step < 16; step++) {
+      const cy = y + (step % 2 === 0 ? -1 : 1) * Math.ceil(step / 2) * 12;
+      if (inside(cy) && !clashes(cy)) return cy;
+    }
+    return Math.min(Math.max(y, MARGIN.top + 10), MARGIN.top + plotH - 3);
+  };
   chart.series.forEach((series, i) => {
     const colour = COLOURS[i % COLOURS.length]!;
     // Lines between consecutive measured points; a null breaks the line.
@@ -149,9 +168,12 @@ export function renderLineChart(chart: LineChart): string {
       const px = xPos(x).toFixed(1);
       const py = yPos(y);
       out.push(`<circle cx="${px}" cy="${py.toFixed(1)}" r="3.5" fill="${colour}"/>`);
-      // Labels alternate above and below by series, so two close series stay readable.
-      const dy = i % 2 === 0 ? -8 : 16;
-      out.push(`<text x="${px}" y="${(py + dy).toFixed(1)}" text-anchor="middle" fill="${colour}" font-size="11">${escapeXml(formatValue(y))}</text>`);
+      // Labels start above (even series) or below (odd) their point.
+      const text = formatValue(y);
+      const width = text.length * 6.5;
+      const ly = freeY(Number(px), py + (i % 2 === 0 ? -8 : 16), width);
+      placed.push({ x: Number(px), y: ly, w: width });
+      out.push(`<text x="${px}" y="${ly.toFixed(1)}" text-anchor="middle" fill="${colour}" font-size="11">${escapeXml(text)}</text>`);
     }
     // Legend under the x axis label, three to a row.
     const lx = MARGIN.left + (i % 3) * Math.floor(plotW / 3);
