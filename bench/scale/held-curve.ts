@@ -77,12 +77,15 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
   try {
     const [queue] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
     const fillStarted = performance.now();
-    await bench.admin.query(
-      `insert into ${t} (queue_id, name, deleted_at, reason)
-       select $1, 'held-' || g, now() - ($3 * interval '1 day') * (g::float8 / $2), 'deleted'
-         from generate_series(1, $2) g`,
-      [queue!.id, held, SPAN_DAYS],
-    );
+    // In statements of 5M rows, so no one transaction holds the whole fill's WAL.
+    for (let from = 1; from <= held; from += 5_000_000) {
+      await bench.admin.query(
+        `insert into ${t} (queue_id, name, deleted_at, reason)
+         select $1, 'held-' || g, now() - ($3 * interval '1 day') * (g::float8 / $2), 'deleted'
+           from generate_series($4::int8, $5::int8) g`,
+        [queue!.id, held, SPAN_DAYS, from, Math.min(held, from + 5_000_000 - 1)],
+      );
+    }
     await bench.admin.query(`vacuum (analyze) ${t}`);
     const fillSeconds = (performance.now() - fillStarted) / 1000;
     const tombstones = await relationSizes(bench.admin, bench.schema, 'task_tombstones');

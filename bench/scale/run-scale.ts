@@ -6,6 +6,7 @@
  * docs/scale/ with `--write-docs`). See docs/performance.md, "Scale curves".
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { printTable } from '../lib/table.js';
 import { heldPoint, type HeldPoint } from './held-curve.js';
@@ -145,8 +146,9 @@ export async function runScale(url: string, argv: readonly string[]): Promise<vo
   const started = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const chartDirs = [`bench/results/scale-${stamp}`, ...(argv.includes('--write-docs') ? ['docs/scale'] : [])];
-  const note = `PostgreSQL, ${new Date().toISOString().slice(0, 10)}; npm run bench -- --scale`;
-  const results: Record<string, unknown> = { date: new Date().toISOString(), options };
+  // The machine's load goes on every chart: figures taken beside other work say so.
+  const note = `PostgreSQL, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores at start`;
+  const results: Record<string, unknown> = { date: new Date().toISOString(), loadAverage: loadavg(), cores: cpus().length, options };
   const charts: Charts = {};
   await measureMigrationSeqScans(url);
   if (options.curves.includes('waiting')) {

@@ -1,6 +1,6 @@
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import { runCycle } from '../lib/cycle.js';
-import { backlog, benchAdd, openBenchService } from '../lib/service-bench.js';
+import { benchAdd, openBenchService, type BenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
 import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes } from './measure.js';
 
@@ -41,10 +41,29 @@ async function leaseLatency(queue: TaskQueue, calls: number, numTasks: number): 
   return { p50Ms: p50, p99Ms: p99, calls: samples.length };
 }
 
+/** Rows per fill statement: the add trigger's transition table holds one statement's rows. */
+const FILL_CHUNK = 1_000_000;
+
 /**
- * A fresh schema with `waiting` due tasks in one queue, inserted by one
- * INSERT ... SELECT generate_series (the add trigger sees it: counters exact,
- * names checked against tombstones), then vacuumed and analyzed as
+ * `count` due tasks in the bench queue (eta a day ago, in name order), by
+ * INSERT ... SELECT generate_series in statements of FILL_CHUNK rows: the
+ * add trigger sees each (storage counters exact, names checked against
+ * tombstones), as bench/lib's backlog() does in one statement.
+ */
+async function fill(bench: BenchService, count: number): Promise<void> {
+  const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
+  for (let from = 1; from <= count; from += FILL_CHUNK) {
+    await bench.admin.query(
+      `insert into ${bench.schema}.tasks (queue_id, name, eta, payload)
+       select $1, 'backlog-' || g, now() - interval '1 day' + g * interval '1 microsecond', $2
+         from generate_series($3::int8, $4::int8) g`,
+      [row!.id, Buffer.alloc(64, 'x'), from, Math.min(count, from + FILL_CHUNK - 1)],
+    );
+  }
+}
+
+/**
+ * A fresh schema with `waiting` due tasks in one queue (fill), then vacuumed and analyzed as
  * autovacuum would leave it. Measured: leases of 1 and 100 (each followed by
  * a delete, so the head moves), adds into the full queue, table and index sizes.
  */
@@ -52,7 +71,7 @@ export async function waitingPoint(url: string, waiting: number): Promise<Waitin
   const bench = await openBenchService(url, 10);
   try {
     const fillMs = await timeOnce(async () => {
-      await backlog(bench, waiting);
+      await fill(bench, waiting);
       await bench.admin.query(`vacuum (analyze) ${bench.schema}.tasks`);
     });
     const tasks = await relationSizes(bench.admin, bench.schema, 'tasks');
