@@ -3,9 +3,10 @@
  * filled in SQL (generate_series) through statements the triggers see, then
  * measured through the service; each curve is printed as a table, saved as
  * JSON in bench/results/ and drawn as SVG charts beside it (and in
- * docs/scale/ with `--write-docs`). See docs/performance.md, "Scale curves".
+ * docs/scale/ with `--write-docs`; `--replot=FILE.json` draws a saved run's
+ * charts again). See docs/performance.md, "Scale curves".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { printTable } from '../lib/table.js';
@@ -141,7 +142,37 @@ function writeCharts(dirs: readonly string[], charts: Charts): void {
   }
 }
 
+/** The charts of a saved run (`--replot=bench/results/scale-....json`), so a quoted run's charts can be drawn again. */
+function replot(file: string, dirs: readonly string[], extraNote: string | undefined): void {
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+    date: string;
+    loadAverage?: number[];
+    cores?: number;
+    waiting?: WaitingPoint[];
+    queues?: QueuesPoint[];
+    held?: HeldPoint[];
+    pages?: PagesPoint[];
+  };
+  const load = saved.loadAverage === undefined ? '' : `, load average ${saved.loadAverage[0]!.toFixed(1)} on ${saved.cores ?? '?'} cores at start`;
+  const note = `PostgreSQL, ${saved.date.slice(0, 10)}${load}${extraNote ? `; ${extraNote}` : ''}`;
+  const charts: Charts = {
+    ...(saved.waiting ? waitingCharts(saved.waiting, note) : {}),
+    ...(saved.queues ? queuesCharts(saved.queues, note) : {}),
+    ...(saved.held ? heldCharts(saved.held, note) : {}),
+    ...(saved.pages ? pagesCharts(saved.pages, note) : {}),
+  };
+  writeCharts(dirs, charts);
+  console.log(`drew ${Object.keys(charts).length} charts of ${file} to ${dirs.join(' and ')}`);
+}
+
 export async function runScale(url: string, argv: readonly string[]): Promise<void> {
+  const replotFile = argv.find((arg) => arg.startsWith('--replot='))?.slice('--replot='.length);
+  if (replotFile !== undefined) {
+    // `--chart-note=TEXT`: said under each title (what the run was: small points, a busy machine).
+    const extraNote = argv.find((arg) => arg.startsWith('--chart-note='))?.slice('--chart-note='.length);
+    replot(replotFile, argv.includes('--write-docs') ? ['docs/scale'] : [replotFile.replace(/\.json$/, '')], extraNote);
+    return;
+  }
   const options: ScaleOptions = parseScaleOptions(argv);
   const started = Date.now();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
