@@ -50,7 +50,7 @@ export function formatValue(value: number): string {
   if (abs >= 100) return value.toFixed(0);
   if (abs >= 10) return value.toFixed(1).replace(/\.0$/, '');
   if (abs >= 1) return value.toFixed(2).replace(/\.?0+$/, '');
-  return value.toPrecision(2);
+  return Number(value.toPrecision(2)).toString();
 }
 
 function trim(value: number): string {
