@@ -89,6 +89,7 @@ export async function countersExact(admin: pg.Pool, schema: string): Promise<boo
   return rows[0]?.exact === true;
 }
 
+/** Bytes in MiB (what the tables and charts call MiB). */
 export const mb = (bytes: number) => bytes / (1024 * 1024);
 
 /** Rounds of each measurement in a point (BENCH_RUNS, default 3): figures are the median over rounds. */

@@ -36,7 +36,7 @@ async function waitingCurve(url: string, points: readonly number[]): Promise<Wai
   }
   printTable(
     'scale: waiting tasks in one queue (lease p50 / p99 ms, one consumer, each lease followed by its delete)',
-    ['waiting', 'fill s', 'lease 1', 'lease 100', 'add tasks/s', 'table MB', 'indexes MB', 'tasks seq scans', 'counters exact'],
+    ['waiting', 'fill s', 'lease 1', 'lease 100', 'add tasks/s', 'table MiB', 'indexes MiB', 'tasks seq scans', 'counters exact'],
     results.map((p) => [
       formatCount(p.waiting),
       p.fillSeconds.toFixed(1),
@@ -88,7 +88,7 @@ async function heldCurve(url: string, points: readonly number[]): Promise<HeldPo
   }
   printTable(
     'scale: held names (tombstones over 7.7 days, 7-day retention; p50 / p99 ms)',
-    ['held', 'implied adds/s', 'add with name', 'cleanup rows', 'cleanup rows/s', 'x add rate', 'lease idle', 'lease in cleanup', 'slowdown p50', 'MB filled', 'MB after churn', 'bloat', 'seq scans'],
+    ['held', 'implied adds/s', 'add with name', 'cleanup rows', 'cleanup rows/s', 'x add rate', 'lease idle', 'lease in cleanup', 'slowdown p50', 'MiB filled', 'MiB after churn', 'bloat', 'seq scans'],
     results.map((p) => [
       formatCount(p.held),
       p.impliedAddRate.toFixed(1),

@@ -34,7 +34,7 @@ export function waitingCharts(points: readonly WaitingPoint[], note: string): Ch
       title: 'tasks table and index sizes by waiting tasks',
       subtitle: note,
       xLabel: 'waiting tasks',
-      yLabel: 'MB',
+      yLabel: 'MiB',
       series: [
         { label: 'table (heap)', points: at((p) => mb(p.tasks.tableBytes)) },
         ...Object.keys(points[0]?.tasks.indexBytes ?? {}).map((index) => ({
@@ -100,7 +100,7 @@ export function heldCharts(points: readonly HeldPoint[], note: string): Charts {
       title: 'task_tombstones size (table + indexes)',
       subtitle: note,
       xLabel: 'tombstone rows',
-      yLabel: 'MB',
+      yLabel: 'MiB',
       series: [
         { label: 'filled', points: at((p) => mb(p.tombstones.totalBytes)) },
         { label: 'after cleanup, churn, VACUUM', points: at((p) => mb(p.afterChurn.totalBytes)) },

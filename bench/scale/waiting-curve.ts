@@ -45,25 +45,25 @@ async function leaseLatency(queue: TaskQueue, calls: number, numTasks: number): 
 const FILL_CHUNK = 1_000_000;
 
 /**
- * `count` due tasks in the bench queue (eta a day ago, in name order), by
+ * `count` due tasks in the bench queue (eta a day ago, in the order of their numbers), by
  * INSERT ... SELECT generate_series in statements of FILL_CHUNK rows: the
  * add trigger sees each (storage counters exact, names checked against
  * tombstones), as bench/lib's backlog() does in one statement.
  */
-async function fill(bench: BenchService, count: number): Promise<void> {
+export async function fillTasks(bench: BenchService, count: number, chunk = FILL_CHUNK): Promise<void> {
   const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
-  for (let from = 1; from <= count; from += FILL_CHUNK) {
+  for (let from = 1; from <= count; from += chunk) {
     await bench.admin.query(
       `insert into ${bench.schema}.tasks (queue_id, name, eta, payload)
        select $1, 'backlog-' || g, now() - interval '1 day' + g * interval '1 microsecond', $2
          from generate_series($3::int8, $4::int8) g`,
-      [row!.id, Buffer.alloc(64, 'x'), from, Math.min(count, from + FILL_CHUNK - 1)],
+      [row!.id, Buffer.alloc(64, 'x'), from, Math.min(count, from + chunk - 1)],
     );
   }
 }
 
 /**
- * A fresh schema with `waiting` due tasks in one queue (fill), then vacuumed and analyzed as
+ * A fresh schema with `waiting` due tasks in one queue (fillTasks), then vacuumed and analyzed as
  * autovacuum would leave it. Measured: leases of 1 and 100 (each followed by
  * a delete, so the head moves), adds into the full queue, table and index sizes.
  */
@@ -71,7 +71,7 @@ export async function waitingPoint(url: string, waiting: number): Promise<Waitin
   const bench = await openBenchService(url, 10);
   try {
     const fillMs = await timeOnce(async () => {
-      await fill(bench, waiting);
+      await fillTasks(bench, waiting);
       await bench.admin.query(`vacuum (analyze) ${bench.schema}.tasks`);
     });
     const tasks = await relationSizes(bench.admin, bench.schema, 'tasks');
