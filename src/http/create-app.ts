@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps): Hono {
 /** The default readiness: the database answers. */
 async function databaseAnswers(deps: ResolvedDeps): Promise<Readiness> {
   try {
-    await deps.service.store.ping();
+    await deps.service.ping();
     return { ready: true };
   } catch {
     return { ready: false, reason: 'database', message: 'the database does not answer' };

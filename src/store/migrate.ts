@@ -64,6 +64,14 @@ export async function schemaVersion(db: Kysely<Database>, schemaName: string): P
   return Number(result.rows[0]?.version ?? 0);
 }
 
+/** Whether the schema holds the service's tables (its migrations table), without failing when it does not. */
+export async function schemaExists(db: Kysely<Database>, schemaName: string): Promise<boolean> {
+  const schema = validateSchemaName(schemaName);
+  const result = await sql<{ found: boolean }>`/* schema_exists */
+    select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = 'schema_migrations') as found`.execute(db);
+  return result.rows[0]?.found === true;
+}
+
 /** The highest migration this package ships. */
 export async function latestMigration(): Promise<number> {
   return Math.max(0, ...MIGRATIONS.map((m) => m.version));

@@ -23,15 +23,20 @@ import type {
   TaskNamesParams,
   TaskRef,
   TaskStore,
+  SetPausedParams,
+  ReleaseLeaseParams,
+  ReleaseResult,
   TombstoneListParams,
   LeaseCount,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
+import type { NewAuditEntry } from '../core/audit-log.js';
+import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
-import { schemaVersion } from './migrate.js';
+import { schemaExists, schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
 import { insertTasks } from './insert-tasks.js';
@@ -141,6 +146,11 @@ export class PgTaskStore implements TaskStore {
   /** The highest migration applied to the schema (0 when none is); TRANSIENT_ERROR when the schema is gone. */
   schemaVersion(): Promise<number> {
     return this.#guard(() => schemaVersion(this.#ctx.db, this.#ctx.schema), undefined);
+  }
+
+  /** Whether the schema holds the service's tables. */
+  schemaExists(): Promise<boolean> {
+    return this.#guard(() => schemaExists(this.#ctx.db, this.#ctx.schema), undefined);
   }
 
   get database(): OpenDatabase {
@@ -260,8 +270,9 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => modifyLease(this.#ctx, params), params.queueName);
   }
 
-  /** Concurrent deletes of one queue share a statement (see StatementGroup). */
+  /** Concurrent deletes of one queue share a statement (see StatementGroup); an operator's (audited) runs alone. */
   deleteTasks(params: TaskDeleteParams): Promise<string[]> {
+    if (params.audit !== undefined) return this.#guard(() => deleteTasks(this.#ctx, params), params.queueName);
     return this.#deletes.submit(String(params.queueId), params);
   }
 
@@ -308,7 +319,7 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => queueStats(this.#ctx, params), params.queueName);
   }
 
-  setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
+  setPaused(params: SetPausedParams): Promise<void> {
     return this.#guard(() => setPaused(this.#ctx, params), params.queueName);
   }
 
@@ -357,10 +368,14 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
-  async releaseLease(params: TaskRef): Promise<Task | null> {
-    const task = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
-    if (task) this.#arrivals.wake(params.queueId);
-    return task;
+  async releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null> {
+    const result = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
+    if (result?.released) this.#arrivals.wake(params.queueId);
+    return result;
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<void> {
+    await this.#guard(() => recordAudit(this.#ctx, entry), entry.queue);
   }
 
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
