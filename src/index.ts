@@ -3,7 +3,7 @@
  * Engine Task Queue (pull queues and REST v1beta2). This is the in-process
  * API for a hosting Node application.
  */
-import { environment } from './main.js';
+import { environment } from './environment.js';
 import { openTaskQueue as open, type OpenTaskQueue, type OpenTaskQueueOptions } from './open-task-queue.js';
 
 /**

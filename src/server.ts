@@ -10,7 +10,7 @@ import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
 import { lingerOnEarlyAnswers } from './http/lingering-close.js';
-import type { Readiness } from './http/routes/readiness.js';
+import type { Readiness } from './http/app-deps.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';

@@ -3,12 +3,7 @@ import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 import { validateSchemaName } from './schema-name.js';
 
-/** A migration file of sql/: `NNNN_name.sql`. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly text: string;
-}
+export type { Migration } from './migration.js';
 
 /** What a migration run did. */
 export interface MigrateResult {
