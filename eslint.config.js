@@ -5,6 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { join } from 'node:path';
 import layers from './eslint-rules/layer-imports.js';
+import statements from './eslint-rules/statement-labels.js';
 
 const SRC = join(import.meta.dirname, 'src');
 
@@ -50,6 +51,12 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { layers },
     rules: { 'layers/allowed-imports': ['error', { srcDir: SRC, allow: ALLOWED_IMPORTS }] },
+  },
+  {
+    // Every SQL statement of the store opens with its /* label */ (CONTRIBUTING.md).
+    files: ['src/store/**/*.ts'],
+    plugins: { statements },
+    rules: { 'statements/labelled': 'error' },
   },
   {
     files: ['src/environment.ts', 'test/**/*.ts', 'bench/**/*.ts', 'vitest.config.ts', 'eslint.config.js'],

@@ -24,16 +24,16 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
   const migrations = MIGRATIONS;
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
-    await sql`set local search_path to ${sql.id(schema)}`.execute(trx);
-    await sql`
+    await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
+    await sql`/* migrate_search_path */ set local search_path to ${sql.id(schema)}`.execute(trx);
+    await sql`/* migrate_create_table */
       create table if not exists schema_migrations (
         version    integer primary key,
         name       text not null,
         applied_at timestamptz not null default now()
       )`.execute(trx);
     const done = new Set(
-      (await sql<{ version: number }>`select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
+      (await sql<{ version: number }>`/* migrate_applied */ select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
     );
     const applied: number[] = [];
     for (const migration of migrations) {

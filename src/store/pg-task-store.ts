@@ -272,7 +272,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   async ping(): Promise<void> {
-    await this.#guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
+    await this.#guard(() => sql`/* ping */ select 1`.execute(this.#ctx.db), undefined);
   }
 
   async close(): Promise<void> {
