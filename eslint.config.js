@@ -30,7 +30,9 @@ const ALLOWED_IMPORTS = {
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
-  'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net', 'node:path'],
+  'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'server', 'open-task-queue.ts', 'node:http', 'node:path'],
+  // The pieces of startServer: listening, readiness, graceful shutdown, the start line.
+  server: ['core', 'config', 'auth', 'http', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
   'environment.ts': ['config'],
   'main.ts': ['environment.ts', 'cli', 'node:fs', 'node:url'],
