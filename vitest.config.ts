@@ -15,6 +15,7 @@ const UNIT = [
   'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
   'test/http/{batch-parse,fields,parsing}.test.ts',
   'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
+  'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
 ];
 

@@ -85,13 +85,15 @@ export async function pagesPoint(url: string, rows: number): Promise<PagesPoint>
       await mounted.close();
     }
     const cliQueues = await inRounds(() => timeCalls(10, () => bench.service.overview()));
-    const cliDeadLettersFirst = await inRounds(() => timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE })));
-    const cliDeadLettersMiddle = await inRounds(() => timeCalls(10, () => bench.queue.listDeadLetters({ limit: CLI_PAGE, after })));
+    // The CLI reads dead letters through the operator API, as here.
+    const operations = bench.service.operate('bench', { actor: 'bench', source: 'bench' });
+    const cliDeadLettersFirst = await inRounds(() => timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE })));
+    const cliDeadLettersMiddle = await inRounds(() => timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE, after })));
     const cliDeadLettersAllSeconds =
       (await timeOnce(async () => {
         let cursor: { name: string; diedUsec: number } | undefined;
         for (;;) {
-          const batch = await bench.queue.listDeadLetters({ limit: CLI_PAGE, ...(cursor ? { after: cursor } : {}) });
+          const batch = await operations.listDeadLetters({ limit: CLI_PAGE, ...(cursor ? { after: cursor } : {}) });
           const last = batch.at(-1);
           if (batch.length < CLI_PAGE || !last) break;
           cursor = { name: last.name, diedUsec: last.diedUsec };

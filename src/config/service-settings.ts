@@ -3,7 +3,7 @@ import { checkDatabaseUrl } from './database-url.js';
 
 /**
  * Settings of a service process, from the environment (or CLI flags). Pure:
- * it takes the environment as an argument; only src/main.ts reads
+ * it takes the environment as an argument; only src/environment.ts reads
  * process.env and passes it in.
  */
 export interface ServiceSettings {
