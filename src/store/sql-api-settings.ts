@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Logger } from '../core/logger.js';
 import type { Database } from './schema.js';
 
 /**
@@ -29,4 +30,25 @@ export async function missingSqlApiRoles(db: Kysely<Database>, schema: string): 
     select r as rolname from unnest(array[${producer}, ${consumer}]::text[]) r
      where not exists (select 1 from pg_roles where rolname = r)`.execute(db);
   return result.rows.map((row) => row.rolname);
+}
+
+/**
+ * What the SQL API needs of a starting service (the server path, which
+ * writes the configuration): the tombstone retention written where its
+ * functions read it, and a warning naming the roles the migration could
+ * not create.
+ */
+export async function prepareSqlApi(
+  db: Kysely<Database>,
+  schema: string,
+  options: { readonly tombstoneRetentionMs: number; readonly logger: Logger },
+): Promise<void> {
+  await writeTombstoneRetention(db, schema, options.tombstoneRetentionMs);
+  const missing = await missingSqlApiRoles(db, schema);
+  if (missing.length > 0) {
+    options.logger.warn(
+      { schema, roles: missing },
+      'SQL API roles missing (the migrating user may not create roles): an administrator can create and grant them, see docs/sql-api.md',
+    );
+  }
 }

@@ -138,9 +138,9 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
     expect(await errorCodeOf(api.add('retry', [{ name: 'doomed' }]))).toBe('TOMBSTONED_TASK');
 
     await api.add('paused', [{ name: 'waiting' }]);
-    await t.service.getQueue('paused').pause();
+    await t.operate('paused').pause();
     expect(await errorCodeOf(api.lease('paused', { maxTasks: 1, leaseSeconds: 60 }))).toBe('QUEUE_PAUSED');
-    await t.service.getQueue('paused').resume();
+    await t.operate('paused').resume();
     expect((await api.lease('paused', { maxTasks: 1, leaseSeconds: 60 })).map((x) => x.name)).toEqual(['waiting']);
 
     await api.add('rated', [{ name: 'r1' }, { name: 'r2' }, { name: 'r3' }]);
