@@ -11,6 +11,10 @@ import { durationToMs, type TimeUnit } from './time-unit.js';
 import { DEFAULT_TOMBSTONE_RETENTION_MS, type Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
+import { failureLease } from './worker/failure-lease.js';
+import { InProcessBackend } from './worker/in-process-backend.js';
+import { TaskWorker, type TaskHandler } from './worker/task-worker.js';
+import { resolveWorkerOptions, type WorkerOptions } from './worker/worker-options.js';
 
 /** Options of `leaseTasks`. */
 export interface LeaseOptions {
@@ -318,7 +322,10 @@ export class TaskQueue {
    * modifyTaskLease, plus an optional tag change (the REST update and patch
    * methods). `tag: null` clears the tag; leaving it out keeps it.
    */
-  async updateTask(task: TaskLeaseRef, change: { lease: number; unit?: TimeUnit; tag?: string | null }): Promise<Task> {
+  async updateTask(
+    task: TaskLeaseRef,
+    change: { lease: number; unit?: TimeUnit; tag?: string | null; lastError?: string | null },
+  ): Promise<Task> {
     this.#requirePull('modify the lease of');
     const leaseMs = this.#leaseMs(change.lease, change.unit);
     if (!Number.isSafeInteger(task.etaUsec)) {
@@ -332,6 +339,7 @@ export class TaskQueue {
         leaseToken: task.etaUsec,
         leaseMs,
         ...(tag === undefined ? {} : { tag }),
+        ...(change.lastError === undefined ? {} : { lastError: change.lastError }),
       });
     } catch (error) {
       // The store knows deleted names by their tombstone rows; a name held by
@@ -341,6 +349,56 @@ export class TaskQueue {
       }
       throw error;
     }
+  }
+
+  /**
+   * Hands back a task the caller holds that it failed to process: its lease
+   * is set to the queue's backoff delay for this retry (`<retry-parameters>`,
+   * App Engine's formula), so it returns then, and the error's message (at
+   * most 1000 characters) is kept as its last error, shown by getTask and
+   * listTasks and kept in its dead letter if the retry limit drops it.
+   * `task` must carry its lease token; TASK_LEASE_EXPIRED as for updateTask.
+   */
+  failTask(task: TaskLeaseRef & Pick<Task, 'retryCount'>, error: unknown): Promise<Task> {
+    const { leaseMs, lastError } = failureLease(task.retryCount, this.#config.retry, error, this.name);
+    return this.updateTask(task, { lease: leaseMs, unit: 'milliseconds', lastError });
+  }
+
+  /**
+   * Runs `handler` on this queue's tasks until `stop()` (see
+   * core/worker/task-worker.ts and docs/workers.md): leases, renews while
+   * the handler runs, deletes on success, `failTask` on failure.
+   */
+  work(handler: TaskHandler<Task>, options: WorkerOptions = {}): TaskWorker<Task> {
+    this.#requirePull('work on');
+    const resolved = resolveWorkerOptions(options, this.name, { maxWaitMs: LIMITS.maxLeaseWaitMs });
+    if (resolved.tag !== undefined) validateTag(resolved.tag, { queue: this.name, field: 'tag' });
+    return new TaskWorker(new InProcessBackend(this), handler, resolved, this.#events.worker);
+  }
+
+  /**
+   * Deletes tasks only while each still carries the lease token given
+   * (`etaUsec`): a holder whose lease was taken over deletes nothing.
+   * Resolves to true for each task deleted.
+   */
+  async deleteLeasedTasks(tasks: readonly TaskLeaseRef[]): Promise<boolean[]> {
+    if (tasks.length > LIMITS.maxTasksPerDelete) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${tasks.length}`, {
+        queue: this.name,
+      });
+    }
+    const byName = new Map<string, number>();
+    for (const task of tasks) {
+      if (typeof task.name !== 'string' || !Number.isSafeInteger(task.etaUsec)) {
+        throw new QueueError('INVALID_REQUEST', 'deleteLeasedTasks takes tasks with their lease tokens (etaUsec)', { queue: this.name });
+      }
+      byName.set(task.name, task.etaUsec);
+    }
+    const held = [...byName].map(([name, leaseToken]) => ({ name, leaseToken }));
+    const heldByForm = held.filter((task) => this.#heldByForm(task.name)).map((task) => task.name);
+    const deleted = new Set(await this.#store.deleteLeasedTasks({ ...this.#ref, tasks: held, heldByForm }));
+    if (deleted.size > 0) this.#events.deleted(this.name, deleted.size);
+    return tasks.map((task) => deleted.has(task.name) && byName.get(task.name) === task.etaUsec);
   }
 
   /**

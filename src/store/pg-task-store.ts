@@ -15,6 +15,7 @@ import type {
   QueueRef,
   QueueStats,
   TagFilter,
+  TaskDeleteLeasedParams,
   TaskDeleteParams,
   TaskInsertParams,
   TaskLeaseParams,
@@ -32,6 +33,7 @@ import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaVersion } from './migrate.js';
+import { deleteLeasedTasks } from './delete-leased-tasks.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
 import { insertTasks } from './insert-tasks.js';
@@ -263,6 +265,10 @@ export class PgTaskStore implements TaskStore {
   /** Concurrent deletes of one queue share a statement (see StatementGroup). */
   deleteTasks(params: TaskDeleteParams): Promise<string[]> {
     return this.#deletes.submit(String(params.queueId), params);
+  }
+
+  deleteLeasedTasks(params: TaskDeleteLeasedParams): Promise<string[]> {
+    return this.#guard(() => deleteLeasedTasks(this.#ctx, params), params.queueName);
   }
 
   async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
