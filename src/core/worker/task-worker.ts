@@ -207,6 +207,7 @@ export class TaskWorker<T extends WorkerTask> {
       try {
         const deleted = await this.#completions.complete(held);
         held.settled = true;
+        this.#recovered();
         if (deleted) {
           this.#metrics.processed(this.#backend.queueName, seconds);
           this.#listeners.emit('processed', held.task, seconds);
@@ -215,8 +216,9 @@ export class TaskWorker<T extends WorkerTask> {
         }
         return;
       } catch (error) {
-        if (this.#backend.classify(error) === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
-        this.#listeners.emit('error', error);
+        const kind = this.#backend.classify(error);
+        if (kind === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
+        this.#trouble(kind, error);
         // The lease still runs: try again until it would end (then the task comes back to be run again).
         const delay = backoffDelayMs(attempt, this.#options.pollIntervalMs);
         if (Date.now() + delay >= held.expiresAt) return;
@@ -276,8 +278,9 @@ export class TaskWorker<T extends WorkerTask> {
       this.#scheduleRenewal(held);
     } catch (error) {
       if (held.settled) return;
-      if (this.#backend.classify(error) === 'lease-lost') return this.#lost(held, 'it could not be renewed', error);
-      this.#listeners.emit('error', error);
+      const kind = this.#backend.classify(error);
+      if (kind === 'lease-lost') return this.#lost(held, 'it could not be renewed', error);
+      this.#trouble(kind, error);
       const left = held.expiresAt - Date.now();
       // Unreachable until the lease ran out: someone else may hold the task now.
       if (left <= 0) return this.#lost(held, 'it ran out while the queue could not be reached', error);
@@ -300,7 +303,7 @@ export class TaskWorker<T extends WorkerTask> {
     this.#listeners.emit('lease-lost', held.task, reason);
   }
 
-  /** A lease call failed: log and report once per change of state, not per attempt. */
+  /** A call failed: report it, and log once per change of state, not per attempt. */
   #trouble(kind: WorkerErrorKind, error: unknown): void {
     const state = kind === 'lease-lost' ? 'error' : kind;
     this.#listeners.emit('error', error);
