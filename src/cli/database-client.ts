@@ -27,6 +27,7 @@ export function taskRecord(task: Task): TaskRecord {
     retryCount: task.retryCount,
     etaUsec: task.etaUsec,
     enqueuedUsec: task.enqueuedUsec,
+    lastError: task.lastError ?? null,
     payloadBase64: task.payload.toString('base64'),
   };
 }

@@ -161,6 +161,7 @@ function record(task: TaskJson): TaskRecord {
     retryCount: task.retry_count,
     etaUsec: Number(task.leaseTimestamp),
     enqueuedUsec: Number(task.enqueueTimestamp),
+    lastError: task.lastError ?? null,
     payloadBase64: Buffer.from(task.payloadBase64 ?? '', 'base64').toString('base64'),
   };
 }

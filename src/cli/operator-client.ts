@@ -13,6 +13,8 @@ export interface TaskRecord {
   /** When it becomes leasable; while leased, the lease expiry (the lease token). */
   readonly etaUsec: number;
   readonly enqueuedUsec: number;
+  /** The last failure a worker reported, or null. */
+  readonly lastError: string | null;
   readonly payloadBase64: string;
 }
 
