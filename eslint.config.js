@@ -31,6 +31,8 @@ const ALLOWED_IMPORTS = {
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
   'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net', 'node:path'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
+  // The REST client (`taskqueue/client`): no driver, Kysely or Hono; core's plain parts only.
+  client: ['core'],
   'main.ts': ['config', 'cli', 'node:fs', 'node:url'],
   'index.ts': ['core', 'config', 'main.ts', 'open-task-queue.ts'],
 };
