@@ -25,7 +25,7 @@ const ALLOWED_IMPORTS = {
   http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
-  cli: ['core', 'config', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
+  cli: ['core', 'client', 'config', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:child_process', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],

@@ -12,7 +12,9 @@ import { latestMigration, migrate, schemaVersion } from '../store/migrate.js';
 import { translateError } from '../store/translate-error.js';
 import { PgTaskStore } from '../store/pg-task-store.js';
 import { validateSchemaName } from '../store/schema-name.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
+import type { TaskHandler } from '../core/worker/task-worker.js';
+import type { WorkerOptions } from '../core/worker/worker-options.js';
 
 /** Tasks per page of an export: at most 100 MB of payloads in memory at once. */
 const EXPORT_PAGE = 100;
@@ -91,6 +93,10 @@ export class DatabaseClient implements OperatorClient {
     const [row] = await this.#service.overview([queue]);
     if (!row) throw new QueueError('UNKNOWN_QUEUE', `queue "${queue}" is not defined in the database`, { queue });
     return row;
+  }
+
+  work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker {
+    return this.#service.getQueue(queue).work(handler, options);
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {

@@ -8,8 +8,12 @@ import { startRestWorker } from './rest-worker.js';
 export interface TaskQueueClientOptions {
   /** The server's address, with a path when it sits behind a reverse proxy prefix (`https://host/queues`). */
   readonly baseUrl: string;
-  /** The project the REST paths name (default `local`, the server's default). */
-  readonly project?: string;
+  /**
+   * The project the REST paths name (default `local`, the server's default);
+   * null for the paths without a project, which a taskqueue server answers
+   * whatever its project.
+   */
+  readonly project?: string | null;
   /** A bearer token for each call (called every time: it may cache and refresh); none when absent. */
   readonly getToken?: () => string | Promise<string>;
   /** Retries of idempotent calls (get, update, delete, batchDelete) answered 503 or not answered (default 3). */
@@ -57,7 +61,7 @@ const MAX_RETRY_AFTER_MS = 30_000;
  */
 export class TaskQueueClient {
   readonly #base: string;
-  readonly #project: string;
+  readonly #project: string | null;
   readonly #getToken: (() => string | Promise<string>) | undefined;
   readonly #retries: number;
   readonly #fetch: typeof fetch;
@@ -66,7 +70,7 @@ export class TaskQueueClient {
     const url = new URL(options.baseUrl);
     // A path prefix is kept: the API's paths go under it.
     this.#base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-    this.#project = options.project ?? 'local';
+    this.#project = options.project === undefined ? 'local' : options.project;
     this.#getToken = options.getToken;
     this.#retries = options.retries ?? 3;
     this.#fetch = options.fetch ?? fetch;
@@ -147,7 +151,8 @@ export class TaskQueueClient {
   }
 
   #queuePath(queue: string): string {
-    return `/taskqueue/v1beta2/projects/${encodeURIComponent(this.#project)}/taskqueues/${encodeURIComponent(queue)}`;
+    const project = this.#project === null ? '' : `${encodeURIComponent(this.#project)}/`;
+    return `/taskqueue/v1beta2/projects/${project}taskqueues/${encodeURIComponent(queue)}`;
   }
 
   #taskPath(queue: string, name: string): string {
