@@ -113,6 +113,8 @@ export class TaskQueue {
   readonly #ref: { readonly queueId: number; readonly queueName: string };
   readonly #events: TaskEvents;
   readonly #retentionMs: number;
+  /** Workers of this queue still running (`work`), stopped by `stopWorkers`. */
+  readonly #workers = new Set<TaskWorker<Task>>();
 
   constructor(
     store: TaskStore,
@@ -373,7 +375,17 @@ export class TaskQueue {
     this.#requirePull('work on');
     const resolved = resolveWorkerOptions(options, this.name, { maxWaitMs: LIMITS.maxLeaseWaitMs });
     if (resolved.tag !== undefined) validateTag(resolved.tag, { queue: this.name, field: 'tag' });
-    return new TaskWorker(new InProcessBackend(this), handler, resolved, this.#events.worker);
+    const worker = new TaskWorker(new InProcessBackend(this), handler, resolved, this.#events.worker);
+    this.#workers.add(worker);
+    worker.on('state', (state) => {
+      if (state === 'stopped') this.#workers.delete(worker);
+    });
+    return worker;
+  }
+
+  /** Stops every worker of this queue (see TaskWorker.stop); the service's close calls it. */
+  async stopWorkers(): Promise<void> {
+    await Promise.all([...this.#workers].map((worker) => worker.stop()));
   }
 
   /**

@@ -306,3 +306,28 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     expect(code(() => t.service.getQueue('default').work(() => {}))).toBe('INVALID_QUEUE_MODE');
   });
 });
+
+describe('closing the service (postgres)', () => {
+  it('drains its workers first: a running handler finishes, then the database closes', async () => {
+    const t = await openTestService('postgres', serviceConfig([pullQueue('q')]));
+    try {
+      const q = t.service.getQueue('q');
+      await q.add([{ name: 'a' }]);
+      const started = deferred();
+      let finished = false;
+      const worker = q.work(async () => {
+        started.resolve();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        finished = true;
+      });
+      await started.promise;
+      await t.service.close();
+      expect(finished).toBe(true);
+      expect(worker.state).toBe('stopped');
+      const [row] = await t.sql<{ n: number }>(`select count(*)::int as n from ${t.schema}.tasks`);
+      expect(row!.n).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
