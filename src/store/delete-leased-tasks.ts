@@ -15,13 +15,14 @@ export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLea
   if (params.tasks.length === 0) return [];
   const names = params.tasks.map((task) => task.name);
   const tokens = params.tasks.map((task) => String(task.leaseToken));
-  // The primary key finds each row; the token is compared on the row found.
+  // `name = any(...)` lets the primary key find each row (a join on unnest
+  // would let the planner scan the table); the token is then compared on
+  // the row found, looked up by the name's position.
   const result = await sql<{ name: string }>`/* delete_leased_tasks */
-    with held (name, token) as (
-      select * from unnest(${names}::text[], ${tokens}::int8[])
-    ), gone as (
-      delete from ${table(ctx, 'tasks')} t using held h
-       where t.queue_id = ${params.queueId} and t.name = h.name and ${usecOf(sql`t.eta`)} = h.token
+    with gone as (
+      delete from ${table(ctx, 'tasks')} t
+       where t.queue_id = ${params.queueId} and t.name = any(${names}::text[])
+         and ${usecOf(sql`t.eta`)} = (${tokens}::int8[])[array_position(${names}::text[], t.name)]
       returning t.name, t.retry_count
     ), tombstoned as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)

@@ -56,8 +56,10 @@ export class TaskWorker<T extends WorkerTask> {
   #running = 0;
   #state: WorkerState = 'running';
   #failures = 0;
-  #wake: (() => void) | null = null;
-  #loop: Promise<void>;
+  /** Lease calls in flight. */
+  readonly #leasing = new Set<Promise<void>>();
+  /** The last lease call found nothing (or failed): one call at a time until tasks come. */
+  #idle = false;
   #stopped: Promise<void> | null = null;
 
   constructor(backend: WorkerBackend<T>, handler: TaskHandler<T>, options: ResolvedWorkerOptions, metrics: WorkerMetrics = noWorkerMetrics) {
@@ -66,13 +68,15 @@ export class TaskWorker<T extends WorkerTask> {
     this.#handler = handler;
     this.#options = options;
     this.#metrics = metrics;
-    this.#completions = new CompletionBatcher((held) => backend.complete(held));
+    // As many delete calls in flight as lease calls may be (one per batch that fits in concurrency, at most 16).
+    const calls = Math.min(16, Math.max(1, Math.floor(options.concurrency / options.batchSize)));
+    this.#completions = new CompletionBatcher((held) => backend.complete(held), calls);
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) queueMicrotask(() => void this.stop());
       else signal.addEventListener('abort', () => void this.stop(), { once: true });
     }
-    this.#loop = this.#leaseLoop();
+    this.#pump();
   }
 
   /** Running, backing off (paused, unavailable, error), stopping or stopped. */
@@ -113,8 +117,7 @@ export class TaskWorker<T extends WorkerTask> {
   async #stop(): Promise<void> {
     this.#setState('stopping');
     this.#stopping.abort();
-    this.#wake?.();
-    await this.#loop;
+    while (this.#leasing.size > 0) await Promise.all([...this.#leasing]);
     await Promise.all(this.#buffer.splice(0).map((held) => this.#release(held)));
     if (this.#runs.size > 0) {
       const grace = new AbortController();
@@ -130,41 +133,57 @@ export class TaskWorker<T extends WorkerTask> {
     this.#setState('stopped');
   }
 
-  async #leaseLoop(): Promise<void> {
+  /**
+   * Starts lease calls while there is room: a call may bring `batchSize`
+   * tasks, so calls go out while the tasks held plus those the calls in
+   * flight may bring stay under `concurrency` (never more held than
+   * `concurrency` plus one batch). With batchSize below concurrency several
+   * calls run at once; after an empty answer or an error only one does,
+   * until tasks come again (idle workers do not multiply long-polls).
+   */
+  #pump(): void {
     const { concurrency, batchSize } = this.#options;
-    while (!this.#stopping.signal.aborted) {
-      if (this.#buffer.length > 0 || this.#running >= concurrency) {
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        this.#wake = null;
-        continue;
-      }
-      let tasks: T[];
-      try {
-        tasks = await this.#backend.lease({
-          maxTasks: batchSize,
-          leaseSeconds: this.#options.leaseSeconds,
-          tag: this.#options.tag,
-          groupByTag: this.#options.groupByTag,
-          waitMs: this.#options.pollIntervalMs,
-          signal: this.#stopping.signal,
-        });
-      } catch (error) {
-        if (this.#stopping.signal.aborted) break;
-        this.#trouble(this.#backend.classify(error), error);
-        await sleep(backoffDelayMs(++this.#failures, this.#options.pollIntervalMs), this.#stopping.signal);
-        continue;
-      }
-      this.#recovered();
-      for (const task of tasks) {
-        const held = new Held(task, this.#options.leaseSeconds * 1000);
-        this.#held.add(held);
-        this.#scheduleRenewal(held);
-        this.#buffer.push(held);
-      }
-      // A lease that returned after stop() began: its tasks are released by stop.
-      if (this.#stopping.signal.aborted) break;
-      this.#dispatch();
+    while (
+      !this.#stopping.signal.aborted &&
+      this.#leasing.size < (this.#idle ? 1 : Infinity) &&
+      this.#held.size + this.#leasing.size * batchSize < concurrency
+    ) {
+      const call = this.#leaseOnce().finally(() => {
+        this.#leasing.delete(call);
+        this.#pump();
+      });
+      this.#leasing.add(call);
     }
+  }
+
+  async #leaseOnce(): Promise<void> {
+    let tasks: T[];
+    try {
+      tasks = await this.#backend.lease({
+        maxTasks: this.#options.batchSize,
+        leaseSeconds: this.#options.leaseSeconds,
+        tag: this.#options.tag,
+        groupByTag: this.#options.groupByTag,
+        waitMs: this.#options.pollIntervalMs,
+        signal: this.#stopping.signal,
+      });
+    } catch (error) {
+      if (this.#stopping.signal.aborted) return;
+      this.#idle = true;
+      this.#trouble(this.#backend.classify(error), error);
+      await sleep(backoffDelayMs(++this.#failures, this.#options.pollIntervalMs), this.#stopping.signal);
+      return;
+    }
+    this.#recovered();
+    this.#idle = tasks.length === 0;
+    for (const task of tasks) {
+      const held = new Held(task, this.#options.leaseSeconds * 1000);
+      this.#held.add(held);
+      this.#scheduleRenewal(held);
+      this.#buffer.push(held);
+    }
+    // A lease that returned after stop() began: its tasks are released by stop.
+    if (!this.#stopping.signal.aborted) this.#dispatch();
   }
 
   #dispatch(): void {
@@ -198,7 +217,7 @@ export class TaskWorker<T extends WorkerTask> {
       this.#forget(held);
       this.#running--;
       this.#dispatch();
-      this.#wake?.();
+      this.#pump();
     }
   }
 
@@ -297,7 +316,7 @@ export class TaskWorker<T extends WorkerTask> {
     if (buffered >= 0) {
       this.#buffer.splice(buffered, 1);
       this.#forget(held);
-      this.#wake?.();
+      this.#pump();
     }
     this.#metrics.leaseLost(this.#backend.queueName);
     this.#listeners.emit('lease-lost', held.task, reason);

@@ -3,7 +3,7 @@ import { silentLogger, type Logger } from '../logger.js';
 
 /** Options of `queue.work(handler, options)` and of the REST client's `work`. */
 export interface WorkerOptions {
-  /** Tasks processed at once (1 to 1000, default 1). */
+  /** Tasks processed at once (1 to 10 000, default 1). */
   readonly concurrency?: number;
   /** Lease length in seconds (default 60); renewed while a handler runs. */
   readonly leaseSeconds?: number;
@@ -47,7 +47,7 @@ export interface ResolvedWorkerOptions {
 const MAX_LEASE_SECONDS = 604_800;
 
 export function resolveWorkerOptions(options: WorkerOptions, queue: string, limits: { maxWaitMs: number }): ResolvedWorkerOptions {
-  const concurrency = integer(options.concurrency ?? 1, 'concurrency', 1, 1000, queue);
+  const concurrency = integer(options.concurrency ?? 1, 'concurrency', 1, 10_000, queue);
   const batchSize = integer(options.batchSize ?? concurrency, 'batchSize', 1, 1000, queue);
   const leaseSeconds = options.leaseSeconds ?? 60;
   if (typeof leaseSeconds !== 'number' || !Number.isFinite(leaseSeconds) || leaseSeconds <= 0 || leaseSeconds > MAX_LEASE_SECONDS) {
