@@ -159,8 +159,8 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     await h.t.sql(`update ${h.t.schema}.tasks set eta = now()`);
     await waitFor(async () => (await core.getTask('flaky')).lastError === 'failure 2', 'the second failure');
     await h.t.sql(`update ${h.t.schema}.tasks set eta = now()`);
-    await waitFor(async () => (await core.listDeadLetters({ limit: 5 })).length === 1, 'the dead letter');
-    expect((await core.listDeadLetters({ limit: 5 }))[0]).toMatchObject({ name: 'flaky', retryCount: 2, lastError: 'failure 2' });
+    await waitFor(async () => (await h.t.operate('q').listDeadLetters({ limit: 5 })).length === 1, 'the dead letter');
+    expect((await h.t.operate('q').listDeadLetters({ limit: 5 }))[0]).toMatchObject({ name: 'flaky', retryCount: 2, lastError: 'failure 2' });
     expect(attempts).toEqual([
       { retryCount: 1, lastError: null },
       { retryCount: 2, lastError: 'failure 1' },

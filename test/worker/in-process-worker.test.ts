@@ -202,8 +202,8 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
       },
       { pollIntervalMs: 200 },
     );
-    await waitFor(async () => (await q.listDeadLetters({ limit: 10 })).length === 1, 'the dead letter');
-    const [letter] = await q.listDeadLetters({ limit: 10 });
+    await waitFor(async () => (await t.operate('q').listDeadLetters({ limit: 10 })).length === 1, 'the dead letter');
+    const [letter] = await t.operate('q').listDeadLetters({ limit: 10 });
     expect(letter).toMatchObject({ name: 'doomed', retryCount: 2, lastError: 'TypeError: attempt 2 failed' });
     expect(runs).toBe(2);
   });
@@ -254,7 +254,7 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
   it('backs off while the queue is paused, logging once, and resumes by itself', async () => {
     const q = await open();
     await q.add({ name: 'held-back' });
-    await q.pause();
+    await t.operate('q').pause();
     const logger = capturingLogger();
     const states: string[] = [];
     const seen: string[] = [];
@@ -263,7 +263,7 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(seen).toEqual([]);
     expect(logger.lines.filter((line) => line.level === 'warn')).toHaveLength(1);
-    await q.resume();
+    await t.operate('q').resume();
     await waitFor(() => seen.length === 1, 'the task after the resume');
     expect(states).toEqual(['paused', 'running']);
     expect(logger.lines.map((line) => line.message)).toEqual([

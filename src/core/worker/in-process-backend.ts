@@ -1,13 +1,30 @@
 import { isQueueError } from '../errors.js';
 import type { Task } from '../task.js';
-import type { TaskQueue } from '../task-queue.js';
 import type { HeldLease, WorkerBackend, WorkerErrorKind, WorkerLeaseRequest } from './worker-backend.js';
+
+type LeaseRef = Pick<Task, 'name' | 'etaUsec'>;
+
+/** The part of a TaskQueue the runner calls (described by shape: task-queue.ts imports the runner). */
+export interface InProcessQueue {
+  readonly name: string;
+  leaseTasks(options: {
+    lease: number;
+    maxTasks: number;
+    tag?: string;
+    groupByTag?: boolean;
+    waitMs?: number;
+    signal?: AbortSignal;
+  }): Promise<Task[]>;
+  modifyTaskLease(task: LeaseRef, lease: number): Promise<Task>;
+  deleteLeasedTasks(tasks: readonly LeaseRef[]): Promise<boolean[]>;
+  failTask(task: LeaseRef & Pick<Task, 'retryCount'>, error: unknown): Promise<Task>;
+}
 
 /** The worker runner's calls on a TaskQueue of this process. */
 export class InProcessBackend implements WorkerBackend<Task> {
-  readonly #queue: TaskQueue;
+  readonly #queue: InProcessQueue;
 
-  constructor(queue: TaskQueue) {
+  constructor(queue: InProcessQueue) {
     this.#queue = queue;
   }
 
