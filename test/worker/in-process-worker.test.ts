@@ -215,6 +215,8 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     const back = await q.failTask(task!, new Error('x'.repeat(5000)));
     expect(back.lastError).toHaveLength(1000);
     expect((await q.getTask('manual')).lastError).toBe(back.lastError);
+    // An operator's release hands the task back with its last error too.
+    expect((await t.operate('q').releaseLease('manual')).task.lastError).toBe(back.lastError);
     // The old token no longer holds the lease.
     const stale = await q.failTask(task!, 'again').then(
       () => 'ok',
@@ -249,6 +251,8 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     // Released: leasable at once, by anyone.
     const again = await q.leaseTasks({ lease: 60, maxTasks: 10 });
     expect(again.map((task) => task.name).sort()).toEqual(['stuck', 'waiting']);
+    // The holder handed its leases back (modifyTaskLease 0): a consumer's act, not an operator's.
+    expect(await t.sql(`select action from ${t.schema}.audit_log`)).toEqual([]);
   });
 
   it('backs off while the queue is paused, logging once, and resumes by itself', async () => {
