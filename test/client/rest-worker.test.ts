@@ -190,6 +190,8 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     expect(worker.heldCount).toBe(0);
     expect(signals.get('stuck')!.reason).toBeInstanceOf(WorkerStoppedError);
     expect((await core.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name)).toEqual(['stuck']);
+    // Released by tasks.update with a lease of 0: a consumer's act, not an operator's.
+    expect(await h.t.sql(`select action from ${h.t.schema}.audit_log`)).toEqual([]);
   });
 
   it('work: a network outage in the middle backs off and recovers with no task lost', async () => {
