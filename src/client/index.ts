@@ -4,7 +4,8 @@
  * Kysely or Hono (test/client/client-bundle.test.ts checks the bundle).
  */
 export { TaskQueueClient, QueueClient } from './task-queue-client.js';
-export type { TaskQueueClientOptions, NewClientTask, ClientLeaseOptions, ClientQueueInfo } from './task-queue-client.js';
+export type { TaskQueueClientOptions, NewClientTask } from './task-queue-client.js';
+export type { ClientLeaseOptions, ClientQueueInfo } from './queue-calls.js';
 export { TaskQueueApiError } from './client-errors.js';
 export type { ClientTask } from './client-task.js';
 export type { TaskWorker, TaskHandler, HandlerContext } from '../core/worker/task-worker.js';

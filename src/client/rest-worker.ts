@@ -6,12 +6,12 @@ import type { HeldLease, WorkerBackend, WorkerErrorKind, WorkerLeaseRequest } fr
 import { resolveWorkerOptions, type WorkerOptions } from '../core/worker/worker-options.js';
 import { TaskQueueApiError } from './client-errors.js';
 import type { ClientTask } from './client-task.js';
-import type { QueueClient } from './task-queue-client.js';
+import type { QueueCalls } from './queue-calls.js';
 
 /** Longest long-poll of one tasks.lease call the server accepts. */
 const MAX_WAIT_MS = 60_000;
 
-export function startRestWorker(queue: QueueClient, handler: TaskHandler<ClientTask>, options: WorkerOptions): TaskWorker<ClientTask> {
+export function startRestWorker(queue: QueueCalls, handler: TaskHandler<ClientTask>, options: WorkerOptions): TaskWorker<ClientTask> {
   const resolved = resolveWorkerOptions(options, queue.name, { maxWaitMs: MAX_WAIT_MS });
   return new TaskWorker(new RestBackend(queue), handler, resolved);
 }
@@ -22,10 +22,10 @@ export function startRestWorker(queue: QueueClient, handler: TaskHandler<ClientT
  * no tasks over REST, so it looks like an empty one (long-polled).
  */
 class RestBackend implements WorkerBackend<ClientTask> {
-  readonly #queue: QueueClient;
+  readonly #queue: QueueCalls;
   #retry: Promise<RetryParameters> | null = null;
 
-  constructor(queue: QueueClient) {
+  constructor(queue: QueueCalls) {
     this.#queue = queue;
   }
 

@@ -2,6 +2,7 @@ import type { TaskHandler, TaskWorker } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import { apiError, TaskQueueApiError } from './client-errors.js';
 import { clientTask, type ClientTask, type TaskJson } from './client-task.js';
+import type { ClientLeaseOptions, ClientQueueInfo, QueueCalls } from './queue-calls.js';
 import { startRestWorker } from './rest-worker.js';
 
 /** Options of `new TaskQueueClient(...)`. */
@@ -30,25 +31,6 @@ export interface NewClientTask {
   readonly tag?: string;
   /** First time the task may be leased, in microseconds since the epoch. */
   readonly etaUsec?: number;
-}
-
-/** Options of `lease`. */
-export interface ClientLeaseOptions {
-  readonly numTasks: number;
-  readonly leaseSecs: number;
-  readonly groupByTag?: boolean;
-  /** With groupByTag: only this tag. */
-  readonly tag?: string;
-  /** Long-poll: wait up to this many seconds (at most 60) for tasks when none is leasable. */
-  readonly waitSecs?: number;
-  readonly signal?: AbortSignal;
-}
-
-/** The backoff parameters of a queue (the server's `retryParameters` extension of taskqueues.get). */
-export interface ClientQueueInfo {
-  readonly id: string;
-  readonly maxLeases: number;
-  readonly retryParameters?: { readonly minBackoffSeconds: number; readonly maxBackoffSeconds: number; readonly maxDoublings: number };
 }
 
 /** Longest wait the client honours from a `Retry-After`, so a retry never stalls for long. */
@@ -192,7 +174,7 @@ export class TaskQueueClient {
 }
 
 /** The calls of one queue, and `work`. */
-export class QueueClient {
+export class QueueClient implements QueueCalls {
   readonly #client: TaskQueueClient;
   readonly name: string;
 
