@@ -28,7 +28,7 @@ const ALLOWED_IMPORTS = {
   http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
-  cli: ['core', 'config', 'cron', 'store', 'auth', 'http', 'open-task-queue.ts', 'server.ts', 'run-server.ts', 'environment.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
+  cli: ['core', 'client', 'config', 'cron', 'store', 'auth', 'http', 'open-task-queue.ts', 'server.ts', 'run-server.ts', 'environment.ts', 'commander', 'node:child_process', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
@@ -36,6 +36,8 @@ const ALLOWED_IMPORTS = {
   // The pieces of startServer: listening, readiness, graceful shutdown, the start line.
   server: ['core', 'config', 'auth', 'http', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
+  // The REST client (`taskqueue/client`): no driver, Kysely or Hono; core's plain parts only.
+  client: ['core'],
   'environment.ts': ['config'],
   'main.ts': ['environment.ts', 'cli', 'node:fs', 'node:url'],
   'index.ts': ['core', 'config', 'auth', 'environment.ts', 'open-task-queue.ts'],

@@ -17,6 +17,7 @@ import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
 import { pgliteSection } from './lib/pglite-section.js';
 import { benchSqlApiOnce } from './lib/sql-api-bench.js';
+import { benchWorker } from './lib/worker-bench.js';
 import { runScale } from './scale/run-scale.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -216,6 +217,44 @@ async function cycleSection(results: Record<string, unknown>): Promise<void> {
 }
 
 /** Storage accounting under concurrency: sharded counters against one hot row per queue. */
+/**
+ * The worker runner against the hand-written loop it replaces, side by side
+ * in each run (A then B on fresh schemas): 16 loops of lease(1) + delete,
+ * and `queue.work` with concurrency 16 and a no-op handler. The target is
+ * a ratio of at least 0.85 (the runner's renewal timers, events and fenced
+ * deletes cost little).
+ */
+async function workerSection(results: Record<string, unknown>): Promise<void> {
+  const count = QUICK ? 3_000 : 10_000;
+  const hand: number[] = [];
+  const runner: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const once = async (run: (bench: Awaited<ReturnType<typeof openBenchService>>) => Promise<number>) => {
+      const bench = await openBenchService(URL, 18);
+      try {
+        await preload(bench.queue, count);
+        return await run(bench);
+      } finally {
+        await bench.close();
+      }
+    };
+    const a = await once(async (bench) => (await benchCycle(bench.queue, count, 1, 16)).tasksPerSecond);
+    const b = await once((bench) => benchWorker(bench.queue, count, 16));
+    hand.push(a);
+    runner.push(b);
+    ratios.push(b / a);
+  }
+  const handFigure = figure(hand);
+  const runnerFigure = figure(runner);
+  const ratio = figure(ratios);
+  printTable(`worker runner, no-op handler, concurrency 16 (tasks/s; ratio per run, target >= 0.85x)`, ['', 'tasks/s', 'vs loop'], [
+    ['hand-written loop: 16 x (lease 1 + delete)', formatFigure(handFigure), '1.00x'],
+    ['queue.work({ concurrency: 16 })', formatFigure(runnerFigure), `${ratio.median.toFixed(2)}x`],
+  ]);
+  results.worker = { handWritten: handFigure, queueWork: runnerFigure, ratio };
+}
+
 async function accountingSection(results: Record<string, unknown>): Promise<void> {
   const rows: string[][] = [];
   const section: Record<string, unknown> = {};
@@ -293,7 +332,7 @@ async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   results.sqlApi = section;
 }
 
-/** `--only=add,cycle,accounting,growth,pglite,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
+/** `--only=add,cycle,worker,accounting,growth,pglite,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 
@@ -302,6 +341,7 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { date: new Date().toISOString(), runs: RUNS, compare: COMPARE, quick: QUICK };
   if (wanted('add')) await addSection(results);
   if (wanted('cycle')) await cycleSection(results);
+  if (wanted('worker')) await workerSection(results);
   if (wanted('accounting')) await accountingSection(results);
   if (wanted('growth')) await growthSection(results);
   if (wanted('sqlapi')) await sqlApiSection(results);

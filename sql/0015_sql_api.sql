@@ -346,18 +346,18 @@ BEGIN
     ), exhausted AS (
       DELETE FROM tasks t USING picked p
        WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
-      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
     ), tombstoned AS (
       INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
       SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
     ), dead AS (
-      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at)
-      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at FROM exhausted e
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = now()
+            enqueued_at = excluded.enqueued_at, died_at = now(), last_error = excluded.last_error
     ), fitting AS (
       SELECT f.name, f.eta FROM (
         SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
@@ -397,18 +397,18 @@ BEGIN
     ), exhausted AS (
       DELETE FROM tasks t USING picked p
        WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
-      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
     ), tombstoned AS (
       INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
       SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
     ), dead AS (
-      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at)
-      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at FROM exhausted e
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = now()
+            enqueued_at = excluded.enqueued_at, died_at = now(), last_error = excluded.last_error
     ), fitting AS (
       SELECT f.name, f.eta FROM (
         SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
@@ -464,18 +464,18 @@ BEGIN
     ), exhausted AS (
       DELETE FROM tasks t USING picked p
        WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
-      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
     ), tombstoned AS (
       INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
       SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
     ), dead AS (
-      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at)
-      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at FROM exhausted e
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
       ON CONFLICT (queue_id, name) DO UPDATE
         SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = now()
+            enqueued_at = excluded.enqueued_at, died_at = now(), last_error = excluded.last_error
     ), fitting AS (
       SELECT f.name, f.eta FROM (
         SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes

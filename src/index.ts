@@ -37,3 +37,7 @@ export { QueueError, isQueueError, ERROR_CODES, type ErrorCode } from './core/er
 export type { QueueConfig, ServiceConfig, LeaseRate, QueueAcl } from './core/queue-config.js';
 export { LIMITS } from './core/limits.js';
 export { loadConfigFile, parseConfigText, builtInConfig } from './config/load-config.js';
+export type { TaskWorker, TaskHandler, HandlerContext } from './core/worker/task-worker.js';
+export type { WorkerOptions } from './core/worker/worker-options.js';
+export type { WorkerEventMap, WorkerMetrics, WorkerState } from './core/worker/worker-events.js';
+export { LeaseLostError, WorkerStoppedError } from './core/worker/worker-errors.js';

@@ -111,6 +111,8 @@ function plan(quick: boolean): Step[] {
     { key: 'inProcess100', inProcess: { count: half100 * 2, numTasks: 100 } },
     { key: 'cycle100Batch', preload: batched, job: cycle(100, batched, 'batch', false) },
     { key: 'cycle100BatchDelete', preload: batched, job: cycle(100, batched, 'batchDelete', false) },
+    // The REST worker runner doing the same work: leases of 100, up to 16 in flight (concurrency 1600), fenced batch deletes.
+    { key: 'runner', preload: batched, job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: batched, seconds } },
     { key: 'cycle100BatchRouted', preload: half100, job: cycle(100, half100, 'batch', false, '/bench/batch-routed') },
     { key: 'insert1', preload: 0, job: { kind: 'insert', connections: CONSUMERS, tasks: quick ? 2_000 : 4_000, perRequest: 1, seconds } },
     { key: 'insert100', preload: 0, job: { kind: 'insert', connections: 4, tasks: quick ? 10_000 : 20_000, perRequest: 100, seconds } },
@@ -233,6 +235,7 @@ const LABELS: Record<string, string> = {
   cycle100Gzip: '  same, gzip',
   cycle100Batch: 'lease 100 + batch request of 100 DELETEs',
   cycle100BatchDelete: 'lease 100 + tasks:batchDelete (extension)',
+  runner: 'REST worker runner (queue.work, batches of 100)',
   cycle100BatchRouted: 'lease 100 + batch, parts routed one by one',
   insert1: 'insert, 1 task per request (16 conn.)',
   insert100: 'insert, batch request of 100 (4 conn.)',
@@ -282,6 +285,7 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
     gzipCost100: perRun((r) => 1 - j(r, 'cycle100Gzip').tasksPerSecond / j(r, 'cycle100').tasksPerSecond),
     batchOverRawAdjacent: perRun((r) => j(r, 'cycle100Batch').tasksPerSecond / r.rawTasksPerSecond),
     batchDeleteOverRawAdjacent: perRun((r) => j(r, 'cycle100BatchDelete').tasksPerSecond / r.rawTasksPerSecond),
+    runnerOverBatchDelete: perRun((r) => j(r, 'runner').tasksPerSecond / j(r, 'cycle100BatchDelete').tasksPerSecond),
     batchOverRouted: perRun((r) => j(r, 'cycle100Batch').tasksPerSecond / j(r, 'cycle100BatchRouted').tasksPerSecond),
     batchOverPerTaskDelete: perRun((r) => j(r, 'cycle100Batch').tasksPerSecond / j(r, 'cycle100').tasksPerSecond),
     insertBatchOverSingle: perRun((r) => j(r, 'insert100').tasksPerSecond / j(r, 'insert1').tasksPerSecond),
@@ -324,6 +328,7 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
       (rawCeiling ? `${pct(overCycleRaw.batchOverRawCycleSection!)} of the cycle section's raw ${formatFigure(rawCeiling)}; ` : '') +
       `${pct(ratios.batchOverRawAdjacent.median)} of raw measured right after it, ${formatFigure(rawAdjacent)} (target >= 50%)`,
     `tasks:batchDelete / raw: ${rawCeiling ? `${pct(overCycleRaw.batchDeleteOverRawCycleSection!)} (cycle section); ` : ''}${pct(ratios.batchDeleteOverRawAdjacent.median)} (right after)`,
+    `REST worker runner / lease 100 + tasks:batchDelete: ${ratios.runnerOverBatchDelete.median.toFixed(2)}x (target >= 0.8x)`,
     `batch of DELETEs: ${ratios.batchOverPerTaskDelete.median.toFixed(1)}x per-task DELETEs; combined in one deleteTask call: ${ratios.batchOverRouted.median.toFixed(1)}x routing each part; batch insert ${ratios.insertBatchOverSingle.median.toFixed(1)}x single inserts`,
     `server RSS: idle ${formatFigure(idleRss)} MB, peak under load ${formatFigure(peakRss)} MB (target < 200 MB)`,
     `REST section: ${((Date.now() - started) / 1000).toFixed(0)} s`,

@@ -1,3 +1,4 @@
+import { TaskQueueClient } from '../../src/client/index.js';
 import { KeepAliveConnection, type HttpAnswer } from './rest-client.js';
 
 /**
@@ -17,6 +18,14 @@ export type LoadJob =
       /** The batch endpoint to use (the bench server also serves one that routes every part). */
       readonly batchPath?: string;
       readonly gzip: boolean;
+      readonly seconds: number;
+    }
+  | {
+      /** The REST worker runner (taskqueue/client's `queue.work`), no-op handler: leases of `batchSize`, fenced tasks:batchDelete. */
+      readonly kind: 'runner';
+      readonly concurrency: number;
+      readonly batchSize: number;
+      readonly tasks: number;
       readonly seconds: number;
     };
 
@@ -142,6 +151,36 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
       }
     });
     return recorder.result(done, (performance.now() - started) / 1000);
+  }
+
+  if (job.kind === 'runner') {
+    const [, project, queue] = /\/projects\/([^/]+)\/taskqueues\/([^/]+)\/tasks$/.exec(target.tasksPath) ?? [];
+    // Every request the runner makes is timed, leases apart, as the hand-written jobs' are.
+    const timed: typeof fetch = async (input, init) => {
+      const t0 = performance.now();
+      const answer = await fetch(input, init);
+      const ms = performance.now() - t0;
+      recorder.all.push(ms);
+      if (String(input).includes('/tasks/lease?')) recorder.leases.push(ms);
+      return answer;
+    };
+    const client = new TaskQueueClient({ baseUrl: target.url, project: project!, fetch: timed });
+    const worker = client.queue(queue!).work(() => {}, { concurrency: job.concurrency, batchSize: job.batchSize, leaseSeconds: 300, pollIntervalMs: 1000 });
+    worker.on('error', (error) => {
+      recorder.errors++;
+      recorder.firstError ??= String(error);
+    });
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, job.seconds * 1000);
+      worker.on('processed', () => {
+        if (++done < job.tasks) return;
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    const seconds = (performance.now() - started) / 1000;
+    await worker.stop();
+    return recorder.result(done, seconds);
   }
 
   const extra = job.gzip ? GZIP_HEADERS : '';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LIMITED_QUEUE, MAIN_QUEUE, RETRY_LIMIT, STORAGE_LIMIT } from './workload.js';
+import { LIMITED_QUEUE, MAIN_QUEUE, RETRY_LIMIT, RUNNER_QUEUE, STORAGE_LIMIT } from './workload.js';
 
 /** Writes the harness's queue.xml into dir and answers its path. */
 export function writeQueueConfig(dir: string): string {
@@ -19,6 +19,11 @@ export function writeQueueConfig(dir: string): string {
     <name>${LIMITED_QUEUE}</name>
     <mode>pull</mode>
     <storage-limit>${STORAGE_LIMIT / 1024}K</storage-limit>
+    <lease-rate>unlimited</lease-rate>
+  </queue>
+  <queue>
+    <name>${RUNNER_QUEUE}</name>
+    <mode>pull</mode>
     <lease-rate>unlimited</lease-rate>
   </queue>
 </queue-entries>

@@ -4,6 +4,8 @@ import type { RestCaller } from './rest-caller.js';
 /** The queues the harness configures (see queue-config.ts). */
 export const MAIN_QUEUE = 'torture';
 export const LIMITED_QUEUE = 'limited';
+/** The queue of the runner phase: consumers built on the REST worker runner. */
+export const RUNNER_QUEUE = 'runners';
 /** The main queue's task-retry-limit: a task may be leased at most this often. */
 export const RETRY_LIMIT = 3;
 /** The limited queue's storage limit, bytes. */

@@ -8,6 +8,7 @@ import { registerDelete } from './commands/delete.js';
 import { registerExport } from './commands/export.js';
 import { registerImport } from './commands/import.js';
 import { registerLease } from './commands/lease.js';
+import { registerWork } from './commands/work.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerPause } from './commands/pause.js';
 import { registerPurge } from './commands/purge.js';
@@ -54,6 +55,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerStats,
     registerAdd,
     registerLease,
+    registerWork,
     registerDelete,
     registerPurge,
     registerPause,

@@ -3,9 +3,11 @@ import { isQueueError, QueueError } from '../core/errors.js';
 import type { Operator } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task } from '../core/task.js';
+import type { TaskHandler } from '../core/worker/task-worker.js';
+import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/database.js';
 import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
 
 /** A task as the CLI prints it. */
 export function taskRecord(task: Task): TaskRecord {
@@ -16,6 +18,7 @@ export function taskRecord(task: Task): TaskRecord {
     retryCount: task.retryCount,
     etaUsec: task.etaUsec,
     enqueuedUsec: task.enqueuedUsec,
+    lastError: task.lastError ?? null,
     payloadBase64: task.payload.toString('base64'),
   };
 }
@@ -61,6 +64,10 @@ export class DatabaseClient implements OperatorClient {
     const [row] = await this.#service.overview([queue]);
     if (!row) throw new QueueError('UNKNOWN_QUEUE', `queue "${queue}" is not defined in the database`, { queue });
     return row;
+  }
+
+  work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker {
+    return this.#service.getQueue(queue).work(handler, options);
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {

@@ -2,7 +2,10 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
+import { TaskQueueClient } from '../client/task-queue-client.js';
+import type { TaskHandler } from '../core/worker/task-worker.js';
+import type { WorkerOptions } from '../core/worker/worker-options.js';
 import { parseExportLine } from '../core/task-export.js';
 import { readJsonLines } from './read-json-lines.js';
 
@@ -35,6 +38,13 @@ export class HttpClient implements OperatorClient {
 
   async stats(queue: string): Promise<QueueOverview> {
     return (await this.#json('GET', this.#admin(queue))) as QueueOverview;
+  }
+
+  /** The REST worker runner of taskqueue/client, on the paths without a project (as the other commands). */
+  work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker {
+    const token = this.#token;
+    const client = new TaskQueueClient({ baseUrl: this.#base, project: null, ...(token === undefined ? {} : { getToken: () => token }) });
+    return client.queue(queue).work(handler, options);
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
@@ -162,6 +172,7 @@ function record(task: TaskJson): TaskRecord {
     retryCount: task.retry_count,
     etaUsec: Number(task.leaseTimestamp),
     enqueuedUsec: Number(task.enqueueTimestamp),
+    lastError: task.lastError ?? null,
     payloadBase64: Buffer.from(task.payloadBase64 ?? '', 'base64').toString('base64'),
   };
 }

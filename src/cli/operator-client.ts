@@ -1,6 +1,8 @@
 import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';
+import type { TaskHandler } from '../core/worker/task-worker.js';
+import type { WorkerOptions } from '../core/worker/worker-options.js';
 
 export type { ExportLine } from '../core/task-export.js';
 
@@ -13,6 +15,8 @@ export interface TaskRecord {
   /** When it becomes leasable; while leased, the lease expiry (the lease token). */
   readonly etaUsec: number;
   readonly enqueuedUsec: number;
+  /** The last failure a worker reported, or null. */
+  readonly lastError: string | null;
   readonly payloadBase64: string;
 }
 
@@ -62,5 +66,21 @@ export interface OperatorClient {
   exportTasks(queue: string): AsyncIterable<ExportLine[]>;
   /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */
   importTasks(queue: string, lines: readonly ExportLine[]): Promise<number>;
+  /** Runs a worker on the queue (`taskqueue work`): in this process on the database, or over REST. */
+  work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker;
   close(): Promise<void>;
+}
+
+/** What `taskqueue work` hands its command: the part of a task both ways of working share. */
+export interface WorkTask {
+  readonly name: string;
+  readonly payload: Buffer;
+  readonly tag: string | null;
+  readonly retryCount: number;
+}
+
+/** A worker `taskqueue work` runs. */
+export interface RunningWorker {
+  stop(): Promise<void>;
+  on(event: 'failed', listener: (task: WorkTask, error: unknown) => void): unknown;
 }

@@ -160,6 +160,7 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
             <th>Tag</th>
             <th class="num">Retries</th>
             <th>ETA or lease expiry</th>
+            <th>Last error</th>
             <th>Payload</th>
             {viewer.admin && <th></th>}
           </tr>
@@ -174,6 +175,7 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
                 {task.retryCount > 0 ? 'lease until ' : 'eta '}
                 {formatUsec(task.etaUsec)}
               </td>
+              <td class="last-error">{task.lastError ?? ''}</td>
               <td>
                 <Payload payload={task.payload} />
               </td>
@@ -197,7 +199,7 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
           ))}
           {tasks.length === 0 && (
             <tr>
-              <td colspan={6}>No task matches.</td>
+              <td colspan={7}>No task matches.</td>
             </tr>
           )}
         </tbody>
@@ -234,6 +236,7 @@ function DeadLetters(props: { readonly viewer: Viewer; readonly base: string; re
             <th>Tag</th>
             <th class="num">Retries</th>
             <th>Died</th>
+            <th>Last error</th>
             <th>Payload</th>
             {viewer.admin && <th></th>}
           </tr>
@@ -245,6 +248,7 @@ function DeadLetters(props: { readonly viewer: Viewer; readonly base: string; re
               <td>{dead.tag ?? ''}</td>
               <td class="num">{String(dead.retryCount)}</td>
               <td>{formatUsec(dead.diedUsec)}</td>
+              <td class="last-error">{dead.lastError ?? ''}</td>
               <td>
                 <Payload payload={dead.payload} />
               </td>
@@ -260,7 +264,7 @@ function DeadLetters(props: { readonly viewer: Viewer; readonly base: string; re
           ))}
           {deadLetters.length === 0 && (
             <tr>
-              <td colspan={6}>No dead letters.</td>
+              <td colspan={7}>No dead letters.</td>
             </tr>
           )}
         </tbody>

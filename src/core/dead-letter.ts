@@ -15,6 +15,8 @@ export interface DeadLetter {
   readonly enqueuedUsec: number;
   /** When the retry limit dropped it. */
   readonly diedUsec: number;
+  /** The last failure a worker reported for it (see TaskQueue.failTask), or null. */
+  readonly lastError: string | null;
 }
 
 /**
@@ -28,6 +30,7 @@ export interface DeadLetterRecord {
   readonly retryCount: number;
   readonly enqueuedUsec: number;
   readonly diedUsec: number;
+  readonly lastError: string | null;
   readonly payloadBase64: string;
 }
 
@@ -38,6 +41,7 @@ export function deadLetterRecord(letter: DeadLetter): DeadLetterRecord {
     retryCount: letter.retryCount,
     enqueuedUsec: letter.enqueuedUsec,
     diedUsec: letter.diedUsec,
+    lastError: letter.lastError,
     payloadBase64: letter.payload.toString('base64'),
   };
 }

@@ -1,3 +1,5 @@
+import type { WorkerMetrics } from './worker/worker-events.js';
+
 /**
  * What the core reports as tasks move through a queue, so metrics (or
  * anything else) can count them without the core knowing about Prometheus.
@@ -12,6 +14,8 @@ export interface TaskEvents {
   expired(queue: string, count: number): void;
   /** Tasks moved to the dead letters by the retry limit. */
   deadLettered(queue: string, count: number): void;
+  /** Where worker runners of this service report (metrics); none when absent. */
+  readonly worker?: WorkerMetrics;
 }
 
 /** Events that go nowhere: the default where none are given. */

@@ -155,10 +155,16 @@ export class TaskQueueService {
     }
   }
 
-  /** Stops the cleanup job and closes the database (when the service opened it). */
+  /**
+   * Stops the workers of its queues (`queue.work`: each drains within its
+   * grace period and releases what it still holds), then the cleanup job,
+   * and closes the database (when the service opened it). A hosting
+   * application that closes the service on SIGTERM drains its workers so.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#queues.values()].map(({ queue }) => queue.stopWorkers()));
     if (this.#cleanupTimer) clearInterval(this.#cleanupTimer);
     await this.#cleanupRunning?.catch(() => {});
     await this.#store.close();

@@ -12,6 +12,9 @@ import type { LeaseResult, QueueStats, TagFilter, TaskLeaseParams } from './task
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
+import { deleteLeasedTasks } from './worker/delete-leased-tasks.js';
+import { failureLease } from './worker/failure-lease.js';
+import { QueueWorkers, type TaskHandler, type TaskWorker, type WorkerOptions } from './worker/queue-workers.js';
 
 /** Options of `leaseTasks`. */
 export interface LeaseOptions {
@@ -66,6 +69,7 @@ export type QueueStatistics = QueueStats;
  */
 export class TaskQueue {
   readonly #ctx: QueueContext;
+  readonly #workers = new QueueWorkers();
 
   /** Built by TaskQueueService, one per configured queue. */
   constructor(ctx: QueueContext) {
@@ -215,10 +219,10 @@ export class TaskQueue {
   }
 
   /**
-   * modifyTaskLease, plus an optional tag change (the REST update and patch
-   * methods). `tag: null` clears the tag; leaving it out keeps it.
+   * modifyTaskLease, plus an optional tag or last error change (the REST
+   * update and patch methods). `null` clears either; leaving it out keeps it.
    */
-  async updateTask(task: TaskLeaseRef, change: { lease: number; unit?: TimeUnit; tag?: string | null }): Promise<Task> {
+  async updateTask(task: TaskLeaseRef, change: { lease: number; unit?: TimeUnit; tag?: string | null; lastError?: string | null }): Promise<Task> {
     this.#requirePull('modify the lease of');
     const leaseMs = this.#leaseMs(change.lease, change.unit);
     if (!Number.isSafeInteger(task.etaUsec)) {
@@ -232,6 +236,7 @@ export class TaskQueue {
         leaseToken: task.etaUsec,
         leaseMs,
         ...(tag === undefined ? {} : { tag }),
+        ...(change.lastError === undefined ? {} : { lastError: change.lastError }),
       });
     } catch (error) {
       // The store knows deleted names by their tombstone rows; a name held by
@@ -241,6 +246,32 @@ export class TaskQueue {
       }
       throw error;
     }
+  }
+
+  /**
+   * Hands back a held task that failed: its lease set to the queue's backoff delay for this retry
+   * (`<retry-parameters>`), the error's message (at most 1000 characters) kept as its last error,
+   * also in its dead letter. Needs its lease token; TASK_LEASE_EXPIRED as for updateTask.
+   */
+  failTask(task: TaskLeaseRef & Pick<Task, 'retryCount'>, error: unknown): Promise<Task> {
+    const { leaseMs, lastError } = failureLease(task.retryCount, this.#ctx.config.retry, error, this.name);
+    return this.updateTask(task, { lease: leaseMs, unit: 'milliseconds', lastError });
+  }
+
+  /** Runs `handler` on this queue's tasks until `stop()` (core/worker/task-worker.ts, docs/workers.md). */
+  work(handler: TaskHandler<Task>, options: WorkerOptions = {}): TaskWorker<Task> {
+    this.#requirePull('work on');
+    return this.#workers.start(this, handler, options, { maxWaitMs: LIMITS.maxLeaseWaitMs }, this.#ctx.events.worker);
+  }
+
+  /** Stops every worker of this queue (see TaskWorker.stop); the service's close calls it. */
+  stopWorkers(): Promise<void> {
+    return this.#workers.stopAll();
+  }
+
+  /** Deletes tasks only while each still carries the lease token given (see delete-leased-tasks.ts). */
+  deleteLeasedTasks(tasks: readonly TaskLeaseRef[]): Promise<boolean[]> {
+    return deleteLeasedTasks(this.#ctx, tasks);
   }
 
   /**

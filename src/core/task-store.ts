@@ -23,6 +23,8 @@ export interface TaskStore {
   modifyLease(params: TaskModifyLeaseParams): Promise<Task>;
   /** Deletes, and tombstones the names not held by their form; returns the names that were deleted. */
   deleteTasks(params: TaskDeleteParams): Promise<string[]>;
+  /** Deletes tasks only while they carry the given lease tokens (a worker's success); returns the names deleted. */
+  deleteLeasedTasks(params: TaskDeleteLeasedParams): Promise<string[]>;
   getTask(params: TaskRef): Promise<Task | null>;
   /** Of `names`, those of live tasks; inside the caller's transaction when one is given (it sees its own adds). */
   liveTaskNames(params: TaskNamesParams): Promise<string[]>;
@@ -132,6 +134,8 @@ export interface TaskModifyLeaseParams extends TaskRef {
   readonly leaseMs: number;
   /** When present, also sets (string) or clears (null) the tag. */
   readonly tag?: string | null;
+  /** When present, records (string) or clears (null) the task's last error. */
+  readonly lastError?: string | null;
 }
 
 export interface TaskNamesParams extends QueueRef {
@@ -166,6 +170,13 @@ export interface TaskDeleteParams extends QueueRef, Audited {
    * the retention period, see generated-name.ts): deleted without a
    * tombstone row. The other names get one.
    */
+  readonly heldByForm: readonly string[];
+}
+
+export interface TaskDeleteLeasedParams extends QueueRef {
+  /** Each task with the lease token (etaUsec) its holder was handed. */
+  readonly tasks: readonly { readonly name: string; readonly leaseToken: number }[];
+  /** Of the names, those held by their form: deleted without a tombstone row. */
   readonly heldByForm: readonly string[];
 }
 

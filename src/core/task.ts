@@ -14,6 +14,11 @@ export interface Task {
   readonly etaUsec: number;
   /** When the task was added. */
   readonly enqueuedUsec: number;
+  /**
+   * The message of the last failure a worker reported (`failTask`, the
+   * worker runner), or null; present on tasks read from the store.
+   */
+  readonly lastError?: string | null;
 }
 
 /** What a producer gives to `add`. */

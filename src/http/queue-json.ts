@@ -8,6 +8,8 @@ export interface TaskQueueJson {
   maxLeases: number;
   acl?: { adminEmails: string[]; consumerEmails: string[]; producerEmails: string[] };
   stats?: { totalTasks: number; oldestTask?: string; leasedLastMinute: string; leasedLastHour: string };
+  /** Extension: the backoff of failed tasks (`<retry-parameters>`), which REST worker runners apply. */
+  retryParameters: { minBackoffSeconds: number; maxBackoffSeconds: number; maxDoublings: number };
 }
 
 /**
@@ -25,7 +27,13 @@ export function queueJson(
   queue: QueueConfig,
   options: { adminEmails: readonly string[] | null; stats: QueueStatistics | null },
 ): TaskQueueJson {
-  const json: TaskQueueJson = { kind: 'taskqueues#taskqueue', id: queue.name, maxLeases: queue.maxLeases ?? 0 };
+  const { minBackoffSeconds, maxBackoffSeconds, maxDoublings } = queue.retry;
+  const json: TaskQueueJson = {
+    kind: 'taskqueues#taskqueue',
+    id: queue.name,
+    maxLeases: queue.maxLeases ?? 0,
+    retryParameters: { minBackoffSeconds, maxBackoffSeconds, maxDoublings },
+  };
   if (options.adminEmails) {
     json.acl = {
       adminEmails: [...options.adminEmails],

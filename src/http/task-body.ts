@@ -1,4 +1,5 @@
 import type { TaskOptions } from '../core/task.js';
+import { lastErrorMessage } from '../core/last-error.js';
 import { decodePayloadBase64 } from './base64-payload.js';
 import { DISCOVERY_DOCUMENT } from './discovery/discovery-document.js';
 import { invalidField, quote } from './http-error.js';
@@ -22,9 +23,10 @@ export type UpdateMode = 'merge' | 'replace';
 /**
  * The fields a Task body may carry: those of the discovery's `Task` schema
  * (`retry_count`, `kind`, `enqueueTimestamp` included, so a client may send
- * back a task as it got it).
+ * back a task as it got it), and the extension `lastError` (answers carry
+ * it; an update may set it: a worker reporting a failure).
  */
-const TASK_FIELDS: ReadonlySet<string> = new Set(Object.keys(DISCOVERY_DOCUMENT.schemas.Task?.properties ?? {}));
+const TASK_FIELDS: ReadonlySet<string> = new Set([...Object.keys(DISCOVERY_DOCUMENT.schemas.Task?.properties ?? {}), 'lastError']);
 
 /**
  * Refuses a field the Task schema does not have, naming it: silently
@@ -45,6 +47,8 @@ export interface TaskUpdate {
   readonly leaseToken: number | undefined;
   /** New tag, null to clear it, undefined to keep it. */
   readonly tag: string | null | undefined;
+  /** Extension: the failure to keep as the task's last error (cut to 1000 characters); undefined keeps it. */
+  readonly lastError: string | undefined;
 }
 
 /**
@@ -88,9 +92,11 @@ export function parseUpdateBody(body: Record<string, unknown>, target: TaskBodyT
     if (body.id !== target.task) throw invalidField('id', `id ${quote(body.id)} does not match the task of the path; a task cannot be renamed`);
   }
   const tag = storableTag(optionalString(body, 'tag'), 'tag');
+  const lastError = storableTag(optionalString(body, 'lastError'), 'lastError');
   return {
     leaseToken: leaseTimestamp(body),
     tag: tag === undefined && mode === 'replace' ? null : tag,
+    lastError: typeof lastError === 'string' ? lastErrorMessage(lastError) : undefined,
   };
 }
 

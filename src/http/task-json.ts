@@ -11,6 +11,8 @@ export interface TaskJson {
   leaseTimestamp: string;
   retry_count: number;
   tag?: string;
+  /** Extension: the last failure a worker reported (absent when none). */
+  lastError?: string;
 }
 
 /** `projects/{project}/taskqueues/{queue}`: the full queue name every task response carries (AppScale mimics it too). */
@@ -36,6 +38,7 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
     retry_count: task.retryCount,
   };
   if (task.tag !== null) json.tag = task.tag;
+  if (typeof task.lastError === 'string') json.lastError = task.lastError;
   return json;
 }
 

@@ -3,6 +3,7 @@ import type { PoolStats } from '../core/pool-stats.js';
 import type { Logger } from '../core/logger.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskEvents } from '../core/task-events.js';
+import type { WorkerMetrics } from '../core/worker/worker-events.js';
 import type { HttpObserver } from '../http/request-log.js';
 
 /** How long one reading of the queue gauges serves scrapes. */
@@ -86,6 +87,7 @@ export class ServiceMetrics {
       deleted: (queue, n) => deleted.inc({ queue }, n),
       expired: (queue, n) => expired.inc({ queue }, n),
       deadLettered: (queue, n) => deadLettered.inc({ queue }, n),
+      worker: workerMetrics(registers),
     };
 
     const scrapeErrors = new Counter({
@@ -207,4 +209,35 @@ export class ServiceMetrics {
     });
     return rows;
   }
+}
+
+/**
+ * The worker runner's metrics (`queue.work`): tasks processed and failed,
+ * leases lost and renewed, per queue, and how long handlers ran.
+ */
+function workerMetrics(registers: Registry[]): WorkerMetrics {
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['queue'] as const, registers });
+  const processed = counter('taskqueue_worker_tasks_processed_total', 'Tasks whose handler succeeded and that the worker deleted.');
+  const failed = counter('taskqueue_worker_tasks_failed_total', 'Tasks whose handler failed (handed back with the backoff delay).');
+  const lost = counter('taskqueue_worker_leases_lost_total', 'Leases a worker lost while it held the task (its success deleted nothing).');
+  const renewed = counter('taskqueue_worker_leases_renewed_total', 'Leases a worker extended while its handler ran.');
+  const duration = new Histogram({
+    name: 'taskqueue_worker_handler_duration_seconds',
+    help: 'How long worker handlers ran, by queue and outcome.',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+    registers,
+  });
+  return {
+    processed(queue, seconds) {
+      processed.inc({ queue });
+      duration.observe({ queue, outcome: 'processed' }, seconds);
+    },
+    failed(queue, seconds) {
+      failed.inc({ queue });
+      duration.observe({ queue, outcome: 'failed' }, seconds);
+    },
+    leaseLost: (queue) => lost.inc({ queue }),
+    renewed: (queue) => renewed.inc({ queue }),
+  };
 }

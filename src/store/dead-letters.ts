@@ -10,6 +10,7 @@ interface DeadLetterRow {
   retry_count: number;
   enqueued_usec: unknown;
   died_usec: unknown;
+  last_error: string | null;
 }
 
 /**
@@ -21,7 +22,7 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
     ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
     : sql``;
   const result = await sql<DeadLetterRow>`/* list_dead_letters */
-    select name, tag, payload, retry_count,
+    select name, tag, payload, retry_count, last_error,
            ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
       from ${table(ctx, 'task_dead_letters')}
      where queue_id = ${params.queueId} ${after}
@@ -35,6 +36,7 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
     retryCount: row.retry_count,
     enqueuedUsec: toNumber(row.enqueued_usec),
     diedUsec: toNumber(row.died_usec),
+    lastError: row.last_error,
   }));
 }
 

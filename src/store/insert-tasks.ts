@@ -113,6 +113,7 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
       retryCount: 0,
       etaUsec: t.etaUsec ?? nowUsec + delayUsec[i]! + i,
       enqueuedUsec: nowUsec,
+      lastError: null,
     };
   }
   return out;

@@ -98,7 +98,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     ctes.push(sql`exhausted as (
       delete from ${tasks} t using picked p
        where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${maxLeases}::int4
-      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at
+      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
     )`);
     ctes.push(sql`tombstoned as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
@@ -108,11 +108,11 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
     )`);
     // A name can die again once its tombstone expired and it was re-added: the newer death wins.
     ctes.push(sql`dead as (
-      insert into ${table(ctx, 'task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at)
-      select ${q}, name, tag, payload, retry_count, enqueued_at from exhausted
+      insert into ${table(ctx, 'task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      select ${q}, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
       on conflict (queue_id, name) do update
         set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = now()
+            enqueued_at = excluded.enqueued_at, died_at = now(), last_error = excluded.last_error
       returning 1
     )`);
     live = sql`where retry_count < ${maxLeases}::int4`;
@@ -140,7 +140,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
            retry_count = t.retry_count + 1
       from fitting f
      where t.queue_id = ${q} and t.name = f.name
-    returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, f.eta as available_at
+    returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
   )`);
 
   ctes.push(sql`history as (
@@ -154,7 +154,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
 
   const query = sql<LeaseRow>`/* lease_tasks */
     with ${sql.join(ctes, sql`,\n`)}
-    select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count,
+    select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
            ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec
       from outcome o left join leased l on true
      order by l.available_at`;

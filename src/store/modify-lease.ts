@@ -14,12 +14,13 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  */
 export async function modifyLease(ctx: StoreContext, params: TaskModifyLeaseParams): Promise<Task> {
   const setTag = params.tag === undefined ? sql`` : sql`, tag = ${params.tag}`;
+  const setError = params.lastError === undefined ? sql`` : sql`, last_error = ${params.lastError}`;
   const result = await sql<TaskRow>`/* modify_lease */
     update ${table(ctx, 'tasks')}
-       set eta = now() + ${intervalFromMs(params.leaseMs)} ${setTag}
+       set eta = now() + ${intervalFromMs(params.leaseMs)} ${setTag} ${setError}
      where queue_id = ${params.queueId} and name = ${params.name}
        and eta = ${timestampFromUsec(params.leaseToken)} and eta > now()
-    returning name, tag, payload, retry_count,
+    returning name, tag, payload, retry_count, last_error,
               ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.execute(ctx.db);
   const row = result.rows[0];
   if (row) return taskFromRow(params.queueName, row);

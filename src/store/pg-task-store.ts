@@ -14,6 +14,7 @@ import type {
   QueueRef,
   QueueStats,
   TagFilter,
+  TaskDeleteLeasedParams,
   TaskDeleteParams,
   TaskInsertParams,
   TaskLeaseParams,
@@ -36,6 +37,7 @@ import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaExists, schemaVersion } from './migrate.js';
+import { deleteLeasedTasks } from './delete-leased-tasks.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
 import { insertTasks } from './insert-tasks.js';
@@ -174,6 +176,10 @@ export class PgTaskStore implements TaskStore {
   deleteTasks(params: TaskDeleteParams): Promise<string[]> {
     if (params.audit !== undefined) return this.#guard(() => deleteTasks(this.#ctx, params), params.queueName);
     return this.#deletes.submit(String(params.queueId), params);
+  }
+
+  deleteLeasedTasks(params: TaskDeleteLeasedParams): Promise<string[]> {
+    return this.#guard(() => deleteLeasedTasks(this.#ctx, params), params.queueName);
   }
 
   getTask(params: TaskRef): Promise<Task | null> {

@@ -8,7 +8,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
 /** One live task by name, or null. */
 export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task | null> {
   const result = await sql<TaskRow>`/* get_task */
-    select name, tag, payload, retry_count,
+    select name, tag, payload, retry_count, last_error,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from ${table(ctx, 'tasks')}
      where queue_id = ${params.queueId} and name = ${params.name}`.execute(ctx.db);
@@ -63,7 +63,7 @@ export async function listTasks(ctx: StoreContext, params: TaskListParams): Prom
           : sql``;
   const tag = params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
   const result = await sql<TaskRow>`/* list_tasks */
-    select name, tag, ${payload}, retry_count,
+    select name, tag, ${payload}, retry_count, last_error,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
       from ${table(ctx, 'tasks')}
      where queue_id = ${params.queueId} ${after} ${state} ${tag}

@@ -20,12 +20,12 @@ export async function releaseLease(ctx: StoreContext, params: ReleaseLeaseParams
       update ${tasks}
          set eta = now()
        where queue_id = ${params.queueId} and name = ${params.name} and eta > now() and retry_count > 0
-      returning name, tag, payload, retry_count, eta, enqueued_at
+      returning name, tag, payload, retry_count, last_error, eta, enqueued_at
     )${auditedCte(ctx, params.audit, 'released', sql`exists (select 1 from ${tasks} where queue_id = ${params.queueId} and name = ${params.name})`)}
-    select name, tag, payload, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, true as released
+    select name, tag, payload, retry_count, last_error, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, true as released
       from released
     union all
-    select name, tag, payload, retry_count, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, false as released
+    select name, tag, payload, retry_count, last_error, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, false as released
       from ${tasks}
      where queue_id = ${params.queueId} and name = ${params.name} and not exists (select 1 from released)`.execute(ctx.db);
   const row = result.rows[0];

@@ -33,6 +33,7 @@ export interface TasksTable {
   payload: Uint8Array;
   enqueued_at: Generated<Date>;
   size_bytes: GeneratedAlways<number>;
+  last_error: string | null;
 }
 
 export interface TaskTombstonesTable {
@@ -75,6 +76,7 @@ export interface TaskDeadLettersTable {
   retry_count: number;
   enqueued_at: Date;
   died_at: Generated<Date>;
+  last_error: string | null;
 }
 
 /** The operators' views of sql/0009 (read-only). */

@@ -9,6 +9,8 @@ export interface TaskRow {
   retry_count: number;
   eta_usec: unknown;
   enqueued_usec: unknown;
+  /** Selected by the queries that hand tasks to consumers and operators. */
+  last_error?: string | null;
 }
 
 /** Builds the domain's Task from a row. */
@@ -21,5 +23,6 @@ export function taskFromRow(queueName: string, row: TaskRow): Task {
     retryCount: row.retry_count,
     etaUsec: toNumber(row.eta_usec),
     enqueuedUsec: toNumber(row.enqueued_usec),
+    ...(row.last_error === undefined ? {} : { lastError: row.last_error }),
   };
 }

@@ -304,7 +304,7 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
     for (const email of [ACL_USERS.producer, ACL_USERS.consumer]) {
       const r = await h.call(queuePath('beta'), { headers: bearer(await issuer.mint(email)) });
       expect(r.status).toBe(200);
-      expect(r.json).toEqual({ kind: 'taskqueues#taskqueue', id: 'beta', maxLeases: 0 });
+      expect(r.json).toEqual({ kind: 'taskqueues#taskqueue', id: 'beta', maxLeases: 0, retryParameters: expect.any(Object) });
     }
   });
 

@@ -91,6 +91,8 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
       kind: 'taskqueues#taskqueue',
       id: 'q',
       maxLeases: 5,
+      // Extension: the backoff REST worker runners apply (App Engine's defaults here).
+      retryParameters: { minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 16 },
       acl: { adminEmails: ['admin@example.com'], consumerEmails: ['worker@example.com'], producerEmails: ['producer@example.com'] },
     });
     expect((await h.call(`${queuePath()}?getStats=false`)).json.stats).toBeUndefined();

@@ -133,8 +133,11 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
       expect((await api.lease('retry', { maxTasks: 1, leaseSeconds: 60 })).map((x) => x.retryCount)).toEqual([i]);
       await expireLeases('retry');
     }
+    // A worker's last error (sql/0012) travels into the dead letter on either path.
+    await t.sql(`update ${t.schema}.tasks set last_error = 'boom' where name = 'doomed'`);
     expect(await api.lease('retry', { maxTasks: 1, leaseSeconds: 60 })).toEqual([]);
     expect(await count('task_dead_letters', 'retry')).toBe(1);
+    expect(await t.sql(`select last_error from ${t.schema}.task_dead_letters where name = 'doomed'`)).toEqual([{ last_error: 'boom' }]);
     expect(await errorCodeOf(api.add('retry', [{ name: 'doomed' }]))).toBe('TOMBSTONED_TASK');
 
     await api.add('paused', [{ name: 'waiting' }]);

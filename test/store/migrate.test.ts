@@ -15,13 +15,13 @@ import { freshSchema, testPgUrl } from '../helpers/engines.js';
 const COLUMNS = {
   queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at', 'paused', 'paused_at'],
   service_settings: ['name', 'value'],
-  tasks: ['queue_id', 'name', 'eta', 'retry_count', 'tag', 'payload', 'enqueued_at', 'size_bytes'],
+  tasks: ['queue_id', 'name', 'eta', 'retry_count', 'tag', 'payload', 'enqueued_at', 'size_bytes', 'last_error'],
   task_tombstones: ['queue_id', 'name', 'deleted_at', 'reason', 'retry_count'],
   queue_storage: ['queue_id', 'shard', 'task_count', 'byte_count'],
   lease_history: ['queue_id', 'leased_at', 'task_count'],
   lease_rate_windows: ['queue_id', 'window_start', 'calls'],
   queue_waiters: ['queue_id', 'until'],
-  task_dead_letters: ['queue_id', 'name', 'tag', 'payload', 'retry_count', 'enqueued_at', 'died_at'],
+  task_dead_letters: ['queue_id', 'name', 'tag', 'payload', 'retry_count', 'enqueued_at', 'died_at', 'last_error'],
   queue_stats: [
     'queue_id',
     'queue',

@@ -27,16 +27,24 @@ export function registerDeadLetters(program: Command, ctx: CommandContext): void
     if (!flags.json) {
       ctx.io.out.write(
         formatTable(
-          ['NAME', 'TAG', 'RETRIES', 'DIED', 'BYTES'],
+          ['NAME', 'TAG', 'RETRIES', 'DIED', 'BYTES', 'LAST ERROR'],
           rows.map((letter) => [
             letter.name,
             letter.tag ?? '-',
             letter.retryCount,
             new Date(Math.floor(letter.diedUsec / 1000)).toISOString(),
             Buffer.byteLength(letter.payloadBase64, 'base64'),
+            shortError(letter.lastError),
           ]),
         ),
       );
     }
   });
+}
+
+/** A last error on one table line: its first line, at most 60 characters ("-" for none). */
+function shortError(error: string | null): string {
+  if (error === null) return '-';
+  const line = error.split('\n', 1)[0]!;
+  return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
 }

@@ -21,22 +21,31 @@ const BATCH_DELETE_SHAPE: ResponseShape = { type: 'object', properties: { delete
  * (where `tasks.delete` would answer 404). Same ACL action as tasks.delete.
  * A name that is not a valid task name, or any other field, is 400 and
  * nothing is deleted. (The name follows Google's AIP-235 `:batchDelete`.)
+ *
+ * With `"leaseTimestamps": [...]` (one per id, the lease tokens the caller
+ * holds, as tasks.lease answered them), a task is deleted only while it
+ * still carries its token: a worker whose lease was taken over deletes
+ * nothing, and the task is in `notFound`. The REST worker runner deletes so.
  */
 export const BATCH_DELETE_TASKS: RestMethod = {
   action: 'task.delete',
   shape: BATCH_DELETE_SHAPE,
   async run({ c, params, queue }) {
-    const ids = parseIds(parseJsonObject(await readBody(c)));
+    const { ids, tokens } = parseIds(parseJsonObject(await readBody(c)));
     const names = [...new Set(ids)];
-    const outcome = await queue.deleteTask(names);
+    const outcome = tokens
+      ? await queue.deleteLeasedTasks(names.map((name) => ({ name, etaUsec: tokens.get(name)! })))
+      : await queue.deleteTask(names);
     const body = { deleted: names.filter((_, i) => outcome[i]), notFound: names.filter((_, i) => !outcome[i]) };
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
 };
 
-function parseIds(body: Record<string, unknown>): string[] {
+function parseIds(body: Record<string, unknown>): { ids: string[]; tokens: Map<string, number> | null } {
   for (const field of Object.keys(body)) {
-    if (field !== 'ids') throw invalidField(field, `Unknown field ${quote(field)}: a batchDelete body is {"ids": [task names]}`);
+    if (field !== 'ids' && field !== 'leaseTimestamps') {
+      throw invalidField(field, `Unknown field ${quote(field)}: a batchDelete body is {"ids": [task names], "leaseTimestamps": [optional lease tokens]}`);
+    }
   }
   const ids = body.ids;
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > LIMITS.maxTasksPerDelete) {
@@ -47,5 +56,20 @@ function parseIds(body: Record<string, unknown>): string[] {
       throw invalidField('ids', `ids[${i}] is not a valid task name: it must match ${TASK_NAME_PATTERN.source}`);
     }
   });
-  return ids as string[];
+  const stamps = body.leaseTimestamps;
+  if (stamps === undefined) return { ids: ids as string[], tokens: null };
+  if (!Array.isArray(stamps) || stamps.length !== ids.length) {
+    throw invalidField('leaseTimestamps', 'leaseTimestamps must be an array with one lease token per id');
+  }
+  const tokens = new Map<string, number>();
+  stamps.forEach((stamp: unknown, i) => {
+    const usec = typeof stamp === 'string' && /^[0-9]{1,16}$/.test(stamp) ? Number(stamp) : typeof stamp === 'number' ? stamp : Number.NaN;
+    if (!Number.isSafeInteger(usec) || usec < 0) {
+      throw invalidField('leaseTimestamps', `leaseTimestamps[${i}] must be microseconds since the epoch, as a decimal string or an integer`);
+    }
+    const id = ids[i] as string;
+    if (tokens.has(id) && tokens.get(id) !== usec) throw invalidField('leaseTimestamps', `task ${quote(id)} is given twice with different lease tokens`);
+    tokens.set(id, usec);
+  });
+  return { ids: ids as string[], tokens };
 }

@@ -40,7 +40,12 @@ async function updateTask({ c, query, params, project, queue, task: name }: Rest
   try {
     task = await queue.updateTask(
       { name, etaUsec: leaseToken },
-      { lease: newLeaseSeconds, unit: 'seconds', ...(update.tag === undefined ? {} : { tag: update.tag }) },
+      {
+        lease: newLeaseSeconds,
+        unit: 'seconds',
+        ...(update.tag === undefined ? {} : { tag: update.tag }),
+        ...(update.lastError === undefined ? {} : { lastError: update.lastError }),
+      },
     );
   } catch (error) {
     throw tombstoneAsNotFound(error);

@@ -1,0 +1,26 @@
+/** First back-off after a failed call, in ms; it doubles per failure in a row up to the cap. */
+const FIRST_BACKOFF_MS = 100;
+
+/**
+ * Back-off before attempt `failures + 1` ("equal jitter"): half the
+ * doubling delay plus a random share of the other half, so workers that
+ * failed together do not come back together, and none comes back at once.
+ */
+export function backoffDelayMs(failures: number, capMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(capMs, FIRST_BACKOFF_MS * 2 ** Math.min(Math.max(failures - 1, 0), 30));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** An abortable sleep: resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

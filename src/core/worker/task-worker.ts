@@ -1,0 +1,355 @@
+import { backoffDelayMs, sleep } from './backoff-delay.js';
+import { CompletionBatcher } from './completion-batcher.js';
+import type { HeldLease, WorkerBackend, WorkerErrorKind, WorkerTask } from './worker-backend.js';
+import { LeaseLostError, WorkerStoppedError } from './worker-errors.js';
+import { noWorkerMetrics, WorkerListeners, type WorkerEventMap, type WorkerMetrics, type WorkerState } from './worker-events.js';
+import type { ResolvedWorkerOptions } from './worker-options.js';
+
+/** What a handler gets besides its task. */
+export interface HandlerContext {
+  /** Aborts when the task's lease is lost (LeaseLostError) or the worker stops past its grace (WorkerStoppedError). */
+  readonly signal: AbortSignal;
+}
+
+/** Resolves: success (the task is deleted). Throws: failure (the task comes back after the backoff delay). */
+export type TaskHandler<T> = (task: T, context: HandlerContext) => Promise<unknown> | unknown;
+
+/** A task the worker holds, leased and not yet settled. */
+class Held<T extends WorkerTask> implements HeldLease<T> {
+  token: number;
+  /** Node's clock when the lease ends unless renewed: the runner's own estimate, for scheduling only. */
+  expiresAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  renewing: Promise<void> | null = null;
+  /** The lease is gone (or handed back): nothing may delete or fail the task any more. */
+  settled = false;
+  readonly controller = new AbortController();
+
+  constructor(
+    readonly task: T,
+    leaseMs: number,
+  ) {
+    this.token = task.etaUsec;
+    this.expiresAt = Date.now() + leaseMs;
+  }
+}
+
+/**
+ * The worker runner: leases tasks, runs the handler on each with at most
+ * `concurrency` at once, renews leases while handlers run, deletes on
+ * success (fenced by the lease token), hands failures back with the queue's
+ * backoff, backs off on errors, and stops cleanly. One implementation for
+ * both ways of reaching a queue (see WorkerBackend).
+ */
+export class TaskWorker<T extends WorkerTask> {
+  readonly #backend: WorkerBackend<T>;
+  readonly #handler: TaskHandler<T>;
+  readonly #options: ResolvedWorkerOptions;
+  readonly #metrics: WorkerMetrics;
+  readonly #listeners = new WorkerListeners<T>();
+  readonly #completions: CompletionBatcher<T>;
+  /** Every task held, buffered or running. */
+  readonly #held = new Set<Held<T>>();
+  readonly #buffer: Held<T>[] = [];
+  readonly #runs = new Set<Promise<void>>();
+  readonly #stopping = new AbortController();
+  #running = 0;
+  #state: WorkerState = 'running';
+  #failures = 0;
+  /** Lease calls in flight. */
+  readonly #leasing = new Set<Promise<void>>();
+  /** The last lease call found nothing (or failed): one call at a time until tasks come. */
+  #idle = false;
+  #stopped: Promise<void> | null = null;
+
+  constructor(backend: WorkerBackend<T>, handler: TaskHandler<T>, options: ResolvedWorkerOptions, metrics: WorkerMetrics = noWorkerMetrics) {
+    if (typeof handler !== 'function') throw new TypeError('work(handler, options): handler must be a function');
+    this.#backend = backend;
+    this.#handler = handler;
+    this.#options = options;
+    this.#metrics = metrics;
+    // As many delete calls in flight as lease calls may be (one per batch that fits in concurrency, at most 16).
+    const calls = Math.min(16, Math.max(1, Math.floor(options.concurrency / options.batchSize)));
+    this.#completions = new CompletionBatcher((held) => backend.complete(held), calls);
+    const signal = options.signal;
+    if (signal) {
+      if (signal.aborted) queueMicrotask(() => void this.stop());
+      else signal.addEventListener('abort', () => void this.stop(), { once: true });
+    }
+    this.#pump();
+  }
+
+  /** Running, backing off (paused, unavailable, error), stopping or stopped. */
+  get state(): WorkerState {
+    return this.#state;
+  }
+
+  /** Tasks held now (running or leased ahead). */
+  get heldCount(): number {
+    return this.#held.size;
+  }
+
+  /** Tasks whose handler runs now. */
+  get runningCount(): number {
+    return this.#running;
+  }
+
+  on<E extends keyof WorkerEventMap<T>>(event: E, listener: WorkerEventMap<T>[E]): this {
+    this.#listeners.on(event, listener);
+    return this;
+  }
+
+  off<E extends keyof WorkerEventMap<T>>(event: E, listener: WorkerEventMap<T>[E]): this {
+    this.#listeners.off(event, listener);
+    return this;
+  }
+
+  /**
+   * Stops: no new leases; tasks leased ahead are released at once; running
+   * handlers get the grace period to finish, then their signals abort and
+   * their leases are released. Resolves when the worker holds nothing.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#stop();
+    return this.#stopped;
+  }
+
+  async #stop(): Promise<void> {
+    this.#setState('stopping');
+    this.#stopping.abort();
+    while (this.#leasing.size > 0) await Promise.all([...this.#leasing]);
+    await Promise.all(this.#buffer.splice(0).map((held) => this.#release(held)));
+    if (this.#runs.size > 0) {
+      const grace = new AbortController();
+      await Promise.race([Promise.allSettled([...this.#runs]), sleep(this.#options.gracePeriodMs, grace.signal)]);
+      grace.abort();
+    }
+    await Promise.all(
+      [...this.#held].map(async (held) => {
+        held.controller.abort(new WorkerStoppedError(held.task.name));
+        await this.#release(held);
+      }),
+    );
+    this.#setState('stopped');
+  }
+
+  /**
+   * Starts lease calls while there is room: a call may bring `batchSize`
+   * tasks, so calls go out while the tasks held plus those the calls in
+   * flight may bring stay under `concurrency` (never more held than
+   * `concurrency` plus one batch). With batchSize below concurrency several
+   * calls run at once; after an empty answer or an error only one does,
+   * until tasks come again (idle workers do not multiply long-polls).
+   */
+  #pump(): void {
+    const { concurrency, batchSize } = this.#options;
+    while (
+      !this.#stopping.signal.aborted &&
+      this.#leasing.size < (this.#idle ? 1 : Infinity) &&
+      this.#held.size + this.#leasing.size * batchSize < concurrency
+    ) {
+      const call = this.#leaseOnce().finally(() => {
+        this.#leasing.delete(call);
+        this.#pump();
+      });
+      this.#leasing.add(call);
+    }
+  }
+
+  async #leaseOnce(): Promise<void> {
+    let tasks: T[];
+    try {
+      tasks = await this.#backend.lease({
+        maxTasks: this.#options.batchSize,
+        leaseSeconds: this.#options.leaseSeconds,
+        tag: this.#options.tag,
+        groupByTag: this.#options.groupByTag,
+        waitMs: this.#options.pollIntervalMs,
+        signal: this.#stopping.signal,
+      });
+    } catch (error) {
+      if (this.#stopping.signal.aborted) return;
+      this.#idle = true;
+      this.#trouble(this.#backend.classify(error), error);
+      await sleep(backoffDelayMs(++this.#failures, this.#options.pollIntervalMs), this.#stopping.signal);
+      return;
+    }
+    this.#recovered();
+    this.#idle = tasks.length === 0;
+    for (const task of tasks) {
+      const held = new Held(task, this.#options.leaseSeconds * 1000);
+      this.#held.add(held);
+      this.#scheduleRenewal(held);
+      this.#buffer.push(held);
+    }
+    // A lease that returned after stop() began: its tasks are released by stop.
+    if (!this.#stopping.signal.aborted) this.#dispatch();
+  }
+
+  #dispatch(): void {
+    while (this.#running < this.#options.concurrency && this.#buffer.length > 0) {
+      const held = this.#buffer.shift()!;
+      const run = this.#run(held);
+      this.#runs.add(run);
+      void run.finally(() => this.#runs.delete(run));
+    }
+  }
+
+  async #run(held: Held<T>): Promise<void> {
+    this.#running++;
+    const started = performance.now();
+    let failure: { error: unknown } | null = null;
+    try {
+      await this.#handler(held.task, { signal: held.controller.signal });
+    } catch (error) {
+      failure = { error };
+    }
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      // No renewal may change the token under the delete or the failure.
+      clearTimeout(held.timer);
+      await held.renewing;
+      if (!held.settled) {
+        if (failure) await this.#fail(held, failure.error, seconds);
+        else await this.#complete(held, seconds);
+      }
+    } finally {
+      this.#forget(held);
+      this.#running--;
+      this.#dispatch();
+      this.#pump();
+    }
+  }
+
+  async #complete(held: Held<T>, seconds: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const deleted = await this.#completions.complete(held);
+        held.settled = true;
+        this.#recovered();
+        if (deleted) {
+          this.#metrics.processed(this.#backend.queueName, seconds);
+          this.#listeners.emit('processed', held.task, seconds);
+        } else {
+          this.#lost(held, 'the task was not deleted: its lease had been taken over, or it was deleted or purged meanwhile');
+        }
+        return;
+      } catch (error) {
+        const kind = this.#backend.classify(error);
+        if (kind === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
+        this.#trouble(kind, error);
+        // The lease still runs: try again until it would end (then the task comes back to be run again).
+        const delay = backoffDelayMs(attempt, this.#options.pollIntervalMs);
+        if (Date.now() + delay >= held.expiresAt) return;
+        await sleep(delay);
+      }
+    }
+  }
+
+  async #fail(held: Held<T>, error: unknown, seconds: number): Promise<void> {
+    held.settled = true;
+    this.#metrics.failed(this.#backend.queueName, seconds);
+    this.#listeners.emit('failed', held.task, error);
+    try {
+      await this.#backend.fail(held, error);
+    } catch (callError) {
+      // Lost: the task is another's now. Unreachable: its lease runs out and it comes back all the same.
+      if (this.#backend.classify(callError) === 'lease-lost') this.#lost(held, 'its failure could not be recorded', callError);
+      else this.#listeners.emit('error', callError);
+    }
+  }
+
+  /** Hands a task back at once (worker stopping). */
+  async #release(held: Held<T>): Promise<void> {
+    clearTimeout(held.timer);
+    await held.renewing;
+    if (!held.settled) {
+      held.settled = true;
+      try {
+        await this.#backend.release(held);
+      } catch (error) {
+        // Its lease runs out by itself.
+        if (this.#backend.classify(error) !== 'lease-lost') this.#listeners.emit('error', error);
+      }
+    }
+    this.#forget(held);
+  }
+
+  #forget(held: Held<T>): void {
+    clearTimeout(held.timer);
+    this.#held.delete(held);
+  }
+
+  /** Renews when half the lease has passed (sooner after a failed renewal). */
+  #scheduleRenewal(held: Held<T>, afterMs = (this.#options.leaseSeconds * 1000) / 2): void {
+    held.timer = setTimeout(() => {
+      held.renewing = this.#renew(held).finally(() => (held.renewing = null));
+    }, afterMs);
+  }
+
+  async #renew(held: Held<T>): Promise<void> {
+    if (held.settled) return;
+    try {
+      held.token = await this.#backend.renew(held, this.#options.leaseSeconds);
+      held.expiresAt = Date.now() + this.#options.leaseSeconds * 1000;
+      this.#metrics.renewed(this.#backend.queueName);
+      this.#listeners.emit('renewed', held.task);
+      this.#scheduleRenewal(held);
+    } catch (error) {
+      if (held.settled) return;
+      const kind = this.#backend.classify(error);
+      if (kind === 'lease-lost') return this.#lost(held, 'it could not be renewed', error);
+      this.#trouble(kind, error);
+      const left = held.expiresAt - Date.now();
+      // Unreachable until the lease ran out: someone else may hold the task now.
+      if (left <= 0) return this.#lost(held, 'it ran out while the queue could not be reached', error);
+      this.#scheduleRenewal(held, Math.max(50, Math.min(left / 4, 1000)));
+    }
+  }
+
+  #lost(held: Held<T>, detail: string, cause?: unknown): void {
+    held.settled = true;
+    clearTimeout(held.timer);
+    const reason = new LeaseLostError(held.task.name, detail, cause === undefined ? undefined : { cause });
+    held.controller.abort(reason);
+    const buffered = this.#buffer.indexOf(held);
+    if (buffered >= 0) {
+      this.#buffer.splice(buffered, 1);
+      this.#forget(held);
+      this.#pump();
+    }
+    this.#metrics.leaseLost(this.#backend.queueName);
+    this.#listeners.emit('lease-lost', held.task, reason);
+  }
+
+  /** A call failed: report it, and log once per change of state, not per attempt. */
+  #trouble(kind: WorkerErrorKind, error: unknown): void {
+    const state = kind === 'lease-lost' ? 'error' : kind;
+    this.#listeners.emit('error', error);
+    if (this.#state === state) return;
+    this.#options.logger.warn(
+      { queue: this.#backend.queueName, state, err: error instanceof Error ? error.message : String(error) },
+      `worker: ${DESCRIPTIONS[state]}; backing off until it recovers`,
+    );
+    this.#setState(state);
+  }
+
+  #recovered(): void {
+    this.#failures = 0;
+    if (this.#state === 'running' || this.#state === 'stopping') return;
+    this.#options.logger.info({ queue: this.#backend.queueName, after: this.#state }, 'worker: leasing again');
+    this.#setState('running');
+  }
+
+  #setState(state: WorkerState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.#listeners.emit('state', state);
+  }
+}
+
+const DESCRIPTIONS: Record<'paused' | 'unavailable' | 'error', string> = {
+  paused: 'the queue is paused',
+  unavailable: 'the queue cannot be reached',
+  error: 'leases fail',
+};

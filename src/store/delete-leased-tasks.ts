@@ -1,0 +1,35 @@
+import { sql } from 'kysely';
+import type { TaskDeleteLeasedParams } from '../core/task-store.js';
+import { table, usecOf, type StoreContext } from './store-context.js';
+
+/**
+ * Deletes tasks only while each still carries the lease token its holder
+ * was handed (a worker's success): a task whose lease was taken over by a
+ * later lease, renewed by someone else, released or purged matches nothing,
+ * so a stale holder never deletes another's task. A lease that ran out but
+ * that nobody took since still matches (its eta is unchanged), as App
+ * Engine's delete after expiry does. Names not held by their form get a
+ * tombstone row, as in delete-tasks.ts. Returns the names deleted.
+ */
+export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLeasedParams): Promise<string[]> {
+  if (params.tasks.length === 0) return [];
+  const names = params.tasks.map((task) => task.name);
+  const tokens = params.tasks.map((task) => String(task.leaseToken));
+  // `name = any(...)` lets the primary key find each row (a join on unnest
+  // would let the planner scan the table); the token is then compared on
+  // the row found, looked up by the name's position.
+  const result = await sql<{ name: string }>`/* delete_leased_tasks */
+    with gone as (
+      delete from ${table(ctx, 'tasks')} t
+       where t.queue_id = ${params.queueId} and t.name = any(${names}::text[])
+         and ${usecOf(sql`t.eta`)} = (${tokens}::int8[])[array_position(${names}::text[], t.name)]
+      returning t.name, t.retry_count
+    ), tombstoned as (
+      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+      select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${[...params.heldByForm]}::text[])
+      on conflict (queue_id, name) do update
+        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+    )
+    select name from gone`.execute(ctx.db);
+  return result.rows.map((row) => row.name);
+}

@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { waitFor } from '../worker/worker-harness.js';
+import { listen, openHarness } from '../http/harness.js';
+import { openCliDatabase } from './cli-harness.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+describe('taskqueue work --exec (postgres)', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => close?.());
+
+  it('runs the command per task with the payload on stdin, exit 0 deletes, a failure keeps stderr as last error; SIGTERM drains', async () => {
+    const t = await openCliDatabase(serviceConfig([pullQueue('jobs', { retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } })]));
+    const dir = mkdtempSync(join(tmpdir(), 'work-'));
+    close = async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await t.close();
+    };
+    const queue = t.service.getQueue('jobs');
+    await queue.add([
+      { name: 'ok', payload: 'fine' },
+      { name: 'bad', payload: 'fail' },
+      { name: 'slow', payload: 'slow' },
+    ]);
+    const script = [
+      'p=$(cat)',
+      'case "$p" in',
+      '  fail) echo "something broke" >&2; exit 3;;',
+      `  slow) touch ${dir}/slow-started; sleep 1;;`,
+      'esac',
+      'echo "did $p as $TASKQUEUE_TASK_NAME (retry $TASKQUEUE_TASK_RETRY_COUNT)"',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '3', '--lease-seconds', '10'], {
+      env: { ...process.env, ...t.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+    await waitFor(() => existsSync(join(dir, 'slow-started')), 'the slow command', 30_000);
+    await waitFor(async () => (await queue.getTask('bad')).lastError != null, 'the failure', 30_000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    expect(out).toContain('did fine as ok (retry 1)');
+    // The slow command was let finish within the grace: its task is deleted.
+    expect(out).toContain('did slow as slow (retry 1)');
+    expect(err).toContain('something broke');
+    expect(err).toContain('draining');
+    const left = await queue.listTasks();
+    expect(left.map((task) => [task.name, task.lastError])).toEqual([['bad', 'command exited with status 3: something broke']]);
+  }, 60_000);
+
+  it('works over REST with --url (the worker runner of taskqueue/client)', async () => {
+    const h = await openHarness('postgres', { queues: [pullQueue('jobs')] });
+    const server = await listen(h.app);
+    close = async () => {
+      await server.close();
+      await h.close();
+    };
+    const queue = h.t.service.getQueue('jobs');
+    await queue.add([{ name: 'a', payload: 'one' }, { name: 'b', payload: 'two' }]);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--url', server.url, '--exec', 'echo "got $(cat)"'], {
+      env: { ...process.env, TASKQUEUE_URL: '', TASKQUEUE_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await waitFor(async () => (await queue.listTasks()).length === 0, 'both tasks', 30_000);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out.split('\n').filter(Boolean).sort()).toEqual(['got one', 'got two']);
+  }, 60_000);
+});
