@@ -26,7 +26,9 @@ const ALLOWED_IMPORTS = {
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
   cli: ['core', 'config', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
-  'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
+  // Push delivery: the HTTP client and the wiring of the dispatcher to the store.
+  push: ['core', 'store', 'undici'],
+  'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'push', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
   'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net', 'node:path'],

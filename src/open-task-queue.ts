@@ -6,7 +6,9 @@ import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { AuditLog } from './core/audit-log.js';
 import { silentLogger, type Logger } from './core/logger.js';
-import type { ServiceConfig } from './core/queue-config.js';
+import { withPushBaseUrl, type ServiceConfig } from './core/queue-config.js';
+import type { PushEvents, PushTokenSigner } from './core/dispatcher/push-transport.js';
+import { startPushDispatch, type PushDispatch } from './push/start-dispatch.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
@@ -63,6 +65,16 @@ export interface OpenTaskQueueOptions {
   readonly env?: Environment;
   /** Use this database instead of opening one (tests; the caller closes it). */
   readonly database?: DatabaseOptions;
+  /** Deliver push tasks from this process (default true, or TASKQUEUE_DISPATCH). */
+  readonly dispatch?: boolean;
+  /** Base URL of push queues without `<target-url>` (default TASKQUEUE_PUSH_BASE_URL). */
+  readonly pushBaseUrl?: string | null;
+  /** Signs the Bearer token of each push request (the server passes its local issuer's); absent = unsigned. */
+  readonly pushSigner?: PushTokenSigner;
+  /** Told of each push attempt (metrics). */
+  readonly pushEvents?: PushEvents;
+  /** How long `close()` lets push requests in flight finish, in ms (default TASKQUEUE_SHUTDOWN_GRACE_SECONDS). */
+  readonly shutdownGraceMs?: number;
 }
 
 /** The service `openTaskQueue` resolves to. */
@@ -81,6 +93,10 @@ export interface OpenTaskQueue extends TaskQueueService {
   schemaStatus(): Promise<{ readonly current: number; readonly latest: number }>;
   /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
   poolStats(): PoolStats | null;
+  /** Starts delivering push tasks from this process, if it does not already (see `dispatch`). */
+  startDispatch(options?: { readonly signer?: PushTokenSigner; readonly events?: PushEvents }): void;
+  /** Claims no more push tasks; requests in flight get `graceMs` to finish. `close()` does this too. */
+  stopDispatch(graceMs: number): Promise<void>;
 }
 
 export type { PoolStats };
@@ -105,7 +121,8 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
   const settings = settingsFromEnvironment(env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const logger = options.logger ?? silentLogger;
-  const config = await resolveConfig(options.config ?? settings.configPath, settings);
+  const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
+  const config = withPushBaseUrl(await resolveConfig(options.config ?? settings.configPath, settings), pushBaseUrl);
   logger.info({ source: config.source, queues: config.queues.length }, 'config loaded');
   if (config.source === 'built-in') {
     logger.warn(
@@ -133,6 +150,23 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
       logger,
     });
+    const tombstoneRetentionMs = (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000;
+    let dispatch: PushDispatch | null = null;
+    const startDispatch = (start: { readonly signer?: PushTokenSigner; readonly events?: PushEvents } = {}) => {
+      dispatch ??= startPushDispatch({ store, config, queueIds: ids, tombstoneRetentionMs, logger, ...start });
+    };
+    const stopDispatch = async (graceMs: number) => {
+      const running = dispatch;
+      dispatch = null;
+      await running?.stop(graceMs);
+    };
+    if (options.dispatch ?? settings.dispatch) {
+      startDispatch({
+        ...(options.pushSigner ? { signer: options.pushSigner } : {}),
+        ...(options.pushEvents ? { events: options.pushEvents } : {}),
+      });
+    }
+    const closeService = service.close.bind(service);
     return Object.assign(service, {
       project: options.project ?? settings.project,
       engine: database.engine,
@@ -140,6 +174,12 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
       auditLog: new PgAuditLog({ db: database.db, schema }),
       schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
+      startDispatch,
+      stopDispatch,
+      close: async () => {
+        await stopDispatch(options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000);
+        await closeService();
+      },
       poolStats: () => {
         const pool = database.pool;
         return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null;

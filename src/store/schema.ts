@@ -34,6 +34,13 @@ export interface TasksTable {
   payload: Uint8Array;
   enqueued_at: Generated<Date>;
   size_bytes: GeneratedAlways<number>;
+  /** sql/0013: push tasks. */
+  push: unknown;
+  execution_count: Generated<number>;
+  first_try_at: Date | null;
+  last_status: number | null;
+  last_error: string | null;
+  dispatched_at: Date | null;
 }
 
 export interface TaskTombstonesTable {
@@ -76,6 +83,18 @@ export interface TaskDeadLettersTable {
   retry_count: number;
   enqueued_at: Date;
   died_at: Generated<Date>;
+  push: unknown;
+  last_status: number | null;
+  last_error: string | null;
+}
+
+/** A push queue's token bucket (sql/0013). */
+export interface PushQueueStateTable {
+  queue_id: number;
+  tokens: number;
+  refilled_at: Date;
+  slow_until: Date | null;
+  hold_until: Date | null;
 }
 
 /** The operators' views of sql/0009 (read-only). */
@@ -160,6 +179,7 @@ export interface Database {
   lease_rate_windows: LeaseRateWindowsTable;
   queue_waiters: QueueWaitersTable;
   task_dead_letters: TaskDeadLettersTable;
+  push_queue_state: PushQueueStateTable;
   queue_stats: QueueStatsView;
   leased_tasks: LeasedTasksView;
   recent_tombstones: RecentTombstonesView;
