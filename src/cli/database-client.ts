@@ -1,3 +1,4 @@
+import type { TaskOptions } from '../core/task.js';
 import type { AuditAction, AuditLog } from '../core/audit-log.js';
 import { deadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
@@ -93,7 +94,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
-    return taskRecord(await this.#service.getQueue(queue).add(task));
+    const { method, ...rest } = task;
+    return taskRecord(await this.#service.getQueue(queue).add({ ...rest, ...(method === undefined ? {} : { method: method as TaskOptions['method'] }) }));
   }
 
   async lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]> {

@@ -91,17 +91,20 @@ export function validatePushTask(
 ): { readonly push: PushRequest; readonly payload: Uint8Array } {
   const bad = (field: string, message: string, code: 'INVALID_REQUEST' | 'INVALID_PAYLOAD' = 'INVALID_REQUEST') =>
     new QueueError(code, `task "${name}": ${message}`, { ...where(field), task: name });
+  const rawMethod = options.method ?? 'POST';
+  if (rawMethod === 'PULL') {
+    throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
+  }
   const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
-  if ((push.baseUrl ?? push.targetUrl) === null) {
+  // baseUrl is set (to null when there is none) where the service knows
+  // TASKQUEUE_PUSH_BASE_URL (withPushBaseUrl); a tool that reads queues
+  // from the database alone cannot tell, and leaves the check to the server.
+  if ((push.baseUrl === undefined ? (push.targetUrl ?? undefined) : push.baseUrl) === null) {
     throw new QueueError(
       'INVALID_REQUEST',
       `push queue "${queue.name}" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL`,
       where('url'),
     );
-  }
-  const rawMethod = options.method ?? 'POST';
-  if (rawMethod === 'PULL') {
-    throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
   }
   const method = (rawMethod === 'PUSH' ? 'POST' : rawMethod) as PushMethod;
   if (!PUSH_METHODS.includes(method)) {

@@ -11,6 +11,10 @@ export interface TaskJson {
   leaseTimestamp: string;
   retry_count: number;
   tag?: string;
+  /** Push tasks (extension): where and how the task is delivered. */
+  url?: string;
+  httpMethod?: string;
+  headers?: { name: string; value: string }[];
 }
 
 /** `projects/{project}/taskqueues/{queue}`: the full queue name every task response carries (AppScale mimics it too). */
@@ -36,6 +40,11 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
     retry_count: task.retryCount,
   };
   if (task.tag !== null) json.tag = task.tag;
+  if (task.push) {
+    json.url = task.push.url;
+    json.httpMethod = task.push.method;
+    json.headers = task.push.headers.map(([name, value]) => ({ name, value }));
+  }
   return json;
 }
 

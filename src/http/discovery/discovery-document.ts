@@ -1,13 +1,15 @@
 import document from './taskqueue-v1beta2.json' with { type: 'json' };
+import { withPushTaskFields } from './push-task-fields.js';
 
 /**
  * Google's discovery document of the TaskQueue API, revision 20130318, kept
  * verbatim (spec/taskqueue-v1beta2-discovery.json). It is the contract this
  * server implements: the response shapes for `fields`, the OpenAPI document
  * and the served discovery document are all derived from it, so they
- * cannot drift apart.
+ * cannot drift apart. One addition: the push-queue extension fields of
+ * Task (url, httpMethod, headers; push-task-fields.ts).
  */
-export const DISCOVERY_DOCUMENT: DiscoveryDocument = document as DiscoveryDocument;
+export const DISCOVERY_DOCUMENT: DiscoveryDocument = withPushTaskFields(document as DiscoveryDocument);
 
 /** The parts of a discovery document this server reads. */
 export interface DiscoveryDocument {
