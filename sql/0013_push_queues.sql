@@ -96,16 +96,17 @@ BEGIN
   SELECT * INTO st FROM push_queue_state s WHERE s.queue_id = p_queue FOR UPDATE;
   -- The time after the lock: claims of a queue run one after another, so
   -- each refill starts where the previous one ended and tokens are exact.
-  v_now := greatest(clock_timestamp(), st.refilled_at);
-  v_rate := CASE WHEN st.slow_until > st.refilled_at THEN p_rate / 2 ELSE p_rate END;
-  v_tokens := least(p_bucket, st.tokens + v_rate * extract(epoch FROM v_now - st.refilled_at)::float8);
+  v_now := clock_timestamp();
   IF st.hold_until > v_now THEN
-    UPDATE push_queue_state s SET tokens = v_tokens, refilled_at = v_now WHERE s.queue_id = p_queue;
     RETURN QUERY SELECT NULL::text, NULL::bytea, NULL::jsonb, NULL::int4, NULL::int4, NULL::int8, NULL::int8,
                         NULL::int8, NULL::int4, NULL::text, NULL::int8,
                         extract(epoch FROM st.hold_until - v_now)::float8 * 1000;
     RETURN;
   END IF;
+  v_rate := CASE WHEN st.slow_until > v_now THEN p_rate / 2 ELSE p_rate END;
+  -- A hold (Retry-After) earns no tokens: the refill counts from its end.
+  v_tokens := least(p_bucket, st.tokens + v_rate * greatest(0, extract(epoch FROM
+                v_now - greatest(st.refilled_at, coalesce(st.hold_until, st.refilled_at))))::float8);
   IF p_max_concurrent IS NOT NULL THEN
     SELECT count(*) INTO v_in FROM tasks t
      WHERE t.queue_id = p_queue AND t.dispatched_at IS NOT NULL AND t.eta > v_now;
@@ -139,7 +140,7 @@ BEGIN
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
   END IF;
   v_tokens := v_tokens - v_claimed;
-  UPDATE push_queue_state s SET tokens = v_tokens, refilled_at = v_now WHERE s.queue_id = p_queue;
+  UPDATE push_queue_state s SET tokens = v_tokens, refilled_at = greatest(st.refilled_at, v_now) WHERE s.queue_id = p_queue;
   -- When to look again: for a token when the bucket is what stops us; else
   -- at the next task's ETA (in flight or not: an expired claim is due too).
   IF v_claimed < p_limit THEN

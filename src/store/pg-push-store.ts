@@ -131,7 +131,7 @@ export class PgPushStore implements PushStore {
       // An empty bucket, then half the rate for a while: the handler said it is overloaded.
       await sql`/* push_throttle */
         update ${table(this.#ctx, 'push_queue_state')}
-           set tokens = least(tokens, 0),
+           set tokens = 0,
                slow_until = greatest(slow_until, now() + ${intervalFromMs(params.slowMs)}),
                hold_until = greatest(hold_until, now() + ${intervalFromMs(params.holdMs)})
          where queue_id = ${params.queueId}`.execute(this.#ctx.db);
