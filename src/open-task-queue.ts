@@ -7,7 +7,9 @@ import { settingsFromEnvironment, type Environment, type ServiceSettings } from 
 import type { AuditLog } from './core/audit-log.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { withPushBaseUrl, type ServiceConfig } from './core/queue-config.js';
-import type { PushEvents, PushTokenSigner } from './core/dispatcher/push-transport.js';
+import type { PushEvents } from './core/dispatcher/push-transport.js';
+import { DEFAULT_LOCAL_ISSUER } from './auth/local-issuer.js';
+import { PushTokenSigner } from './auth/push-token-signer.js';
 import { startPushDispatch, type PushDispatch } from './push/start-dispatch.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
@@ -69,8 +71,10 @@ export interface OpenTaskQueueOptions {
   readonly dispatch?: boolean;
   /** Base URL of push queues without `<target-url>` (default TASKQUEUE_PUSH_BASE_URL). */
   readonly pushBaseUrl?: string | null;
-  /** Signs the Bearer token of each push request (the server passes its local issuer's); absent = unsigned. */
-  readonly pushSigner?: PushTokenSigner;
+  /** Sign each push request's Bearer token with the local issuer's key (default true, or TASKQUEUE_PUSH_SIGNING). */
+  readonly pushSigning?: boolean;
+  /** The `iss` of push tokens (default the local issuer's, `urn:taskqueue:local`). */
+  readonly pushIssuer?: string;
   /** Told of each push attempt (metrics). */
   readonly pushEvents?: PushEvents;
   /** How long `close()` lets push requests in flight finish, in ms (default TASKQUEUE_SHUTDOWN_GRACE_SECONDS). */
@@ -94,7 +98,7 @@ export interface OpenTaskQueue extends TaskQueueService {
   /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
   poolStats(): PoolStats | null;
   /** Starts delivering push tasks from this process, if it does not already (see `dispatch`). */
-  startDispatch(options?: { readonly signer?: PushTokenSigner; readonly events?: PushEvents }): void;
+  startDispatch(options?: { readonly events?: PushEvents }): void;
   /** Claims no more push tasks; requests in flight get `graceMs` to finish. `close()` does this too. */
   stopDispatch(graceMs: number): Promise<void>;
 }
@@ -152,8 +156,25 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     });
     const tombstoneRetentionMs = (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000;
     let dispatch: PushDispatch | null = null;
-    const startDispatch = (start: { readonly signer?: PushTokenSigner; readonly events?: PushEvents } = {}) => {
-      dispatch ??= startPushDispatch({ store, config, queueIds: ids, tombstoneRetentionMs, logger, ...start });
+    const authStore = new PgAuthStore({ db: database.db, schema });
+    const project = options.project ?? settings.project;
+    const signer =
+      (options.pushSigning ?? settings.pushSigning)
+        ? new PushTokenSigner(authStore, {
+            issuer: options.pushIssuer ?? DEFAULT_LOCAL_ISSUER.issuer,
+            email: settings.pushIdentity ?? `taskqueue@${project}`,
+          })
+        : null;
+    const startDispatch = (start: { readonly events?: PushEvents } = {}) => {
+      dispatch ??= startPushDispatch({
+        store,
+        config,
+        queueIds: ids,
+        tombstoneRetentionMs,
+        logger,
+        ...(signer ? { signer: (audience: string) => signer.sign(audience) } : {}),
+        ...start,
+      });
     };
     const stopDispatch = async (graceMs: number) => {
       const running = dispatch;
@@ -161,17 +182,14 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       await running?.stop(graceMs);
     };
     if (options.dispatch ?? settings.dispatch) {
-      startDispatch({
-        ...(options.pushSigner ? { signer: options.pushSigner } : {}),
-        ...(options.pushEvents ? { events: options.pushEvents } : {}),
-      });
+      startDispatch(options.pushEvents ? { events: options.pushEvents } : {});
     }
     const closeService = service.close.bind(service);
     return Object.assign(service, {
-      project: options.project ?? settings.project,
+      project,
       engine: database.engine,
       schema,
-      authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
+      authStore: authStore satisfies AuthStore,
       auditLog: new PgAuditLog({ db: database.db, schema }),
       schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
       startDispatch,

@@ -9,6 +9,7 @@ import type { Environment, ServiceSettings } from './config/service-settings.js'
 import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
+import { publicJwks } from './auth/push-token-signer.js';
 import { lingerOnEarlyAnswers } from './http/lingering-close.js';
 import type { Readiness } from './http/routes/readiness.js';
 import { lineLogger } from './ops/line-logger.js';
@@ -79,6 +80,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     databaseWaitSeconds: settings.dbWaitSeconds,
     logger,
     env: options.env,
+    ...(authSettings.localIssuer ? { pushIssuer: authSettings.localIssuer.issuer } : {}),
+    ...(metrics ? { pushEvents: metrics.push } : {}),
   });
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
@@ -135,6 +138,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     webConsole = settings.console
       ? mountConsole(app, { service, accessControl, auditLog: service.auditLog })
       : null;
+    // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).
+    app.get('/.well-known/jwks.json', async (c) => c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }));
     const server = await listen(app.fetch, settings.port, settings.host);
     const connections = new Set<Socket>();
     server.on('connection', (socket: Socket) => {
@@ -154,6 +159,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       shuttingDown ??= (async () => {
         const started = Date.now();
         stopping.abort();
+        // Push dispatch claims nothing more from now; its requests in flight share the grace.
+        const dispatchStopped = service.stopDispatch(graceMs);
         const allClosed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
         // Connections whose last response went out before the signal (so
@@ -172,6 +179,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           for (const socket of connections) socket.destroy();
           await allClosed;
         }
+        await dispatchStopped;
         await webConsole?.close();
         await tokenServer?.close();
         await service.close();

@@ -4,6 +4,8 @@ import type { Logger } from '../core/logger.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskEvents } from '../core/task-events.js';
 import type { HttpObserver } from '../http/request-log.js';
+import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import { createPushMetrics } from './push-metrics.js';
 
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
@@ -40,6 +42,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly events: TaskEvents;
   readonly http: HttpObserver;
+  /** Push delivery of this process (push-metrics.ts). */
+  readonly push: PushEvents;
   #sources: MetricsSources | null = null;
   #queues: { at: number; rows: Promise<QueueOverview[]> } | null = null;
   readonly #logger: Logger;
@@ -80,6 +84,7 @@ export class ServiceMetrics {
     );
     const deadLettered = counter('taskqueue_tasks_dead_lettered_total', 'Tasks this process moved to the dead letters at the retry limit.');
     this.#taskCounters = [added, leased, deleted, expired, deadLettered];
+    this.push = createPushMetrics(this.registry);
     this.events = {
       added: (queue, n) => added.inc({ queue }, n),
       leased: (queue, n) => leased.inc({ queue }, n),

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import type { TaskEvents } from '../../src/core/task-events.js';
-import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
+import { openTaskQueue, type OpenTaskQueue, type OpenTaskQueueOptions } from '../../src/open-task-queue.js';
 import type { DatabaseOptions } from '../../src/store/database.js';
 
 /** The engines every store test runs against. */
@@ -78,6 +78,8 @@ export async function openTestService(
     deadLetterDays?: number;
     statementTimeoutMs?: number;
     events?: TaskEvents;
+    /** More options of openTaskQueue (push signing, dispatch). */
+    open?: Partial<OpenTaskQueueOptions>;
   } = {},
 ): Promise<TestService> {
   const schema = freshSchema();
@@ -105,6 +107,7 @@ export async function openTestService(
     ...(options.tombstoneDays === undefined ? {} : { tombstoneDays: options.tombstoneDays }),
     ...(options.deadLetterDays === undefined ? {} : { deadLetterDays: options.deadLetterDays }),
     ...(options.events === undefined ? {} : { events: options.events }),
+    ...options.open,
   });
   const others: OpenTaskQueue[] = [];
   return {
