@@ -155,3 +155,10 @@ BEGIN
                       greatest(0, extract(epoch FROM v_next - v_now)::float8 * 1000);
 END
 $$;
+
+-- A push queue's delivery settings as the servers last wrote them (rate,
+-- bucket size, concurrency, target URL), so operator tools that read the
+-- queues from the database show them, and operators can read them with SQL.
+ALTER TABLE queues ADD COLUMN push_settings jsonb;
+
+COMMENT ON COLUMN queues.push_settings IS 'Push queues: {ratePerSecond, bucketSize, maxConcurrentRequests, targetUrl, target}; NULL for pull queues.';

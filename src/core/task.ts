@@ -18,6 +18,23 @@ export interface Task {
   readonly enqueuedUsec: number;
   /** A push task's request (url, method, headers, retry rules, deadline); absent on pull tasks. */
   readonly push?: PushRequest;
+  /**
+   * A push task's delivery so far (reads only): `retryCount` is its attempts,
+   * and `etaUsec` its next attempt (or, while in flight, when its claim ends).
+   */
+  readonly delivery?: PushDelivery;
+}
+
+/** Where a push task's delivery stands. */
+export interface PushDelivery {
+  /** Attempts that got a response. */
+  readonly executionCount: number;
+  /** The last attempt's HTTP status; null when none yet, or no response. */
+  readonly lastStatus: number | null;
+  /** Why the last attempt failed. */
+  readonly lastError: string | null;
+  /** A request is in flight now. */
+  readonly inFlight: boolean;
 }
 
 /** What a producer gives to `add`. */

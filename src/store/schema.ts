@@ -18,6 +18,8 @@ export interface QueuesTable {
   updated_at: Generated<Date>;
   paused: Generated<boolean>;
   paused_at: Date | null;
+  /** sql/0013: a push queue's delivery settings (JSON text on write). */
+  push_settings: unknown;
 }
 
 export interface ServiceSettingsTable {

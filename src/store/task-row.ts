@@ -1,3 +1,4 @@
+import type { PushRequest } from '../core/push-task.js';
 import type { Task } from '../core/task.js';
 import { toBuffer, toNumber } from './store-context.js';
 
@@ -9,6 +10,12 @@ export interface TaskRow {
   retry_count: number;
   eta_usec: unknown;
   enqueued_usec: unknown;
+  /** Push tasks (read by get and list only). */
+  push?: PushRequest | string | null;
+  execution_count?: number;
+  last_status?: number | null;
+  last_error?: string | null;
+  in_flight?: boolean;
 }
 
 /** Builds the domain's Task from a row. */
@@ -21,5 +28,16 @@ export function taskFromRow(queueName: string, row: TaskRow): Task {
     retryCount: row.retry_count,
     etaUsec: toNumber(row.eta_usec),
     enqueuedUsec: toNumber(row.enqueued_usec),
+    ...(row.push ? { push: typeof row.push === 'string' ? (JSON.parse(row.push) as PushRequest) : row.push } : {}),
+    ...(row.push && row.execution_count !== undefined
+      ? {
+          delivery: {
+            executionCount: row.execution_count,
+            lastStatus: row.last_status ?? null,
+            lastError: row.last_error ?? null,
+            inFlight: row.in_flight === true,
+          },
+        }
+      : {}),
   };
 }

@@ -13,7 +13,7 @@ import { freshSchema, testPgUrl } from '../helpers/engines.js';
  * migrations create something else.
  */
 const COLUMNS = {
-  queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at', 'paused', 'paused_at'],
+  queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at', 'paused', 'paused_at', 'push_settings'],
   service_settings: ['name', 'value'],
   tasks: [
     'queue_id',

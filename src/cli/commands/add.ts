@@ -11,7 +11,7 @@ interface AddFlags extends ConnectionFlags {
   tag?: string;
   name?: string;
   countdown?: number;
-  url?: string;
+  taskUrl?: string;
   method?: string;
   header?: string[];
 }
@@ -29,7 +29,8 @@ export function registerAdd(program: Command, ctx: CommandContext): void {
       .option('--tag <tag>', 'the task tag')
       .option('--name <name>', 'the task name (default: generated)')
       .option('--countdown <seconds>', 'seconds until the task may be leased', wholeNumber(0, LIMITS.maxEtaAheadMs / 1000))
-      .option('--url <path>', "push queues: path the task is delivered to, relative to the queue's target URL")
+      // --url is taken (the server to talk to): the task's own URL is --task-url.
+      .option('--task-url <path>', "push queues: path the task is delivered to, relative to the queue's target URL")
       .option('--method <method>', 'push queues: HTTP method (POST, GET, PUT, DELETE, HEAD, PATCH)')
       .option('--header <header>', "push queues: a request header 'Name: value' (repeatable)", collectHeader, []),
   ).action(async (queue: string, payloadArgument: string | undefined, flags: AddFlags) => {
@@ -40,7 +41,7 @@ export function registerAdd(program: Command, ctx: CommandContext): void {
         ...(flags.name === undefined ? {} : { name: flags.name }),
         ...(flags.tag === undefined ? {} : { tag: flags.tag }),
         ...(flags.countdown === undefined ? {} : { countdownSeconds: flags.countdown }),
-        ...(flags.url === undefined ? {} : { url: flags.url }),
+        ...(flags.taskUrl === undefined ? {} : { url: flags.taskUrl }),
         ...(flags.method === undefined ? {} : { method: flags.method.toUpperCase() }),
         ...(flags.header === undefined || flags.header.length === 0 ? {} : { headers: flags.header.map(splitHeader) }),
       }),
