@@ -57,3 +57,38 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
     await expect(queue.add({ name: 'first-task' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
   });
 });
+
+describe.each(ENGINES)('push dispatch switch and reads (%s)', (engine) => {
+  let t: TestService | undefined;
+  let sink: Sink | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await sink?.close();
+    t = undefined;
+    sink = undefined;
+  });
+
+  it('a service opened with dispatch: false delivers nothing; one that dispatches does; reads show the delivery state', async () => {
+    sink = await startSink(() => ({ status: 500 }));
+    const config = serviceConfig([
+      pushQueue('hooks', sink.url, {}, { retry: { ageLimitSeconds: null, minBackoffSeconds: 600, maxBackoffSeconds: 600, maxDoublings: 0 } }),
+    ]);
+    t = await openTestService(engine, config, { open: { dispatch: false } });
+    const queue = t.service.getQueue('hooks');
+    await queue.add({ name: 'waiting', url: '/w', method: 'DELETE' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(sink.requests).toHaveLength(0);
+    expect(await queue.getTask('waiting')).toMatchObject({
+      retryCount: 0,
+      push: { url: '/w', method: 'DELETE' },
+      delivery: { executionCount: 0, lastStatus: null, lastError: null, inFlight: false },
+    });
+    await t.openAnother(config);
+    await sink.waitFor(1);
+    await expect.poll(async () => (await queue.listTasks())[0]?.delivery).toEqual({ executionCount: 1, lastStatus: 500, lastError: 'HTTP 500', inFlight: false });
+    const [task] = await queue.listTasks();
+    expect(task!.retryCount).toBe(1);
+    // The next attempt is the task's ETA: ten minutes away.
+    expect(task!.etaUsec / 1000 - Date.now()).toBeGreaterThan(590_000);
+  });
+});
