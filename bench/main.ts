@@ -16,6 +16,7 @@ import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
 import { pgliteSection } from './lib/pglite-section.js';
+import { pushSection } from './lib/push-bench.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -267,7 +268,7 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
   results.growth = { ...section, p99Growth: growth };
 }
 
-/** `--only=add,cycle,accounting,growth,pglite,rest`: run just those sections (to iterate on one; the docs quote full runs). */
+/** `--only=add,cycle,accounting,growth,pglite,push,rest`: run just those sections (to iterate on one; the docs quote full runs). */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 
@@ -286,6 +287,7 @@ async function main(): Promise<void> {
       cycle: Object.fromEntries(Object.entries(cycle).map(([key, cell]) => [key, cell.taskqueue.tasksPerSecond])),
     });
   }
+  if (wanted('push')) results.push = await pushSection(URL, RUNS, QUICK);
   if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
     const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.['numTasks=100,consumers=16']?.raw;
