@@ -154,6 +154,12 @@ export class ServiceMetrics {
     queueGauge('taskqueue_queue_paused', '1 when a queue is paused. From the database.', ['queue'], (gauge, row) =>
       gauge.set({ queue: row.name }, row.paused ? 1 : 0),
     );
+    queueGauge('taskqueue_push_queue_in_flight', 'Push requests in flight for a queue, across every process. From the database.', ['queue'], (gauge, row) => {
+      if (row.push) gauge.set({ queue: row.name }, row.push.inFlight);
+    });
+    queueGauge('taskqueue_push_queue_tokens', "Tokens in a push queue's bucket at its last claim. From the database.", ['queue'], (gauge, row) => {
+      if (row.push?.tokens !== undefined && row.push.tokens !== null) gauge.set({ queue: row.name }, row.push.tokens);
+    });
 
     const poolConnections = new Gauge({
       name: 'taskqueue_db_pool_connections',

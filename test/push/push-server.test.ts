@@ -34,6 +34,8 @@ describe('push queues in the server', () => {
     expect(metrics).toContain('taskqueue_push_dispatches_total{queue="hooks",outcome="retry"} 1');
     expect(metrics).toContain('taskqueue_push_dispatches_total{queue="hooks",outcome="success"} 1');
     expect(metrics).toMatch(/taskqueue_push_delivery_seconds_count\{queue="hooks"\} 2/);
+    expect(metrics).toContain('taskqueue_push_queue_in_flight{queue="hooks"} 0');
+    expect(metrics).toMatch(/taskqueue_push_queue_tokens\{queue="hooks"\} \d/);
 
     const failed = server.lines.filter((line) => line.msg === 'push attempt failed');
     expect(failed).toHaveLength(1);
