@@ -56,7 +56,7 @@ async function readableQueue(c: Context, ctx: ConsoleContext, viewer: Viewer): P
 export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
-  const queue = ctx.service.getQueue(config.name);
+  const operations = ctx.service.operate(config.name, { actor: viewer.email ?? 'anonymous', source: 'console' });
   const [overview] = await ctx.service.overview([config.name]);
   if (!overview) return showError(c, viewer, 404, 'No such queue', 'The queue is not in the database.', '/console');
 
@@ -70,14 +70,14 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   // A task list one longer than the page tells whether a next page exists.
   const [page, tombstones, deadLetters] = mayList
     ? await Promise.all([
-        queue.browseTasks({
+        operations.browseTasks({
           limit: TASK_PAGE + 1,
           ...(state === null ? {} : { state }),
           ...(tag === null ? {} : { tag }),
           ...(after === null ? {} : { after }),
         }),
-        queue.listTombstones({ limit: 20 }),
-        queue.listDeadLetters({ limit: 100 }),
+        operations.listTombstones({ limit: 20 }),
+        operations.listDeadLetters({ limit: 100 }),
       ])
     : [null, null, null];
   const tasks = page?.slice(0, TASK_PAGE) ?? null;
@@ -113,7 +113,7 @@ function parseAfter(value: string | undefined): TaskLeaseRef | null {
 export async function queueSeries(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return c.json({ error: 'no such queue' }, 404);
-  const counts = await ctx.service.getQueue(config.name).leasesPerMinute();
+  const counts = await ctx.service.operate(config.name, { actor: viewer.email ?? 'anonymous', source: 'console' }).leasesPerMinute();
   return c.json({
     depth: ctx.sampler.series(config.name),
     leases: { at: counts.map((count) => count.minuteStart), tasks: counts.map((count) => count.tasks) },

@@ -2,53 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/console/mount-console.js';
 import { csrfTokenFor } from '../../src/console/console-session.js';
 import { TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
-import { ADMIN, READER, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
-
-/** A page as a test reads it. */
-interface Page {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-}
-
-/** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
-function browser(h: ConsoleHarness) {
-  let cookie: string | null = null;
-  const send = async (path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
-    const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
-    if (cookie) headers.cookie = cookie;
-    const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      requestInit.body = new URLSearchParams(init.form).toString();
-    }
-    const response = await h.app.request(`http://localhost${path}`, requestInit);
-    const setCookie = response.headers.get('set-cookie');
-    if (setCookie) {
-      const [pair] = setCookie.split(';');
-      cookie = pair && !/=$/.test(pair) && !/Max-Age=0/i.test(setCookie) ? pair : null;
-    }
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  };
-  return {
-    send,
-    get cookie() {
-      return cookie;
-    },
-    async signIn(email: string, scopes?: readonly string[]) {
-      const token = await h.issuer!.mint(email, scopes);
-      const page = await send('/console/sign-in', { form: { token } });
-      return { page, token };
-    },
-  };
-}
-
-/** The CSRF token a page's forms carry. */
-function csrfOf(page: Page): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(page.text);
-  if (!match) throw new Error('no CSRF token on the page');
-  return match[1]!;
-}
+import { ADMIN, READER, browser, csrfOf, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe('web console, server side', () => {
   let h: ConsoleHarness;
@@ -195,7 +150,7 @@ describe('web console, server side', () => {
     // Release a lease, delete a task.
     const [leased] = await jobs.leaseTasks({ lease: 600, maxTasks: 1 });
     expect((await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: leased!.name } })).status).toBe(303);
-    expect((await jobs.browseTasks({ state: 'leased' })).length).toBe(0);
+    expect((await operatorOf(jobs).browseTasks({ state: 'leased' })).length).toBe(0);
     expect((await b.send('/console/queues/jobs/delete', { form: { _csrf: csrf, task: 'b' } })).status).toBe(303);
     expect((await jobs.listTasks()).map((task) => task.name).sort()).toEqual(['a', 'c']);
     const missing = await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: 'b' } });
@@ -216,7 +171,7 @@ describe('web console, server side', () => {
       await jobs.leaseTasks({ lease: 60, maxTasks: 1 });
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
-    expect((await jobs.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    expect((await operatorOf(jobs).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
     const withDead = await b.send('/console/queues/jobs');
     expect(withDead.text).toContain('data-dead-letter="doomed"');
     expect(withDead.text).toContain('retry limit');
@@ -348,11 +303,11 @@ describe('web console, server side', () => {
       await reports.leaseTasks({ lease: 60, maxTasks: 2 });
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second' where name in ('r1', 'r2')`);
     }
-    expect(await reports.listDeadLetters({ limit: 10 })).toHaveLength(2);
+    expect(await operatorOf(reports).listDeadLetters({ limit: 10 })).toHaveLength(2);
     const page = await b.send('/console/queues/reports');
     const all = await b.send('/console/queues/reports/redrive', { form: { _csrf: csrfOf(page) } });
     expect(all.headers.get('location')).toBe('/console/queues/reports?done=redrive&n=2');
-    expect(await reports.listDeadLetters({ limit: 10 })).toEqual([]);
+    expect(await operatorOf(reports).listDeadLetters({ limit: 10 })).toEqual([]);
 
     // A cookie whose token no longer verifies: back to sign-in, saying why, the cookie dropped.
     const stale = await h.app.request('http://localhost/console', { headers: { cookie: 'taskqueue_console=expired.or.revoked' } });
