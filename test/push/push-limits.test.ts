@@ -68,7 +68,7 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
     const queue = t.service.getQueue('h');
     await queue.add({ name: 'in-flight' });
     await sink.waitFor(1);
-    await queue.pause();
+    await t.operate('h').pause();
     await queue.add([{ name: 'later-1' }, { name: 'later-2' }]);
     release[0]!();
     await expect.poll(async () => (await t!.sql<{ name: string }>(`select name from ${t!.schema}.tasks order by name`)).map((r) => r.name)).toEqual([
@@ -77,8 +77,9 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
     ]);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sink.requests).toHaveLength(1);
-    await queue.resume();
+    await t.operate('h').resume();
     await sink.waitFor(3);
+    expect((await t.service.auditLog.list({ limit: 10, queue: 'h' })).map((e) => e.action)).toEqual(['resume', 'pause']);
   });
 
   it('a task deleted or purged while in flight stays deleted whatever its outcome', async () => {
@@ -89,7 +90,7 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
     await queue.add([{ name: 'deleted-in-flight' }, { name: 'purged-in-flight' }]);
     await sink.waitFor(2);
     expect(await queue.deleteTask('deleted-in-flight')).toBe(true);
-    expect(await queue.purge()).toBe(1);
+    expect(await t.operate('h').purge()).toBe(1);
     for (const done of release) done();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await t.sql(`select name from ${t.schema}.tasks`)).toEqual([]);

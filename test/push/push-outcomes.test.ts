@@ -65,7 +65,7 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     const queue = t.service.getQueue('h');
     await queue.add({ name: 'doomed', url: '/d', headers: { 'X-Keep': '1' }, payload: 'body', retryOptions: { taskRetryLimit: 2 } });
     await sink.waitFor(3);
-    await expect.poll(async () => (await queue.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    await expect.poll(async () => (await t!.operate('h').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
     const [dead] = await t.sql<{ last_status: number; retry_count: number; push: { url: string } }>(
       `select last_status, retry_count, push from ${t.schema}.task_dead_letters`,
     );
@@ -74,11 +74,13 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sink.requests).toHaveLength(3);
     fail = false;
-    expect(await queue.redrive()).toBe(1);
+    expect(await t.operate('h').redrive()).toBe(1);
     await sink.waitFor(4);
     const again = sink.requests[3]!;
     expect([again.url, again.headers['x-keep'], again.body.toString(), again.headers['x-appengine-taskretrycount']]).toEqual(['/d', '1', 'body', '0']);
     await expect.poll(() => rows(t!.sql, t!.schema)).toEqual([]);
+    // The operator's redrive is recorded; the dispatcher's own outcomes (retries, the dead letter) are not operator actions.
+    expect((await t.service.auditLog.list({ limit: 10, queue: 'h' })).map((e) => [e.action, e.count, e.actor])).toEqual([['redrive', 1, 'test@example.com']]);
   });
 
   it('stops at the age limit, measured from the first attempt, when no retry limit is set', async () => {
@@ -94,7 +96,7 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]?.retry_count).toBe(2);
     await t.sql(`update ${t.schema}.tasks set eta = now(), first_try_at = now() - interval '61 seconds'`);
     await sink.waitFor(3);
-    await expect.poll(async () => (await t!.service.getQueue('h').listDeadLetters({ limit: 5 })).length).toBe(1);
+    await expect.poll(async () => (await t!.operate('h').listDeadLetters({ limit: 5 })).length).toBe(1);
   });
 
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
