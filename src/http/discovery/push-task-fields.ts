@@ -1,4 +1,4 @@
-import type { DiscoveryDocument, DiscoverySchema } from './discovery-document.js';
+import type { DiscoveryDocument, DiscoverySchema } from './discovery-types.js';
 
 /**
  * Extension fields of the Task schema for push queues: where and how the
