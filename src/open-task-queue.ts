@@ -222,8 +222,10 @@ export async function openForOperators(options: WiringOptions & { readonly datab
       );
     }
     if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
-    const { config, ids } = await configuredQueues({ db: database.db, schema });
-    return (await assemble(database, store, schema, { ...config, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, ids, { ...options, cleanupIntervalMs: 0, dispatch: false }, settings)).service;
+    const { config: stored, ids } = await configuredQueues({ db: database.db, schema });
+    const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
+    const config = withPushBaseUrl({ ...stored, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, pushBaseUrl);
+    return (await assemble(database, store, schema, config, ids, { ...options, cleanupIntervalMs: 0, dispatch: false }, settings)).service;
   } catch (error) {
     await store.close().catch(() => {});
     throw error;

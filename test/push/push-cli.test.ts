@@ -35,4 +35,15 @@ describe('push queues in the CLI', () => {
     expect(stats.out).toMatch(/requests in flight\s+0/);
     expect(stats.out).toContain(`target url               ${sink.url}`);
   });
+
+  it('add on a push queue without <target-url> takes TASKQUEUE_PUSH_BASE_URL, and names both settings without it', async () => {
+    t = await openCliDatabase(serviceConfig([pushQueue('hooks', 'http://127.0.0.1:9', {}, {})].map((q) => ({ ...q, push: { ...q.push!, targetUrl: null } }))));
+    const missing = await cli(['add', 'hooks', 'x'], t.env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.err).toMatch(/target-url/);
+    expect(missing.err).toMatch(/TASKQUEUE_PUSH_BASE_URL/);
+    const added = await cli(['add', 'hooks', 'x'], { ...t.env, TASKQUEUE_PUSH_BASE_URL: 'http://127.0.0.1:9' });
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+  });
 });
