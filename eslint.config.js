@@ -29,7 +29,9 @@ const ALLOWED_IMPORTS = {
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
   cli: ['core', 'client', 'config', 'cron', 'store', 'auth', 'http', 'open-task-queue.ts', 'server.ts', 'run-server.ts', 'environment.ts', 'commander', 'node:child_process', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
-  'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
+  // Push delivery: the HTTP client and the wiring of the dispatcher to the store.
+  push: ['core', 'store', 'undici'],
+  'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'push', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
   'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'server', 'open-task-queue.ts', 'node:http', 'node:path'],

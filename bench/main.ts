@@ -18,6 +18,7 @@ import { runRestBench } from './lib/rest-bench.js';
 import { pgliteSection } from './lib/pglite-section.js';
 import { benchSqlApiOnce } from './lib/sql-api-bench.js';
 import { benchWorker } from './lib/worker-bench.js';
+import { pushSection } from './lib/push-bench.js';
 import { runScale } from './scale/run-scale.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -332,7 +333,7 @@ async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   results.sqlApi = section;
 }
 
-/** `--only=add,cycle,worker,accounting,growth,pglite,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
+/** `--only=add,cycle,worker,accounting,growth,pglite,push,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 
@@ -353,6 +354,7 @@ async function main(): Promise<void> {
       cycle: Object.fromEntries(Object.entries(cycle).map(([key, cell]) => [key, cell.taskqueue.tasksPerSecond])),
     });
   }
+  if (wanted('push')) results.push = await pushSection(URL, RUNS, QUICK);
   if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
     const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.['numTasks=100,consumers=16']?.raw;

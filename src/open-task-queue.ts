@@ -8,11 +8,15 @@ import type { AuditLog, Operator } from './core/audit-log.js';
 import type { Clock } from './core/clock.js';
 import { QueueError } from './core/errors.js';
 import { silentLogger, type Logger } from './core/logger.js';
-import type { QueueConfig, ServiceConfig } from './core/queue-config.js';
+import { withPushBaseUrl, type QueueConfig, type ServiceConfig } from './core/queue-config.js';
+import type { PushEvents } from './core/dispatcher/push-transport.js';
 import type { QueueOperations } from './core/queue-operations.js';
 import type { QueueOverview } from './core/queue-overview.js';
 import type { TaskQueue } from './core/task-queue.js';
 import type { TaskEvents } from './core/task-events.js';
+import { DEFAULT_LOCAL_ISSUER } from './auth/local-issuer.js';
+import { PushTokenSigner } from './auth/push-token-signer.js';
+import { startPushDispatch, type PushDispatch } from './push/start-dispatch.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { configuredQueues } from './store/configured-queues.js';
@@ -68,6 +72,18 @@ export interface OpenTaskQueueOptions {
   readonly databaseWaitSeconds?: number;
   /** Environment to take defaults from (default: the process's). */
   readonly env?: Environment;
+  /** Deliver push tasks from this process (default true, or TASKQUEUE_DISPATCH). */
+  readonly dispatch?: boolean;
+  /** Base URL of push queues without `<target-url>` (default TASKQUEUE_PUSH_BASE_URL). */
+  readonly pushBaseUrl?: string | null;
+  /** Sign each push request's Bearer token with the local issuer's key (default true, or TASKQUEUE_PUSH_SIGNING). */
+  readonly pushSigning?: boolean;
+  /** The `iss` of push tokens (default the local issuer's, `urn:taskqueue:local`). */
+  readonly pushIssuer?: string;
+  /** Told of each push attempt (metrics). */
+  readonly pushEvents?: PushEvents;
+  /** How long `close()` lets push requests in flight finish, in ms (default TASKQUEUE_SHUTDOWN_GRACE_SECONDS). */
+  readonly shutdownGraceMs?: number;
 }
 
 /** What the wiring (servers, the CLI, tests) may give besides the public options. */
@@ -113,6 +129,10 @@ export interface OpenTaskQueue {
   schemaStatus(): Promise<{ readonly current: number; readonly latest: number }>;
   /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
   poolStats(): PoolStats | null;
+  /** Starts delivering push tasks from this process, if it does not already (see `dispatch`). */
+  startDispatch(options?: { readonly events?: PushEvents }): void;
+  /** Claims no more push tasks; requests in flight get `graceMs` to finish. `close()` does this too. */
+  stopDispatch(graceMs: number): Promise<void>;
 }
 
 export type { PoolStats };
@@ -149,7 +169,8 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   const settings = settingsFromEnvironment(env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const logger = options.logger ?? silentLogger;
-  const config = await resolveConfig(options.config ?? settings.configPath, settings);
+  const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
+  const config = withPushBaseUrl(await resolveConfig(options.config ?? settings.configPath, settings), pushBaseUrl);
   logger.info({ source: config.source, queues: config.queues.length }, 'config loaded');
   if (config.source === 'built-in') {
     logger.warn(
@@ -189,7 +210,7 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
 export async function openForOperators(options: WiringOptions & { readonly database: DatabaseOptions }, defaultEnv?: Environment): Promise<OpenTaskQueue> {
   const env = options.env ?? defaultEnv ?? {};
   const settings = settingsFromEnvironment(env);
-  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options }, env);
+  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options, dispatch: false }, env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const database = await openDatabase(options.database);
   const store = new PgTaskStore(database, schema, { ownsDatabase: options.database.kind !== 'pglite-instance' });
@@ -203,8 +224,10 @@ export async function openForOperators(options: WiringOptions & { readonly datab
       );
     }
     if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
-    const { config, ids } = await configuredQueues({ db: database.db, schema });
-    return (await assemble(database, store, schema, { ...config, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, ids, { ...options, cleanupIntervalMs: 0 }, settings)).service;
+    const { config: stored, ids } = await configuredQueues({ db: database.db, schema });
+    const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
+    const config = withPushBaseUrl({ ...stored, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, pushBaseUrl);
+    return (await assemble(database, store, schema, config, ids, { ...options, cleanupIntervalMs: 0, dispatch: false }, settings)).service;
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
@@ -221,14 +244,39 @@ async function assemble(
   options: WiringOptions,
   settings: ServiceSettings,
 ): Promise<ServiceParts> {
+  const tombstoneRetention = tombstoneRetentionMs(options, settings);
   const core = new TaskQueueService(store, config, ids, {
-    tombstoneRetentionMs: tombstoneRetentionMs(options, settings),
+    tombstoneRetentionMs: tombstoneRetention,
     deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
     ...(options.events === undefined ? {} : { events: options.events }),
     ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
     logger: options.logger ?? silentLogger,
   });
+  const project = options.project ?? settings.project;
+  const authStore = new PgAuthStore({ db: database.db, schema });
+  const signer =
+    (options.pushSigning ?? settings.pushSigning)
+      ? new PushTokenSigner(authStore, { issuer: options.pushIssuer ?? DEFAULT_LOCAL_ISSUER.issuer, email: settings.pushIdentity ?? `taskqueue@${project}` })
+      : null;
+  let dispatch: PushDispatch | null = null;
+  const startDispatch = (start: { readonly events?: PushEvents } = {}) => {
+    dispatch ??= startPushDispatch({
+      store,
+      config,
+      queueIds: ids,
+      tombstoneRetentionMs: tombstoneRetention,
+      logger: options.logger ?? silentLogger,
+      ...(signer ? { signer: (audience: string) => signer.sign(audience) } : {}),
+      ...start,
+    });
+  };
+  const stopDispatch = async (graceMs: number) => {
+    const running = dispatch;
+    dispatch = null;
+    await running?.stop(graceMs);
+  };
+  if (options.dispatch ?? settings.dispatch) startDispatch(options.pushEvents ? { events: options.pushEvents } : {});
   const service: OpenTaskQueue = {
     config,
     getQueue: (name) => core.getQueue(name),
@@ -237,11 +285,16 @@ async function assemble(
     overview: (names) => core.overview(names),
     runCleanup: () => core.runCleanup(),
     ping: () => core.ping(),
-    close: () => core.close(),
-    project: options.project ?? settings.project,
+    close: async () => {
+      await stopDispatch(options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000);
+      await core.close();
+    },
+    startDispatch,
+    stopDispatch,
+    project,
     engine: database.engine,
     schema,
-    authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
+    authStore: authStore satisfies AuthStore,
     auditLog: new PgAuditLog({ db: database.db, schema }),
     schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
     poolStats: () => {

@@ -7,6 +7,7 @@ import type { Environment, ServiceSettings } from './config/service-settings.js'
 import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
+import { publicJwks } from './auth/push-token-signer.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
@@ -70,6 +71,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     databaseWaitSeconds: settings.dbWaitSeconds,
     logger,
     env: options.env,
+    ...(authSettings.localIssuer ? { pushIssuer: authSettings.localIssuer.issuer } : {}),
+    ...(metrics ? { pushEvents: metrics.push } : {}),
   });
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
@@ -106,6 +109,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console ? mountConsole(app, { service, accessControl, auditLog: service.auditLog }) : null;
+    // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).
+    app.get('/.well-known/jwks.json', async (c) => c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }));
     const { server, address, url } = await listen(app.fetch, settings.port, settings.host);
     const connections = trackConnections(server);
     logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });
@@ -119,6 +124,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       connections,
       stopping,
       logger,
+      drain: (graceMs) => service.stopDispatch(graceMs),
       closers: [() => mounted?.close(), () => tokens?.close(), () => service.close()],
     });
     return {

@@ -193,7 +193,7 @@ export class LocalIssuer implements JwtIssuer {
 }
 
 /** A new ES256 key pair, named by its RFC 7638 thumbprint. */
-async function generateSigningKey(maxTokenSeconds: number): Promise<NewSigningKey> {
+export async function generateSigningKey(maxTokenSeconds: number): Promise<NewSigningKey> {
   const { publicKey, privateKey } = await generateKeyPair(ALG, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);

@@ -2,7 +2,7 @@ import { deadLetterRecord } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Operator } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
-import type { Task } from '../core/task.js';
+import type { Task, TaskOptions } from '../core/task.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/database.js';
@@ -71,7 +71,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
-    return taskRecord(await this.#service.getQueue(queue).add(task));
+    const { method, ...rest } = task;
+    return taskRecord(await this.#service.getQueue(queue).add({ ...rest, ...(method === undefined ? {} : { method: method as TaskOptions['method'] }) }));
   }
 
   async lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]> {

@@ -48,8 +48,11 @@ export class HttpClient implements OperatorClient {
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
-    const body: Record<string, string> = { payloadBase64: task.payload.toString('base64') };
+    const body: Record<string, unknown> = { payloadBase64: task.payload.toString('base64') };
     if (task.name !== undefined) body.id = task.name;
+    if (task.url !== undefined) body.url = task.url;
+    if (task.method !== undefined) body.httpMethod = task.method;
+    if (task.headers !== undefined) body.headers = task.headers.map(([name, value]) => ({ name, value }));
     if (task.tag !== undefined) body.tag = task.tag;
     // REST v1beta2 has no countdown: the first lease time is computed here (this machine's clock).
     if (task.countdownSeconds !== undefined) body.leaseTimestamp = String(Math.round((Date.now() + task.countdownSeconds * 1000) * 1000));

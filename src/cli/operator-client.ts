@@ -29,6 +29,10 @@ export interface NewTaskRecord {
   readonly name?: string;
   readonly tag?: string;
   readonly countdownSeconds?: number;
+  /** Push queues: path the task is delivered to, its HTTP method and headers. */
+  readonly url?: string;
+  readonly method?: string;
+  readonly headers?: readonly (readonly [string, string])[];
 }
 
 export interface LeaseRequest {

@@ -16,6 +16,7 @@ import type { ConfigNode, ConfigSyntax } from './config-node.js';
 import { isEmailAddress } from '../core/is-email-address.js';
 import { parseLeaseRate } from './parse-lease-rate.js';
 import { parseStorageSize } from './parse-storage-size.js';
+import { buildPushSettings } from './push-queue-settings.js';
 
 /** Options shared by every configuration reader. */
 export interface ConfigOptions {
@@ -39,7 +40,7 @@ const ROOT_ELEMENTS = new Set(['total-storage-limit', 'admin-email', 'queue']);
 const ROOT_REPEATABLE = new Set(['admin-email', 'queue']);
 
 /** Push-queue elements the SDK rejects in pull queues. */
-const PUSH_ONLY_QUEUE_ELEMENTS = ['rate', 'bucket-size', 'max-concurrent-requests', 'target'] as const;
+const PUSH_ONLY_QUEUE_ELEMENTS = ['rate', 'bucket-size', 'max-concurrent-requests', 'target', 'target-url'] as const;
 /**
  * `<retry-parameters>` children the SDK rejects in pull queues. The backoff
  * elements are accepted there (an extension): a worker's failed task waits
@@ -74,7 +75,7 @@ const TASK_AGE_LIMIT = /^[0-9]+(\.[0-9]*)?[smhd]$/;
 const NON_NEGATIVE_DECIMAL = /^[0-9]+(\.[0-9]*)?$/;
 const TARGET = /^\S+$/;
 
-/** Loose checks for push-only values: we store none of them, but a typo should still not pass. */
+/** Pattern checks of push-only values; push-queue-settings.ts then checks their ranges. */
 const PUSH_VALUE_RULES: Readonly<Record<string, { readonly pattern: RegExp; readonly expected: string }>> = {
   rate: { pattern: PUSH_RATE, expected: 'a rate such as "5/s"' },
   'bucket-size': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
@@ -180,6 +181,8 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
       if (found !== undefined) checkPushValue(scope, found);
     }
   }
+  const push =
+    mode === 'push' ? buildPushSettings((element) => groups.get(element)?.[0], syntax, (at, message) => fail(scope, message, { element: at.key })) : undefined;
 
   const retryNode = groups.get('retry-parameters')?.[0];
   const { maxLeases, retry } =
@@ -206,7 +209,8 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
   const leaseRateNode = groups.get('lease-rate')?.[0];
   const leaseRate = leaseRateNode === undefined ? DEFAULT_LEASE_RATE : leaseRateValue(scope, leaseRateNode);
 
-  return { name, mode, maxLeases, storageLimitBytes, leaseRate, retry, acl: { userEmails, writerEmails } };
+  const queue: QueueConfig = { name, mode, maxLeases, storageLimitBytes, leaseRate, retry, acl: { userEmails, writerEmails } };
+  return push === undefined ? queue : { ...queue, push };
 }
 
 function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {

@@ -15,6 +15,7 @@ const YAML_KEYS: ReadonlyMap<string, string> = new Map([
   ['bucket_size', 'bucket-size'],
   ['max_concurrent_requests', 'max-concurrent-requests'],
   ['target', 'target'],
+  ['target_url', 'target-url'],
   ['retry_parameters', 'retry-parameters'],
   ['task_retry_limit', 'task-retry-limit'],
   ['task_age_limit', 'task-age-limit'],

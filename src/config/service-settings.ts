@@ -1,4 +1,5 @@
 import { QueueError } from '../core/errors.js';
+import { checkBaseUrl } from '../core/push-url.js';
 import { checkDatabaseUrl } from './database-url.js';
 
 /**
@@ -48,6 +49,14 @@ export interface ServiceSettings {
   readonly dbWaitSeconds: number;
   /** How long a shutdown lets in-flight requests finish, in seconds (TASKQUEUE_SHUTDOWN_GRACE_SECONDS, default 10). */
   readonly shutdownGraceSeconds: number;
+  /** Base URL of push tasks for queues without `<target-url>` (TASKQUEUE_PUSH_BASE_URL); null = none. */
+  readonly pushBaseUrl: string | null;
+  /** Whether this process delivers push tasks (TASKQUEUE_DISPATCH, `on` by default). */
+  readonly dispatch: boolean;
+  /** Whether push requests carry a signed `Authorization: Bearer` token (TASKQUEUE_PUSH_SIGNING, `on` by default). */
+  readonly pushSigning: boolean;
+  /** The `email` claim of push tokens (TASKQUEUE_PUSH_IDENTITY; default `taskqueue@<project>`); null = the default. */
+  readonly pushIdentity: string | null;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -78,6 +87,10 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   metrics: 'on',
   dbWaitSeconds: 30,
   shutdownGraceSeconds: 10,
+  pushBaseUrl: null,
+  dispatch: true,
+  pushSigning: true,
+  pushIdentity: null,
 };
 
 /** Reads settings from environment variables; unset or empty ones keep their defaults. */
@@ -120,11 +133,22 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       DEFAULT_SETTINGS.preparedStatements,
     ),
     listenDatabaseUrl: text('TASKQUEUE_LISTEN_DATABASE_URL') ?? DEFAULT_SETTINGS.listenDatabaseUrl,
+    pushBaseUrl: pushBaseUrlSetting(text('TASKQUEUE_PUSH_BASE_URL')),
+    dispatch: onOffSetting('TASKQUEUE_DISPATCH', text('TASKQUEUE_DISPATCH'), DEFAULT_SETTINGS.dispatch),
+    pushSigning: onOffSetting('TASKQUEUE_PUSH_SIGNING', text('TASKQUEUE_PUSH_SIGNING'), DEFAULT_SETTINGS.pushSigning),
+    pushIdentity: text('TASKQUEUE_PUSH_IDENTITY') ?? DEFAULT_SETTINGS.pushIdentity,
   };
 }
 
 function databaseUrlSetting(value: string | undefined): string | null {
   return value === undefined ? DEFAULT_SETTINGS.databaseUrl : checkDatabaseUrl(value);
+}
+
+function pushBaseUrlSetting(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const problem = checkBaseUrl(value);
+  if (problem !== null) throw new QueueError('INVALID_CONFIG', `TASKQUEUE_PUSH_BASE_URL ${problem}`, { field: 'TASKQUEUE_PUSH_BASE_URL' });
+  return value;
 }
 
 function choiceSetting<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {

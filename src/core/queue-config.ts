@@ -67,7 +67,46 @@ export interface QueueConfig {
   /** The rest of `<retry-parameters>`; DEFAULT_RETRY_PARAMETERS when the file sets none. */
   readonly retry: RetryParameters;
   readonly acl: QueueAcl;
+  /** How a push queue delivers (see push-queue.ts); absent on pull queues, and on push queues built by hand (the defaults then). */
+  readonly push?: PushQueueSettings;
 }
+
+/** A push queue's delivery settings: `<rate>`, `<bucket-size>`, `<max-concurrent-requests>`, `<target-url>`, `<target>`. */
+export interface PushQueueSettings {
+  /** `<rate>` as tasks per second; 0 = nothing is dispatched. */
+  readonly ratePerSecond: number;
+  /** `<bucket-size>`: tokens the bucket holds, so the largest burst. */
+  readonly bucketSize: number;
+  /** `<max-concurrent-requests>`: requests in flight at most, across every process; null = unlimited. */
+  readonly maxConcurrentRequests: number | null;
+  /** Extension `<target-url>` (`target_url`): absolute http(s) base URL the task URLs are relative to; null = TASKQUEUE_PUSH_BASE_URL. */
+  readonly targetUrl: string | null;
+  /** `<target>` (App Engine's version.service): accepted and shown, not routed. */
+  readonly target: string | null;
+  /** Where the tasks go: `targetUrl`, else the service's TASKQUEUE_PUSH_BASE_URL (set by `withPushBaseUrl`); null or absent = nowhere. */
+  readonly baseUrl?: string | null;
+}
+
+/** The configuration with each push queue's base URL resolved: its `<target-url>`, else `baseUrl` (TASKQUEUE_PUSH_BASE_URL). */
+export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null): ServiceConfig {
+  return {
+    ...config,
+    queues: config.queues.map((queue) => {
+      if (queue.mode !== 'push') return queue;
+      const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
+      return { ...queue, push: { ...push, baseUrl: push.targetUrl ?? baseUrl } };
+    }),
+  };
+}
+
+/** App Engine's push-queue defaults: 5 tasks/s, bucket 5, no concurrency cap. */
+export const DEFAULT_PUSH_SETTINGS: PushQueueSettings = {
+  ratePerSecond: 5,
+  bucketSize: 5,
+  maxConcurrentRequests: null,
+  targetUrl: null,
+  target: null,
+};
 
 export interface ServiceConfig {
   /** Where the configuration came from (a path, or `built-in`), for messages. */
@@ -90,5 +129,6 @@ export function defaultQueueConfig(): QueueConfig {
     leaseRate: DEFAULT_LEASE_RATE,
     retry: DEFAULT_RETRY_PARAMETERS,
     acl: { userEmails: [], writerEmails: [] },
+    push: DEFAULT_PUSH_SETTINGS,
   };
 }

@@ -29,4 +29,18 @@ export interface QueueOverview {
   readonly retryLimit: number | null;
   /** `<lease-rate>`; null = unlimited. */
   readonly leaseRate: LeaseRate | null;
+  /** Push queues: delivery settings and state, from the database. */
+  readonly push?: PushQueueOverview;
+}
+
+/** A push queue's dispatch at a glance. */
+export interface PushQueueOverview {
+  readonly ratePerSecond: number;
+  readonly bucketSize: number;
+  readonly maxConcurrentRequests: number | null;
+  readonly targetUrl: string | null;
+  /** Requests in flight now, across every process. */
+  readonly inFlight: number;
+  /** Tokens in the bucket at the last claim; null before the first. */
+  readonly tokens: number | null;
 }

@@ -4,6 +4,7 @@ import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
 import type { QueueOverview } from './queue-overview.js';
+import type { PushRequest } from './push-task.js';
 import type { Task } from './task.js';
 import type { Tombstone } from './tombstone.js';
 
@@ -87,6 +88,8 @@ export interface NewTask {
   /** Absolute ETA in microseconds, or null to use `delayMs` from the database's now(). */
   readonly etaUsec: number | null;
   readonly delayMs: number;
+  /** A push task's request; absent or null for pull tasks. */
+  readonly push?: PushRequest | null;
 }
 
 export interface TaskInsertParams extends QueueRef {

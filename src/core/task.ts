@@ -1,3 +1,5 @@
+import type { PushMethod, PushRequest, TaskRetryOptions } from './push-task.js';
+
 /**
  * A task as the service hands it out. Times are microseconds since the Unix
  * epoch, the precision PostgreSQL keeps, so `etaUsec` can serve as the lease
@@ -19,18 +21,51 @@ export interface Task {
    * worker runner), or null; present on tasks read from the store.
    */
   readonly lastError?: string | null;
+  /** A push task's request (url, method, headers, retry rules, deadline); absent on pull tasks. */
+  readonly push?: PushRequest;
+  /**
+   * A push task's delivery so far (reads only): `retryCount` is its attempts,
+   * and `etaUsec` its next attempt (or, while in flight, when its claim ends).
+   */
+  readonly delivery?: PushDelivery;
+}
+
+/** Where a push task's delivery stands. */
+export interface PushDelivery {
+  /** Attempts that got a response. */
+  readonly executionCount: number;
+  /** The last attempt's HTTP status; null when none yet, or no response. */
+  readonly lastStatus: number | null;
+  /** Why the last attempt failed. */
+  readonly lastError: string | null;
+  /** A request is in flight now. */
+  readonly inFlight: boolean;
 }
 
 /** What a producer gives to `add`. */
 export interface TaskOptions {
   /** Task name, `^[a-zA-Z0-9_-]{1,500}$`; generated when absent (recommended). */
   readonly name?: string;
-  /** Bytes, or a string stored as UTF-8. At most 1 MB. */
+  /** Bytes, or a string stored as UTF-8. At most 1 MB (a push task's url, headers and body: 100 KiB). */
   readonly payload?: Uint8Array | string;
   /** Leases can be restricted to one tag. At most 500 bytes. */
   readonly tag?: string | null;
-  /** Must be PULL for a pull queue (the default). */
-  readonly method?: 'PULL' | 'PUSH';
+  /**
+   * PULL for a pull queue (its default). On a push queue, the HTTP method of
+   * the delivery: POST (the default; PUSH means the same), GET, PUT, DELETE,
+   * HEAD or PATCH.
+   */
+  readonly method?: 'PULL' | 'PUSH' | PushMethod;
+  /** Push queues: path and query the task is delivered to, relative to the queue's base URL (default `/_ah/queue/<queue>`). */
+  readonly url?: string;
+  /** Push queues: request headers (`X-AppEngine-*` except `X-AppEngine-FailFast` are dropped). */
+  readonly headers?: Readonly<Record<string, string>> | readonly (readonly [string, string])[];
+  /** Push queues: form fields, sent as the body of POST/PUT/PATCH, else as the query string. Not with `payload`. */
+  readonly params?: Readonly<Record<string, string | readonly string[]>>;
+  /** Push queues: this task's retry rules, replacing the queue's as a whole. */
+  readonly retryOptions?: TaskRetryOptions;
+  /** Push queues: how long a delivery may take, 15 to 86400 seconds (default 600). */
+  readonly dispatchDeadlineSeconds?: number;
   /** Seconds from now until the task may be leased (at most 30 days). */
   readonly countdownSeconds?: number;
   /** Absolute time from which the task may be leased (at most 30 days ahead). */

@@ -4,6 +4,7 @@ import type { QueueConfig } from './queue-config.js';
 import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js';
 import type { NewTask } from './task-store.js';
 import { validateTag } from './validate-tag.js';
+import { hasPushFields, validatePushTask } from './push-task.js';
 
 /**
  * Checks one task a producer wants to add and turns it into the store's
@@ -12,16 +13,13 @@ import { validateTag } from './validate-tag.js';
  */
 export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number): NewTask {
   const where = (field: string) => ({ queue: queue.name, field, index });
-  const method = options.method ?? 'PULL';
-  if (queue.mode !== 'pull') {
+  const method = options.method ?? (queue.mode === 'push' ? 'POST' : 'PULL');
+  if (queue.mode === 'pull' && (method !== 'PULL' || hasPushFields(options))) {
     throw new QueueError(
       'INVALID_QUEUE_MODE',
-      `queue "${queue.name}" is a push queue; this service stores and leases pull tasks only`,
+      `queue "${queue.name}" is a pull queue: its tasks have method PULL and no url, headers, params, retryOptions or dispatchDeadlineSeconds`,
       where('method'),
     );
-  }
-  if (method !== 'PULL') {
-    throw new QueueError('INVALID_QUEUE_MODE', `tasks added to pull queue "${queue.name}" must have method PULL`, where('method'));
   }
 
   const name = options.name ?? generateTaskName();
@@ -33,6 +31,10 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     );
   }
 
+  if (queue.mode === 'push') {
+    const { push, payload } = validatePushTask(queue, options, name, where);
+    return { name, payload, tag: null, ...taskTiming(options, where), push };
+  }
   const payload = toPayload(options.payload, where('payload'));
   if (payload.byteLength > LIMITS.maxTaskBytes) {
     throw new QueueError(
@@ -43,7 +45,11 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   }
 
   const tag = validateTag(options.tag, where('tag'));
+  return { name, payload, tag, ...taskTiming(options, where) };
+}
 
+/** The ETA of a new task: none (now), a countdown, or an absolute time (at most one of them). */
+function taskTiming(options: TaskOptions, where: (field: string) => Record<string, unknown>): { etaUsec: number | null; delayMs: number } {
   const timing = [options.countdownSeconds, options.eta, options.etaUsec].filter((v) => v !== undefined).length;
   if (timing > 1) {
     throw new QueueError('INVALID_ETA', 'give at most one of countdownSeconds, eta and etaUsec', where('eta'));
@@ -67,7 +73,7 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     }
     etaUsec = usec;
   }
-  return { name, payload, tag, etaUsec, delayMs };
+  return { etaUsec, delayMs };
 }
 
 function toPayload(payload: TaskOptions['payload'], details: Record<string, unknown>): Uint8Array {

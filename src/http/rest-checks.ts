@@ -48,8 +48,9 @@ export interface PreAccess {
  * 3. the AccessControl allows the action on the queue, before any data is
  *    touched: an unknown queue is passed as null, so only those who may
  *    know learn that it does not exist;
- * 4. the queue exists and is a pull queue (the REST API serves pull queues
- *    only; this is the one place REST checks the mode);
+ * 4. the queue exists and is a pull queue, or a push queue for the methods
+ *    that serve push queues (PUSH_QUEUE_ACTIONS; this is the one place REST
+ *    checks the mode);
  * 5. the path's task name is a valid name.
  *
  * Resolves to null when the path is not this method's after all: a
@@ -66,7 +67,7 @@ export async function runRestChecks(
   const before = checkBeforeAccess(deps, method.shape, target);
   if (before === null) return null;
   const decision = await authorize(before.queue);
-  const { queue, task } = checkAfterAccess(before.queue, target);
+  const { queue, task } = checkAfterAccess(before.queue, target, method.action);
   return { params: before.params, queue, decision, task };
 }
 
@@ -82,11 +83,23 @@ export function checkBeforeAccess(deps: ResolvedDeps, shape: ResponseShape | nul
   return { params, queue: configuredQueue(deps, target.queueName) };
 }
 
+/**
+ * What REST serves of a push queue (an extension): adds (with url,
+ * httpMethod and headers), reads, deletes and the operators' methods. Leases
+ * and lease updates stay pull-only, and so does queues.get (v1beta2's queue
+ * resource describes a pull queue).
+ */
+const PUSH_QUEUE_ACTIONS: ReadonlySet<QueueAction> = new Set(['task.insert', 'task.get', 'task.list', 'task.delete', 'queue.admin']);
+
 /** Steps 4 and 5, once the AccessControl has allowed the call. */
-export function checkAfterAccess(queue: TaskQueue | null, target: Pick<RestTarget, 'queueName' | 'task'>): { queue: TaskQueue; task: string } {
+export function checkAfterAccess(
+  queue: TaskQueue | null,
+  target: Pick<RestTarget, 'queueName' | 'task'>,
+  action?: QueueAction,
+): { queue: TaskQueue; task: string } {
   const queueName = target.queueName;
   if (!queue) throw new QueueError('UNKNOWN_QUEUE', `Queue ${quote(queueName)} is not defined`, { queue: queueName });
-  if (queue.config.mode !== 'pull') {
+  if (queue.config.mode !== 'pull' && (action === undefined || !PUSH_QUEUE_ACTIONS.has(action))) {
     throw new QueueError('INVALID_QUEUE_MODE', `Queue ${quote(queueName)} is a push queue; the REST API serves pull queues only`, {
       queue: queueName,
     });

@@ -73,6 +73,28 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
     ...(id ? { name: id } : {}),
     ...(tag === undefined ? {} : { tag }),
     ...(etaUsec === undefined ? {} : { etaUsec }),
+    ...pushFields(body),
+  };
+}
+
+/** The push extension fields of an insert (`url`, `httpMethod`, `headers`), checked for type; the core checks the rest. */
+function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'method' | 'headers'> {
+  const url = optionalString(body, 'url');
+  const method = optionalString(body, 'httpMethod');
+  const headers = body.headers;
+  let pairs: [string, string][] | undefined;
+  if (headers !== undefined && headers !== null) {
+    if (!Array.isArray(headers)) throw invalidField('headers', 'headers must be a list of {name, value} objects');
+    pairs = headers.map((entry: unknown) => {
+      const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
+      if (typeof name !== 'string' || typeof value !== 'string') throw invalidField('headers', 'each header must be an object {name, value} of two strings');
+      return [name, value];
+    });
+  }
+  return {
+    ...(typeof url === 'string' ? { url } : {}),
+    ...(typeof method === 'string' ? { method: method as TaskOptions['method'] } : {}),
+    ...(pairs === undefined ? {} : { headers: pairs }),
   };
 }
 

@@ -13,6 +13,10 @@ export interface TaskJson {
   tag?: string;
   /** Extension: the last failure a worker reported (absent when none). */
   lastError?: string;
+  /** Push tasks (extension): where and how the task is delivered. */
+  url?: string;
+  httpMethod?: string;
+  headers?: { name: string; value: string }[];
 }
 
 /** `projects/{project}/taskqueues/{queue}`: the full queue name every task response carries (AppScale mimics it too). */
@@ -39,6 +43,11 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
   };
   if (task.tag !== null) json.tag = task.tag;
   if (typeof task.lastError === 'string') json.lastError = task.lastError;
+  if (task.push) {
+    json.url = task.push.url;
+    json.httpMethod = task.push.method;
+    json.headers = task.push.headers.map(([name, value]) => ({ name, value }));
+  }
   return json;
 }
 

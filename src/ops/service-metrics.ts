@@ -5,6 +5,8 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskEvents } from '../core/task-events.js';
 import type { WorkerMetrics } from '../core/worker/worker-events.js';
 import type { HttpObserver } from '../http/request-log.js';
+import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import { createPushMetrics } from './push-metrics.js';
 
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
@@ -41,6 +43,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly events: TaskEvents;
   readonly http: HttpObserver;
+  /** Push delivery of this process (push-metrics.ts). */
+  readonly push: PushEvents;
   #sources: MetricsSources | null = null;
   #queues: { at: number; rows: Promise<QueueOverview[]> } | null = null;
   readonly #logger: Logger;
@@ -81,6 +85,7 @@ export class ServiceMetrics {
     );
     const deadLettered = counter('taskqueue_tasks_dead_lettered_total', 'Tasks this process moved to the dead letters at the retry limit.');
     this.#taskCounters = [added, leased, deleted, expired, deadLettered];
+    this.push = createPushMetrics(this.registry);
     this.events = {
       added: (queue, n) => added.inc({ queue }, n),
       leased: (queue, n) => leased.inc({ queue }, n),
@@ -151,6 +156,12 @@ export class ServiceMetrics {
     queueGauge('taskqueue_queue_paused', '1 when a queue is paused. From the database.', ['queue'], (gauge, row) =>
       gauge.set({ queue: row.name }, row.paused ? 1 : 0),
     );
+    queueGauge('taskqueue_push_queue_in_flight', 'Push requests in flight for a queue, across every process. From the database.', ['queue'], (gauge, row) => {
+      if (row.push) gauge.set({ queue: row.name }, row.push.inFlight);
+    });
+    queueGauge('taskqueue_push_queue_tokens', "Tokens in a push queue's bucket at its last claim. From the database.", ['queue'], (gauge, row) => {
+      if (row.push?.tokens !== undefined && row.push.tokens !== null) gauge.set({ queue: row.name }, row.push.tokens);
+    });
 
     const poolConnections = new Gauge({
       name: 'taskqueue_db_pool_connections',

@@ -29,7 +29,9 @@ export function trackConnections(server: Server): ReadonlySet<Socket> {
  * `Connection: close`, /readyz says stopping); the server stops accepting
  * and closes idle connections as they go idle; after `graceMs` it closes
  * whatever connections remain; then `closers` run in order (console,
- * token server, service).
+ * token server, service). `drain` starts with the shutdown (push dispatch:
+ * it claims nothing more, and its requests in flight share the grace) and
+ * is awaited before the closers.
  */
 export function gracefulShutdown(options: {
   readonly server: Server;
@@ -37,6 +39,7 @@ export function gracefulShutdown(options: {
   readonly stopping: AbortController;
   readonly logger: Logger;
   readonly closers: readonly (() => Promise<void> | undefined)[];
+  readonly drain?: (graceMs: number) => Promise<void>;
 }): (graceMs: number) => Promise<ShutdownReport> {
   const { server, connections, stopping, logger } = options;
   let shuttingDown: Promise<ShutdownReport> | null = null;
@@ -44,6 +47,7 @@ export function gracefulShutdown(options: {
     shuttingDown ??= (async () => {
       const started = Date.now();
       stopping.abort();
+      const drained = options.drain?.(graceMs);
       const allClosed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       // Connections whose last response went out before the signal (so
@@ -62,6 +66,7 @@ export function gracefulShutdown(options: {
         for (const socket of connections) socket.destroy();
         await allClosed;
       }
+      await drained;
       for (const close of options.closers) await close();
       return { ms: Date.now() - started, forcedConnections };
     })();

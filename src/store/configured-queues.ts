@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_PARAMETERS, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import { DEFAULT_RETRY_PARAMETERS, type PushQueueSettings, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
 import { toNumber, type StoreContext } from './store-context.js';
 
 /** The queues a database serves: its configuration as the servers last wrote it, with each queue's id. */
@@ -19,7 +19,7 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
   const rows = await ctx.db
     .withSchema(ctx.schema)
     .selectFrom('queues')
-    .select(['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds'])
+    .select(['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'push_settings'])
     .where('active', '=', true)
     .orderBy('name')
     .execute();
@@ -34,9 +34,15 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
     // the operator tools that read this never schedule a retry.
     retry: DEFAULT_RETRY_PARAMETERS,
     acl: { userEmails: [], writerEmails: [] },
+    ...(row.push_settings ? { push: parsed<PushQueueSettings>(row.push_settings) } : {}),
   }));
   return {
     config: { source: 'the database', totalStorageLimitBytes: null, adminEmails: [], queues },
     ids: new Map(rows.map((row) => [row.name, row.id])),
   };
+}
+
+/** jsonb arrives parsed (pg) or as text (some drivers). */
+function parsed<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }

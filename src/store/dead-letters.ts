@@ -43,7 +43,8 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
 /**
  * Puts up to `batchSize` dead letters back as new tasks, in one statement:
  * takes them out of task_dead_letters, removes their names' tombstones, and
- * inserts them into tasks (ETA now, retry count 0, the same payload and tag).
+ * inserts them into tasks (ETA now, retry count 0, the same payload, tag and
+ * push request).
  * The insert trigger of sql/0007 runs after the whole statement, so it sees
  * the tombstones gone, and it checks the storage limits like any add (the
  * statement fails as a whole when they would be exceeded). A name that is
@@ -68,15 +69,15 @@ export async function redriveDeadLetters(
     revived as (
       delete from ${table(ctx, 'task_dead_letters')} d using picked p
        where d.queue_id = ${q} and d.name = p.name
-      returning d.name, d.tag, d.payload
+      returning d.name, d.tag, d.payload, d.push
     ),
     freed as (
       delete from ${table(ctx, 'task_tombstones')} t using revived r
        where t.queue_id = ${q} and t.name = r.name
     ),
     inserted as (
-      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
-      select ${q}::int4, name, now(), tag, payload from revived
+      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload, push)
+      select ${q}::int4, name, now(), tag, payload, push from revived
       returning name
     )
     select count(*) as n from inserted`.execute(ctx.db);

@@ -27,6 +27,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // A delay as whole microseconds, so the ETA Node hands back is the one the
   // database stored, to the microsecond (see below).
   const delayUsec = new Array<number>(n);
+  // Push requests as JSON text (null for pull tasks); only bound when the batch has one.
+  const pushes = new Array<string | null>(n);
+  let anyPush = false;
   let offset = 0;
   for (let i = 0; i < n; i++) {
     const t = tasks[i]!;
@@ -36,6 +39,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     payloadLengths[i] = t.payload.byteLength;
     offset += t.payload.byteLength;
     delayUsec[i] = Math.round(t.delayMs * 1000);
+    pushes[i] = t.push ? JSON.stringify(t.push) : null;
+    if (t.push) anyPush = true;
     if (t.etaUsec === null) {
       etaSeconds[i] = null;
       etaMicros[i] = null;
@@ -56,9 +61,13 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // from its input and now() (an explicit ETA as given, else now() plus its
   // delay and FIFO offset; enqueued at now(); retry count 0), and reading
   // back 100 rows cost Node more than building them.
+  const pushColumn = anyPush ? sql`, push` : sql``;
+  const pushInput = anyPush ? sql`, ${pushes}::text[]` : sql``;
+  const pushName = anyPush ? sql`, push` : sql``;
+  const pushValue = anyPush ? sql`, push::jsonb` : sql``;
   const query = sql<{ stored: unknown; now_usec: unknown }>`/* insert_tasks */
     with input as (
-      select name, tag, substring(${payloads}::bytea from payload_start for payload_length) as payload,
+      select name, tag${pushColumn}, substring(${payloads}::bytea from payload_start for payload_length) as payload,
              -- An explicit ETA exactly (seconds and microseconds apart, see
              -- timestampFromUsec); else now() + delay, ord microseconds apart:
              -- tasks of one batch share now(), and this keeps them leased in
@@ -66,12 +75,12 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
              coalesce(timestamptz 'epoch' + eta_sec * interval '1 second' + eta_micro * interval '1 microsecond',
                       now() + (delay_usec + ord - 1) * interval '1 microsecond') as eta
         from unnest(${names}::text[], ${tags}::text[], ${payloadStarts}::int4[], ${payloadLengths}::int4[],
-                    ${etaSeconds}::int8[], ${etaMicros}::int4[], ${delayUsec}::int8[])
-             with ordinality as i (name, tag, payload_start, payload_length, eta_sec, eta_micro, delay_usec, ord)
+                    ${etaSeconds}::int8[], ${etaMicros}::int4[], ${delayUsec}::int8[]${pushInput})
+             with ordinality as i (name, tag, payload_start, payload_length, eta_sec, eta_micro, delay_usec${pushName}, ord)
     ),
     stored as (
-      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload)
-      select ${params.queueId}::int4, name, eta, tag, payload
+      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload${pushColumn})
+      select ${params.queueId}::int4, name, eta, tag, payload${pushValue}
         from input
        -- + 1 ms: the FIFO offsets above add at most 499 microseconds (500
        -- tasks of combined adds, see pg-task-store.ts).
@@ -114,6 +123,7 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
       etaUsec: t.etaUsec ?? nowUsec + delayUsec[i]! + i,
       enqueuedUsec: nowUsec,
       lastError: null,
+      ...(t.push ? { push: t.push } : {}),
     };
   }
   return out;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { QueueMode } from '../core/queue-config.js';
-import type { QueueOverview } from '../core/queue-overview.js';
+import type { PushQueueSettings, QueueMode } from '../core/queue-config.js';
+import type { PushQueueOverview, QueueOverview } from '../core/queue-overview.js';
 import { table, toNumber, type StoreContext } from './store-context.js';
 
 interface OverviewRow {
@@ -19,6 +19,9 @@ interface OverviewRow {
   retry_limit: number | null;
   lease_rate_calls: number | null;
   lease_rate_seconds: number | null;
+  push_settings: unknown;
+  in_flight: unknown;
+  tokens: number | null;
 }
 
 /**
@@ -28,12 +31,18 @@ interface OverviewRow {
  */
 export async function queueOverview(ctx: StoreContext, params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
   const result = await sql<OverviewRow>`/* queue_overview */
-    select queue, mode, paused, available_tasks, leased_tasks, delayed_tasks, oldest_available_age_seconds,
-           leased_last_minute, leased_last_hour, dead_letters, storage_bytes, storage_limit_bytes,
-           retry_limit, lease_rate_calls, lease_rate_seconds
-      from ${table(ctx, 'queue_stats')}
-     where queue_id = any(${[...params.queueIds]}::int4[])
-     order by queue`.execute(ctx.db);
+    select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
+           s.leased_last_minute, s.leased_last_hour, s.dead_letters, s.storage_bytes, s.storage_limit_bytes,
+           s.retry_limit, s.lease_rate_calls, s.lease_rate_seconds,
+           q.push_settings,
+           case when q.push_settings is not null then
+             (select count(*) from ${table(ctx, 'tasks')} t
+               where t.queue_id = s.queue_id and t.dispatched_at is not null and t.eta > now()) end as in_flight,
+           (select p.tokens from ${table(ctx, 'push_queue_state')} p where p.queue_id = s.queue_id) as tokens
+      from ${table(ctx, 'queue_stats')} s
+      join ${table(ctx, 'queues')} q on q.id = s.queue_id
+     where s.queue_id = any(${[...params.queueIds]}::int4[])
+     order by s.queue`.execute(ctx.db);
   return result.rows.map((row) => ({
     name: row.queue,
     mode: row.mode,
@@ -52,5 +61,18 @@ export async function queueOverview(ctx: StoreContext, params: { readonly queueI
       row.lease_rate_calls === null || row.lease_rate_seconds === null
         ? null
         : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
+    ...(row.push_settings ? { push: pushOverview(row) } : {}),
   }));
+}
+
+function pushOverview(row: OverviewRow): PushQueueOverview {
+  const settings = (typeof row.push_settings === 'string' ? JSON.parse(row.push_settings) : row.push_settings) as PushQueueSettings;
+  return {
+    ratePerSecond: settings.ratePerSecond,
+    bucketSize: settings.bucketSize,
+    maxConcurrentRequests: settings.maxConcurrentRequests,
+    targetUrl: settings.baseUrl ?? settings.targetUrl,
+    inFlight: toNumber(row.in_flight),
+    tokens: row.tokens === null ? null : Number(row.tokens),
+  };
 }

@@ -5,11 +5,14 @@ import { runnerFor } from './external-transaction.js';
 import { table, timestampFromUsec, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
+/** A push task's request and delivery state (sql/0013), read with it. */
+const PUSH_COLUMNS = sql`push, execution_count, last_status, (dispatched_at is not null and eta > now()) as in_flight`;
+
 /** One live task by name, or null. */
 export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task | null> {
   const result = await sql<TaskRow>`/* get_task */
     select name, tag, payload, retry_count, last_error,
-           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
+           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${PUSH_COLUMNS}
       from ${table(ctx, 'tasks')}
      where queue_id = ${params.queueId} and name = ${params.name}`.execute(ctx.db);
   const row = result.rows[0];
@@ -64,7 +67,7 @@ export async function listTasks(ctx: StoreContext, params: TaskListParams): Prom
   const tag = params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
   const result = await sql<TaskRow>`/* list_tasks */
     select name, tag, ${payload}, retry_count, last_error,
-           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec
+           ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${PUSH_COLUMNS}
       from ${table(ctx, 'tasks')}
      where queue_id = ${params.queueId} ${after} ${state} ${tag}
      order by eta, name

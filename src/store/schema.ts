@@ -17,6 +17,8 @@ export interface QueuesTable {
   updated_at: Generated<Date>;
   paused: Generated<boolean>;
   paused_at: Date | null;
+  /** sql/0013: a push queue's delivery settings (JSON text on write). */
+  push_settings: unknown;
 }
 
 export interface ServiceSettingsTable {
@@ -33,7 +35,13 @@ export interface TasksTable {
   payload: Uint8Array;
   enqueued_at: Generated<Date>;
   size_bytes: GeneratedAlways<number>;
+  /** sql/0013: push tasks. */
+  push: unknown;
+  execution_count: Generated<number>;
+  first_try_at: Date | null;
+  last_status: number | null;
   last_error: string | null;
+  dispatched_at: Date | null;
 }
 
 export interface TaskTombstonesTable {
@@ -76,7 +84,18 @@ export interface TaskDeadLettersTable {
   retry_count: number;
   enqueued_at: Date;
   died_at: Generated<Date>;
+  push: unknown;
+  last_status: number | null;
   last_error: string | null;
+}
+
+/** A push queue's token bucket (sql/0013). */
+export interface PushQueueStateTable {
+  queue_id: number;
+  tokens: number;
+  refilled_at: Date;
+  slow_until: Date | null;
+  hold_until: Date | null;
 }
 
 /** The operators' views of sql/0009 (read-only). */
@@ -161,6 +180,7 @@ export interface Database {
   lease_rate_windows: LeaseRateWindowsTable;
   queue_waiters: QueueWaitersTable;
   task_dead_letters: TaskDeadLettersTable;
+  push_queue_state: PushQueueStateTable;
   queue_stats: QueueStatsView;
   leased_tasks: LeasedTasksView;
   recent_tombstones: RecentTombstonesView;

@@ -18,6 +18,7 @@ export async function syncQueues(ctx: StoreContext, config: ServiceConfig): Prom
         storage_limit_bytes: queue.storageLimitBytes,
         lease_rate_calls: queue.leaseRate?.calls ?? null,
         lease_rate_seconds: queue.leaseRate?.windowSeconds ?? null,
+        push_settings: queue.push ? JSON.stringify(queue.push) : null,
       };
       const row = await trx
         .withSchema(ctx.schema)

@@ -55,6 +55,7 @@ describe('the default queue', () => {
       leaseRate: { calls: 2, windowSeconds: 1 },
       retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
+      push: { ratePerSecond: 1, bucketSize: 5, maxConcurrentRequests: null, targetUrl: null, target: null },
     });
   });
 

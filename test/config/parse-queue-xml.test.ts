@@ -32,6 +32,7 @@ describe('parseQueueXml: valid files', () => {
           leaseRate: DEFAULT_LEASE_RATE,
           retry: { ageLimitSeconds: 172_800, minBackoffSeconds: 10, maxBackoffSeconds: 200, maxDoublings: 3 },
           acl: { userEmails: [], writerEmails: [] },
+          push: { ratePerSecond: 5, bucketSize: 10, maxConcurrentRequests: 20, targetUrl: null, target: 'v1' },
         },
         {
           name: 'unlimited-pull',

@@ -7,7 +7,7 @@ import type { TaskEvents } from '../../src/core/task-events.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../src/core/clock.js';
 import type { QueueOperations } from '../../src/core/queue-operations.js';
-import { openServiceParts, openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
+import { openServiceParts, openTaskQueue, type OpenTaskQueue, type OpenTaskQueueOptions } from '../../src/open-task-queue.js';
 import type { DatabaseOptions } from '../../src/store/database.js';
 import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import type { Database } from '../../src/store/schema.js';
@@ -103,6 +103,8 @@ export async function openTestService(
     statementTimeoutMs?: number;
     events?: TaskEvents;
     now?: Clock;
+    /** More options of openTaskQueue (push signing, dispatch). */
+    open?: Partial<OpenTaskQueueOptions>;
   } = {},
 ): Promise<TestService> {
   const schema = freshSchema();
@@ -131,6 +133,7 @@ export async function openTestService(
     ...(options.deadLetterDays === undefined ? {} : { deadLetterDays: options.deadLetterDays }),
     ...(options.events === undefined ? {} : { events: options.events }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...options.open,
   });
   registerService(service);
   const others: OpenTaskQueue[] = [];

@@ -116,7 +116,8 @@ describe('the batch endpoint (Google batch format)', () => {
     const normalise = (text: string) => text.replace(/batch_[A-Za-z0-9_-]+/g, 'BOUNDARY');
     expect(normalise(combined.text)).toBe(normalise(routed.text));
     const statuses = parseBatchReply(combined).map((p) => p.status);
-    expect(statuses).toEqual([200, 200, 200, 404, 404, 400, 400, 404, 404, 404, 200, 404, 400, 400, 400, 200, 404, 412, 404, 200]);
+    // The push queue `default` serves deletes too (an extension): its unknown task is 404.
+    expect(statuses).toEqual([200, 200, 200, 404, 404, 404, 400, 404, 404, 404, 200, 404, 400, 400, 400, 200, 404, 412, 404, 200]);
     expect(parseBatchReply(combined)[15]!.headers['cache-control']).toBe('private');
     expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual(await h2.t.sql(`select name from ${h2.t.schema}.tasks order by name`));
   });

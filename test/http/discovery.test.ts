@@ -14,12 +14,15 @@ describe('discovery, OpenAPI and health', () => {
   });
   afterAll(async () => h.close());
 
-  it('serves the discovery document unchanged but for its root URL (from the Host, or publicUrl)', async () => {
+  it('serves the discovery document unchanged but for its root URL (from the Host, or publicUrl) and the push fields of Task', async () => {
     const r = await h.app.request('http://tq.internal:8080/discovery/v1/apis/taskqueue/v1beta2/rest');
     const doc = (await reply(r)).json;
     expect(doc.rootUrl).toBe('http://tq.internal:8080/');
     expect(doc.baseUrl).toBe('http://tq.internal:8080/taskqueue/v1beta2/projects/');
-    expect({ ...doc, rootUrl: SPEC.rootUrl, baseUrl: SPEC.baseUrl }).toEqual(SPEC);
+    const { url, httpMethod, headers, ...taskProperties } = doc.schemas.Task.properties;
+    expect([url.type, httpMethod.type, headers.type]).toEqual(['string', 'string', 'array']);
+    const unchanged = { ...doc, rootUrl: SPEC.rootUrl, baseUrl: SPEC.baseUrl, schemas: { ...doc.schemas, Task: { ...doc.schemas.Task, properties: taskProperties } } };
+    expect(unchanged).toEqual(SPEC);
 
     const configured = createApp({ service: h.t.service, publicUrl: 'https://queues.example.com' });
     const fixed = (await reply(await configured.request('http://127.0.0.1/discovery/v1/apis/taskqueue/v1beta2/rest'))).json;

@@ -54,7 +54,9 @@ function servicePath(t: TestService): ApiPath {
     kind: 'service',
     add: async (queue, tasks) => {
       const stored = await q(queue).add(
+        // Pull tasks, as add_task adds: on a push queue that is INVALID_QUEUE_MODE on both paths.
         tasks.map((task) => ({
+          method: 'PULL' as const,
           ...(task.name === undefined ? {} : { name: task.name }),
           ...(task.payload === undefined ? {} : { payload: task.payload }),
           ...(task.tag === undefined ? {} : { tag: task.tag }),

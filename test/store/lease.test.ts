@@ -72,7 +72,9 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
     t = await openTestService(engine, serviceConfig([]));
     const push = t.service.getQueue('default');
     await expect(push.leaseTasks({ lease: 60, maxTasks: 1 })).rejects.toMatchObject({ code: 'INVALID_QUEUE_MODE' });
-    await expect(push.add({ payload: 'x' })).rejects.toMatchObject({ code: 'INVALID_QUEUE_MODE' });
+    await expect(push.add({ payload: 'x', method: 'PULL' })).rejects.toMatchObject({ code: 'INVALID_QUEUE_MODE' });
+    // A push task, but the queue has nowhere to deliver: the error names both settings.
+    await expect(push.add({ payload: 'x' })).rejects.toThrow(/<target-url>.*TASKQUEUE_PUSH_BASE_URL/);
   });
 
   it('leases by tag, and groups by the oldest task tag', async () => {

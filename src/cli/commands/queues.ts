@@ -11,7 +11,9 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
     program
       .command('queues')
       .summary('list the queues with their depth and state')
-      .description('Lists every configured queue: mode, paused or not, tasks by state, age of the oldest available task, dead letters.')
+      .description(
+        'Lists every configured queue: mode, paused or not, tasks by state (a push task in flight or waiting to be retried counts as leased), age of the oldest available task, dead letters; push queues also their rate and requests in flight.',
+      )
       .option('--json', 'one JSON object per queue and line, instead of a table'),
   ).action(async (flags: ConnectionFlags & { json?: boolean }) => {
     const queues = await withClient(flags, ctx.io.env, (client) => client.queues());
@@ -20,7 +22,7 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
     } else {
       ctx.io.out.write(
         formatTable(
-          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H'],
+          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H', 'RATE', 'IN FLIGHT'],
           queues.map((q) => [
             q.name,
             q.mode,
@@ -31,6 +33,8 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
             age(q),
             q.deadLetters,
             q.leasedLastHour,
+            q.push ? pushRate(q.push.ratePerSecond) : '-',
+            q.push ? q.push.inFlight : '-',
           ]),
         ),
       );
@@ -46,4 +50,9 @@ export function age(queue: QueueOverview): string {
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** A push rate for people: `5/s`, `0.5/s`, `0` (nothing dispatched). */
+export function pushRate(perSecond: number): string {
+  return perSecond === 0 ? '0' : `${Number(perSecond.toPrecision(6))}/s`;
 }

@@ -4,7 +4,7 @@ import { withConnectionOptions, type ConnectionFlags } from '../connection-optio
 import { formatTable } from '../format-table.js';
 import { withClient } from '../open-client.js';
 import { queueName } from '../option-parsers.js';
-import { age } from './queues.js';
+import { age, pushRate } from './queues.js';
 
 /** Registers `taskqueue stats QUEUE`. */
 export function registerStats(program: Command, ctx: CommandContext): void {
@@ -36,6 +36,17 @@ export function registerStats(program: Command, ctx: CommandContext): void {
         ['retry limit', stats.retryLimit ?? 'none'],
         ['lease rate', stats.leaseRate === null ? 'unlimited' : `${stats.leaseRate.calls}/${stats.leaseRate.windowSeconds}s`],
       ];
+      const push = stats.push;
+      if (push) {
+        rows.push(
+          ['push rate', pushRate(push.ratePerSecond)],
+          ['bucket size', push.bucketSize],
+          ['tokens', push.tokens === null ? 'full (no claim yet)' : Math.floor(push.tokens)],
+          ['max concurrent requests', push.maxConcurrentRequests ?? 'unlimited'],
+          ['requests in flight', push.inFlight],
+          ['target url', push.targetUrl ?? 'none (set <target-url> or TASKQUEUE_PUSH_BASE_URL)'],
+        );
+      }
       ctx.io.out.write(formatTable(['FIELD', 'VALUE'], rows.map(([k, v]) => [k, String(v)])));
     }
   });

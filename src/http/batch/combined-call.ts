@@ -77,7 +77,7 @@ export function combinedCall(request: InnerRequest, deps: ResolvedDeps): Combine
   try {
     const before = checkBeforeAccess(deps, METHODS[kind].shape, target);
     if (before === null) return null;
-    const { queue } = checkAfterAccess(before.queue, target);
+    const { queue } = checkAfterAccess(before.queue, target, kind === 'insert' ? 'task.insert' : 'task.delete');
     return {
       kind,
       queue,

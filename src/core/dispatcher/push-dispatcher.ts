@@ -1,0 +1,234 @@
+import { silentLogger, type Logger } from '../logger.js';
+import { DEFAULT_PUSH_SETTINGS, type QueueConfig } from '../queue-config.js';
+import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
+import { deliveryUrl } from '../push-url.js';
+import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
+import { pushHeaders } from './push-headers.js';
+import type { ClaimedPushTask, PushStore } from './push-store.js';
+import { noPushEvents, type PushEvents, type PushTokenSigner, type PushTransport } from './push-transport.js';
+
+/** A push queue to dispatch: its configuration and row id. */
+export interface DispatchedQueue {
+  readonly queueId: number;
+  readonly config: QueueConfig;
+}
+
+export interface PushDispatcherOptions {
+  readonly store: PushStore;
+  readonly transport: PushTransport;
+  readonly queues: readonly DispatchedQueue[];
+  /** Signs each request's Bearer token; absent = unsigned (TASKQUEUE_PUSH_SIGNING=off). */
+  readonly signer?: PushTokenSigner;
+  readonly events?: PushEvents;
+  readonly logger?: Logger;
+  /** Whether a task's name is held by its form (a delivered task then needs no tombstone row). */
+  readonly heldByForm?: (name: string) => boolean;
+  /** Requests in flight per queue in this process at most (default 100); the queue's own cap holds across processes. */
+  readonly localConcurrency?: number;
+}
+
+/** How long a claim outlives the task's deadline: time to write the outcome. */
+const CLAIM_MARGIN_MS = 30_000;
+/** Longest idle wait: a change nothing announces (a resumed queue) is seen within it. */
+const MAX_IDLE_MS = 30_000;
+/** Shortest pause before claiming again when a claim found nothing it could take. */
+const MIN_RETRY_MS = 10;
+/** After a 503: half rate for this long. */
+const SLOW_AFTER_503_MS = 30_000;
+/** Longest Retry-After honoured. */
+const MAX_RETRY_AFTER_S = 3600;
+
+/** One queue's loop state. */
+interface QueueLoop {
+  readonly queue: DispatchedQueue;
+  inFlight: number;
+  /** Set by wake(): something changed since the loop last claimed. */
+  woken: boolean;
+  /** Ends the current wait, if one runs. */
+  interrupt: (() => void) | null;
+  done: Promise<void>;
+}
+
+/**
+ * Delivers push tasks: one loop per push queue claims due tasks within the
+ * queue's bucket and concurrency (claim_push_tasks holds them across
+ * processes), sends each request, and writes its outcome. It waits for new
+ * tasks (notifications), the next token or ETA, or a finished request; it
+ * never polls at a fixed short interval.
+ */
+export class PushDispatcher {
+  readonly #options: PushDispatcherOptions;
+  readonly #logger: Logger;
+  readonly #events: PushEvents;
+  readonly #loops: QueueLoop[] = [];
+  readonly #deliveries = new Set<Promise<void>>();
+  readonly #stopRequests = new AbortController();
+  readonly #abortRequests = new AbortController();
+  #stopping = false;
+
+  constructor(options: PushDispatcherOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? silentLogger;
+    this.#events = options.events ?? noPushEvents;
+  }
+
+  /** Starts a loop for each push queue with a rate above 0 and somewhere to deliver. */
+  start(): void {
+    for (const queue of this.#options.queues) {
+      const push = queue.config.push ?? DEFAULT_PUSH_SETTINGS;
+      if (queue.config.mode !== 'push' || push.ratePerSecond <= 0) continue;
+      if ((push.baseUrl ?? push.targetUrl) === null) {
+        this.#logger.warn({ queue: queue.config.name }, 'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL');
+        continue;
+      }
+      const loop: QueueLoop = { queue, inFlight: 0, woken: false, interrupt: null, done: Promise.resolve() };
+      loop.done = this.#run(loop);
+      this.#loops.push(loop);
+    }
+  }
+
+  /**
+   * Claims nothing more and lets requests in flight finish for up to
+   * `graceMs`; those still running are then abandoned (their claims expire
+   * and another process delivers them again).
+   */
+  async stop(graceMs: number): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#stopRequests.abort();
+    for (const loop of this.#loops) wake(loop);
+    await Promise.all(this.#loops.map((loop) => loop.done));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all([...this.#deliveries]), grace]);
+    clearTimeout(timer);
+    this.#abortRequests.abort();
+    await Promise.all([...this.#deliveries]);
+  }
+
+  async #run(loop: QueueLoop): Promise<void> {
+    const { queueId, config } = loop.queue;
+    const push = config.push ?? DEFAULT_PUSH_SETTINGS;
+    const localCap = Math.min(push.maxConcurrentRequests ?? Infinity, this.#options.localConcurrency ?? 100);
+    let failing = false;
+    while (!this.#stopping) {
+      loop.woken = false;
+      const room = localCap - loop.inFlight;
+      let waitMs: number | null = MAX_IDLE_MS;
+      if (room > 0) {
+        try {
+          const claim = await this.#options.store.claim({
+            queueId,
+            queueName: config.name,
+            ratePerSecond: push.ratePerSecond,
+            bucketSize: push.bucketSize,
+            maxConcurrentRequests: push.maxConcurrentRequests,
+            limit: Math.min(room, 100),
+            deadlineMs: PUSH_LIMITS.defaultDeadlineSeconds * 1000,
+            marginMs: CLAIM_MARGIN_MS,
+          });
+          if (failing) this.#logger.info({ queue: config.name }, 'push dispatch: claiming again');
+          failing = false;
+          for (const task of claim.tasks) this.#start(loop, task);
+          if (claim.tasks.length === Math.min(room, 100)) continue;
+          waitMs = claim.waitMs === null ? MAX_IDLE_MS : Math.max(claim.tasks.length === 0 ? MIN_RETRY_MS : 0, Math.min(claim.waitMs, MAX_IDLE_MS));
+        } catch (error) {
+          if (!failing) this.#logger.warn({ queue: config.name, err: error }, 'push dispatch: claim failed; trying again in a second');
+          failing = true;
+          waitMs = 1000;
+        }
+      }
+      if (this.#stopping) break;
+      await this.#wait(loop, waitMs, room > 0);
+    }
+  }
+
+  /** Waits for `ms`, a notification of new tasks (when `notified`), a finished delivery, or stop. */
+  async #wait(loop: QueueLoop, ms: number, notified: boolean): Promise<void> {
+    if (ms <= 0 || loop.woken) return;
+    const abort = new AbortController();
+    const woken = new Promise<void>((resolve) => {
+      loop.interrupt = () => {
+        abort.abort();
+        resolve();
+      };
+    });
+    const ref = { queueId: loop.queue.queueId, queueName: loop.queue.config.name };
+    const waiting = notified
+      ? this.#options.store.waitForTasks({ ...ref, timeoutMs: ms, signal: abort.signal })
+      : new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+    await Promise.race([waiting, woken]);
+    loop.interrupt = null;
+    abort.abort();
+  }
+
+  #start(loop: QueueLoop, task: ClaimedPushTask): void {
+    loop.inFlight++;
+    this.#events.inFlight(loop.queue.config.name, 1);
+    const delivery = this.#deliver(loop.queue, task)
+      .catch((error: unknown) => {
+        this.#logger.warn({ queue: loop.queue.config.name, task: task.name, err: error }, 'push delivery: outcome not recorded; the task is delivered again when its claim expires');
+      })
+      .finally(() => {
+        loop.inFlight--;
+        this.#events.inFlight(loop.queue.config.name, -1);
+        this.#deliveries.delete(delivery);
+        wake(loop);
+      });
+    this.#deliveries.add(delivery);
+  }
+
+  async #deliver(queue: DispatchedQueue, task: ClaimedPushTask): Promise<void> {
+    const config = queue.config;
+    const push = config.push ?? DEFAULT_PUSH_SETTINGS;
+    const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
+    const url = deliveryUrl((push.baseUrl ?? push.targetUrl)!, request.url);
+    const hasBody = task.body.byteLength > 0;
+    const authorization = this.#options.signer ? `Bearer ${await this.#options.signer(url.split('?')[0]!)}` : null;
+    const started = Date.now();
+    const result = await this.#options.transport.send({
+      url,
+      method: request.method,
+      headers: pushHeaders(config.name, task, request, hasBody, authorization),
+      body: hasBody ? task.body : null,
+      deadlineMs: (request.deadlineSeconds ?? PUSH_LIMITS.defaultDeadlineSeconds) * 1000,
+      signal: this.#abortRequests.signal,
+    });
+    if (this.#abortRequests.signal.aborted && result.status === null) return; // shutdown: the claim expires, another process retries
+    const seconds = (Date.now() - started) / 1000;
+    const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
+    const status = result.status;
+    if (status !== null && status >= 200 && status < 300) {
+      const tombstone = !(this.#options.heldByForm?.(task.name) ?? false);
+      const held = await this.#options.store.delivered({ ...ref, tombstone });
+      this.#events.attempted(config.name, held ? 'success' : 'gone', seconds);
+      return;
+    }
+    const error = status !== null ? `HTTP ${status}` : (result.error ?? 'no response');
+    const retryAfter = result.retryAfterSeconds === null ? 0 : Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S);
+    if (status === 503) {
+      await this.#options.store.throttle({ queueId: queue.queueId, queueName: config.name, slowMs: SLOW_AFTER_503_MS, holdMs: retryAfter * 1000 });
+    }
+    const rules = request.retry ?? { retryLimit: config.maxLeases, parameters: config.retry };
+    const ageSeconds = (task.claimedUsec - task.firstTryUsec) / 1e6 + seconds;
+    const outcome = { ...ref, status, error, executed: status !== null && status !== 503 };
+    const fields = { queue: config.name, task: task.name, status, error, attempt: task.attempt };
+    if (mayRetry(task.attempt, ageSeconds, rules.retryLimit, rules.parameters)) {
+      const delay = Math.max(retryBackoffSeconds(task.attempt, rules.parameters), status === 503 || status === 429 ? retryAfter : 0);
+      const held = await this.#options.store.failed({ ...outcome, delayMs: delay * 1000 });
+      this.#events.attempted(config.name, held ? 'retry' : 'gone', seconds);
+      this.#logger.warn({ ...fields, nextTryInSeconds: delay }, 'push attempt failed');
+    } else {
+      const held = await this.#options.store.deadLetter(outcome);
+      this.#events.attempted(config.name, held ? 'dead_letter' : 'gone', seconds);
+      this.#logger.warn({ ...fields, deadLettered: true }, 'push attempt failed; out of retries, moved to the dead letters');
+    }
+  }
+}
+
+function wake(loop: QueueLoop): void {
+  loop.woken = true;
+  loop.interrupt?.();
+}

@@ -1,0 +1,244 @@
+import { QueueError } from './errors.js';
+import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type QueueConfig, type RetryParameters } from './queue-config.js';
+
+/** HTTP methods a push task may use (App Engine's five, plus PATCH as in Cloud Tasks). */
+export const PUSH_METHODS = ['POST', 'GET', 'PUT', 'DELETE', 'HEAD', 'PATCH'] as const;
+export type PushMethod = (typeof PUSH_METHODS)[number];
+
+/** Methods that carry a body; the others refuse a payload and put `params` in the query string. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
+/** App Engine's limits (taskqueue.py `MAX_PUSH_TASK_SIZE_BYTES`, `MAX_URL_LENGTH`, `MIN/MAX_DISPATCH_DEADLINE`). */
+export const PUSH_LIMITS = {
+  maxTaskBytes: 100 * 1024,
+  maxUrlLength: 2083,
+  minDeadlineSeconds: 15,
+  maxDeadlineSeconds: 24 * 3600,
+  defaultDeadlineSeconds: 600,
+} as const;
+
+/** `retryOptions` of one task: replaces the queue's retry parameters as a whole (absent fields take App Engine's defaults). */
+export interface TaskRetryOptions {
+  readonly taskRetryLimit?: number;
+  readonly taskAgeLimitSeconds?: number;
+  readonly minBackoffSeconds?: number;
+  readonly maxBackoffSeconds?: number;
+  readonly maxDoublings?: number;
+}
+
+/** A task's own retry rules, stored with it. */
+export interface TaskRetryRules {
+  /** Retries allowed (attempts - 1); null = no count limit. */
+  readonly retryLimit: number | null;
+  readonly parameters: RetryParameters;
+}
+
+/** What a push task asks for, as stored with it (tasks.push). */
+export interface PushRequest {
+  /** Path and query relative to the queue's base URL; starts with `/`. */
+  readonly url: string;
+  readonly method: PushMethod;
+  /** Header pairs in the order given (a name may repeat); `X-AppEngine-*` already dropped. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The task's retry rules; null = the queue's. */
+  readonly retry: TaskRetryRules | null;
+  /** Seconds a delivery may take; null = 10 minutes. */
+  readonly deadlineSeconds: number | null;
+}
+
+/** The push fields of an add, as the caller gives them. */
+export interface PushTaskOptions {
+  readonly url?: string;
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>> | readonly (readonly [string, string])[];
+  readonly params?: Readonly<Record<string, string | readonly string[]>>;
+  readonly payload?: Uint8Array | string;
+  readonly retryOptions?: TaskRetryOptions;
+  readonly dispatchDeadlineSeconds?: number;
+  readonly tag?: string | null;
+}
+
+/** Whether an add gives any field only push tasks have (a pull queue refuses them). */
+export function hasPushFields(options: PushTaskOptions): boolean {
+  return (
+    options.url !== undefined ||
+    options.headers !== undefined ||
+    options.params !== undefined ||
+    options.retryOptions !== undefined ||
+    options.dispatchDeadlineSeconds !== undefined ||
+    (options.method !== undefined && options.method !== 'PULL')
+  );
+}
+
+/** RFC 9110 token: a header name. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** No CR, LF or NUL in a header value. */
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+/** A path and query: printable, no spaces, no fragment. */
+const URL_PATH = /^\/[\x21-\x22\x24-\x7e]*$/;
+
+/**
+ * Checks the push fields of one add and builds what is stored: the request
+ * (url, method, headers, retry rules, deadline) and the body. Every rule
+ * that needs no database is here: method, URL, params, body, headers, size,
+ * retry options, deadline, and the base URL the task will go to.
+ */
+export function validatePushTask(
+  queue: QueueConfig,
+  options: PushTaskOptions,
+  name: string,
+  where: (field: string) => Record<string, unknown>,
+): { readonly push: PushRequest; readonly payload: Uint8Array } {
+  const bad = (field: string, message: string, code: 'INVALID_REQUEST' | 'INVALID_PAYLOAD' = 'INVALID_REQUEST') =>
+    new QueueError(code, `task "${name}": ${message}`, { ...where(field), task: name });
+  const rawMethod = options.method ?? 'POST';
+  if (rawMethod === 'PULL') {
+    throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
+  }
+  const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
+  // baseUrl is set (to null when there is none) where the service knows
+  // TASKQUEUE_PUSH_BASE_URL (withPushBaseUrl); a tool that reads queues
+  // from the database alone cannot tell, and leaves the check to the server.
+  if ((push.baseUrl === undefined ? (push.targetUrl ?? undefined) : push.baseUrl) === null) {
+    throw new QueueError(
+      'INVALID_REQUEST',
+      `push queue "${queue.name}" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL`,
+      where('url'),
+    );
+  }
+  const method = (rawMethod === 'PUSH' ? 'POST' : rawMethod) as PushMethod;
+  if (!PUSH_METHODS.includes(method)) {
+    throw bad('method', `method must be one of ${PUSH_METHODS.join(', ')} (or PULL for a pull queue), got ${JSON.stringify(rawMethod)}`);
+  }
+  if (options.tag !== undefined && options.tag !== null) throw bad('tag', 'tags belong to pull tasks; a push task has none');
+
+  let url = options.url ?? `/_ah/queue/${queue.name}`;
+  if (typeof url !== 'string' || !URL_PATH.test(url)) {
+    throw bad('url', `url must be a path starting with "/" (printable characters, no spaces, no fragment), got ${JSON.stringify(String(url).slice(0, 80))}`);
+  }
+
+  const headers = headerPairs(options.headers, bad);
+  let payload = toBytes(options.payload, bad);
+  if (options.params !== undefined) {
+    if (options.payload !== undefined) throw bad('params', 'give payload or params, not both', 'INVALID_PAYLOAD');
+    const form = formEncode(options.params, bad);
+    if (BODY_METHODS.has(method)) {
+      payload = Buffer.from(form, 'utf8');
+      if (!headers.some(([key]) => key.toLowerCase() === 'content-type')) {
+        headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+      }
+    } else if (form !== '') {
+      if (url.includes('?')) throw bad('params', 'params cannot be added to a url that has a query string already');
+      url = `${url}?${form}`;
+    }
+  }
+  if (!BODY_METHODS.has(method) && payload.byteLength > 0) {
+    throw bad('payload', `a ${method} task cannot have a body (only POST, PUT and PATCH can)`, 'INVALID_PAYLOAD');
+  }
+  if (url.length > PUSH_LIMITS.maxUrlLength) throw bad('url', `url is ${url.length} characters; the limit is ${PUSH_LIMITS.maxUrlLength}`);
+
+  const size = Buffer.byteLength(url) + headers.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) + payload.byteLength;
+  if (size > PUSH_LIMITS.maxTaskBytes) {
+    throw new QueueError(
+      'TASK_TOO_LARGE',
+      `task "${name}": url, headers and body are ${size} bytes; a push task may have at most ${PUSH_LIMITS.maxTaskBytes}`,
+      { ...where('payload'), task: name, limit: PUSH_LIMITS.maxTaskBytes },
+    );
+  }
+  const retry = options.retryOptions === undefined ? null : retryRules(options.retryOptions, bad);
+  let deadlineSeconds: number | null = null;
+  if (options.dispatchDeadlineSeconds !== undefined) {
+    const d = options.dispatchDeadlineSeconds;
+    if (typeof d !== 'number' || !Number.isFinite(d) || d < PUSH_LIMITS.minDeadlineSeconds || d > PUSH_LIMITS.maxDeadlineSeconds) {
+      throw bad('dispatchDeadlineSeconds', `dispatchDeadlineSeconds must be from 15 to 86400 (24 hours), got ${String(d)}`);
+    }
+    deadlineSeconds = d;
+  }
+  return { push: { url, method, headers, retry, deadlineSeconds }, payload };
+}
+
+/**
+ * Header pairs, minus those the service sets itself: `X-AppEngine-*` (App
+ * Engine dropped a caller's; handlers trust them) except
+ * `X-AppEngine-FailFast`, and `X-CloudTasks-*`, their mirror.
+ */
+function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, message: string) => QueueError): [string, string][] {
+  if (headers === undefined) return [];
+  const pairs: readonly (readonly [unknown, unknown])[] = Array.isArray(headers)
+    ? (headers as readonly (readonly [unknown, unknown])[])
+    : typeof headers === 'object' && headers !== null
+      ? Object.entries(headers)
+      : [];
+  if (!Array.isArray(headers) && (typeof headers !== 'object' || headers === null)) {
+    throw bad('headers', 'headers must be an object of names to values, or a list of [name, value] pairs');
+  }
+  const out: [string, string][] = [];
+  for (const pair of pairs) {
+    const [key, value] = Array.isArray(pair) ? pair : [undefined, undefined];
+    if (typeof key !== 'string' || !HEADER_NAME.test(key)) throw bad('headers', `header name ${JSON.stringify(key)} is not a valid HTTP header name`);
+    if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
+      throw bad('headers', `header ${key} must have a string value without CR, LF or NUL`);
+    }
+    const lower = key.toLowerCase();
+    if (lower.startsWith('x-cloudtasks-')) continue;
+    if (lower.startsWith('x-appengine-') && lower !== 'x-appengine-failfast') continue;
+    // Computed from the body, or set by the connection.
+    if (lower === 'content-length' || lower === 'host' || lower === 'transfer-encoding' || lower === 'connection') continue;
+    out.push([key, value]);
+  }
+  return out;
+}
+
+function formEncode(params: NonNullable<PushTaskOptions['params']>, bad: (field: string, message: string) => QueueError): string {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw bad('params', 'params must be an object of names to values');
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    const values: readonly unknown[] = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (typeof v !== 'string') throw bad('params', `param ${key} must be a string or a list of strings`);
+      form.append(key, v);
+    }
+  }
+  return form.toString();
+}
+
+function toBytes(payload: PushTaskOptions['payload'], bad: (field: string, message: string, code: 'INVALID_PAYLOAD') => QueueError): Uint8Array {
+  if (payload === undefined) return new Uint8Array(0);
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  if (payload instanceof Uint8Array) return payload;
+  throw bad('payload', 'payload must be a string or a Uint8Array/Buffer', 'INVALID_PAYLOAD');
+}
+
+const MAX_RETRY_SECONDS = 1e12;
+
+function retryRules(options: TaskRetryOptions, bad: (field: string, message: string) => QueueError): TaskRetryRules {
+  if (typeof options !== 'object' || options === null) throw bad('retryOptions', 'retryOptions must be an object');
+  const num = (key: keyof TaskRetryOptions, integer: boolean, max: number): number | undefined => {
+    const v = options[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (integer && !Number.isInteger(v))) {
+      throw bad('retryOptions', `retryOptions.${key} must be ${integer ? 'an integer' : 'a number'} from 0 to ${max}, got ${String(v)}`);
+    }
+    return v;
+  };
+  const retryLimit = num('taskRetryLimit', true, 2_147_483_647) ?? null;
+  const age = num('taskAgeLimitSeconds', false, MAX_RETRY_SECONDS);
+  const min = num('minBackoffSeconds', false, MAX_RETRY_SECONDS);
+  const max = num('maxBackoffSeconds', false, MAX_RETRY_SECONDS);
+  const doublings = num('maxDoublings', true, 63);
+  if (age === 0) throw bad('retryOptions', 'retryOptions.taskAgeLimitSeconds must be more than 0');
+  if (min !== undefined && max !== undefined && min > max) {
+    throw bad('retryOptions', `retryOptions.minBackoffSeconds (${min}) must not be greater than maxBackoffSeconds (${max})`);
+  }
+  const d = DEFAULT_RETRY_PARAMETERS;
+  return {
+    retryLimit,
+    parameters: {
+      ageLimitSeconds: age ?? null,
+      // As in the queue file: when only one bound is set, the other default gives way.
+      minBackoffSeconds: min ?? Math.min(d.minBackoffSeconds, max ?? Infinity),
+      maxBackoffSeconds: max ?? Math.max(d.maxBackoffSeconds, min ?? 0),
+      maxDoublings: doublings ?? d.maxDoublings,
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import type { ClaimedPushTask, PushAttemptRef, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
+import type { PushRequest } from '../core/push-task.js';
+import type { QueueRef } from '../core/task-store.js';
+import type { PgTaskStore } from './pg-task-store.js';
+import { intervalFromMs, table, timestampFromUsec, toBuffer, toNumber, type StoreContext } from './store-context.js';
+import { StatementGroup } from './statement-group.js';
+import { translateError } from './translate-error.js';
+
+interface ClaimRow {
+  name: string | null;
+  payload: Uint8Array | null;
+  push: PushRequest | string | null;
+  retry_count: number | null;
+  execution_count: number | null;
+  eta_usec: unknown;
+  claim_usec: unknown;
+  first_try_usec: unknown;
+  last_status: number | null;
+  last_error: string | null;
+  now_usec: unknown;
+  wait_ms: number | null;
+}
+
+/**
+ * The dispatcher's store on PostgreSQL or PGlite: the claim is one call of
+ * claim_push_tasks (sql/0013), each outcome one statement that holds only
+ * while the task's eta is still the claim.
+ */
+export class PgPushStore implements PushStore {
+  readonly #tasks: PgTaskStore;
+  readonly #ctx: StoreContext;
+  readonly #deliveries: StatementGroup<PushAttemptRef & { readonly tombstone: boolean }, boolean>;
+
+  constructor(tasks: PgTaskStore) {
+    this.#tasks = tasks;
+    this.#ctx = { db: tasks.database.db, schema: tasks.schema };
+    this.#deliveries = new StatementGroup(
+      (_key, requests) => this.#deliverCombined(requests),
+      (batch) => batch.length < 500,
+    );
+  }
+
+  claim(params: PushClaimParams): Promise<PushClaim> {
+    return this.#guard(params.queueName, async () => {
+      const result = await sql<ClaimRow>`/* claim_push_tasks */
+        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${params.queueId}::int4, ${params.ratePerSecond}::float8,
+          ${params.bucketSize}::float8, ${params.maxConcurrentRequests}::int4, ${params.limit}::int4, ${params.deadlineMs}::float8, ${params.marginMs}::float8)`.execute(
+        this.#ctx.db,
+      );
+      const tasks: ClaimedPushTask[] = [];
+      let waitMs: number | null = null;
+      for (const row of result.rows) {
+        if (row.name === null) {
+          waitMs = row.wait_ms === null ? null : Number(row.wait_ms);
+          continue;
+        }
+        tasks.push({
+          name: row.name,
+          body: toBuffer(row.payload),
+          push: typeof row.push === 'string' ? (JSON.parse(row.push) as PushRequest) : row.push,
+          attempt: row.retry_count ?? 1,
+          executionCount: row.execution_count ?? 0,
+          etaUsec: toNumber(row.eta_usec),
+          claimUsec: toNumber(row.claim_usec),
+          firstTryUsec: toNumber(row.first_try_usec),
+          lastStatus: row.last_status,
+          lastError: row.last_error,
+          claimedUsec: toNumber(row.now_usec),
+        });
+      }
+      return { tasks, waitMs };
+    });
+  }
+
+  /**
+   * Successes of one queue share a statement when they come faster than one
+   * statement ends (StatementGroup): at thousands of deliveries a second, a
+   * delete per task would be most of the database's work.
+   */
+  delivered(params: PushAttemptRef & { readonly tombstone: boolean }): Promise<boolean> {
+    return this.#deliveries.submit(String(params.queueId), params);
+  }
+
+  async #deliverCombined(requests: readonly (PushAttemptRef & { readonly tombstone: boolean })[]): Promise<boolean[]> {
+    const first = requests[0]!;
+    return this.#guard(first.queueName, async () => {
+      const names = requests.map((r) => r.name);
+      const seconds = requests.map((r) => Math.floor(r.claimUsec / 1_000_000));
+      const micros = requests.map((r, i) => r.claimUsec - seconds[i]! * 1_000_000);
+      const tombstones = requests.map((r) => r.tombstone);
+      const result = await sql<{ name: string }>`/* push_delivered */
+        with input as (
+          select name, timestamptz 'epoch' + sec * interval '1 second' + micro * interval '1 microsecond' as claim, tombstone
+            from unnest(${names}::text[], ${seconds}::int8[], ${micros}::int4[], ${tombstones}::bool[]) as i (name, sec, micro, tombstone)
+        ), gone as (
+          delete from ${table(this.#ctx, 'tasks')} t using input i
+           where t.queue_id = ${first.queueId} and t.name = i.name and t.eta = i.claim
+          returning t.name, t.retry_count, i.tombstone
+        ), held as (
+          insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+          select ${first.queueId}::int4, name, 'deleted', retry_count from gone where tombstone
+          on conflict (queue_id, name) do update
+            set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+        )
+        select name from gone`.execute(this.#ctx.db);
+      const gone = new Set(result.rows.map((row) => row.name));
+      return requests.map((r) => gone.has(r.name));
+    });
+  }
+
+  failed(params: PushOutcome & { readonly delayMs: number }): Promise<boolean> {
+    return this.#guard(params.queueName, async () => {
+      const result = await sql`/* push_failed */
+        update ${table(this.#ctx, 'tasks')}
+           set eta = now() + ${intervalFromMs(params.delayMs)}, dispatched_at = null,
+               last_status = ${params.status}::int4, last_error = ${params.error},
+               execution_count = execution_count + ${params.executed ? 1 : 0}::int4
+         where queue_id = ${params.queueId} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}`.execute(
+        this.#ctx.db,
+      );
+      return Number(result.numAffectedRows ?? 0) > 0;
+    });
+  }
+
+  deadLetter(params: PushOutcome): Promise<boolean> {
+    return this.#guard(params.queueName, async () => {
+      const q = params.queueId;
+      const result = await sql<{ n: unknown }>`/* push_dead_letter */
+        with gone as (
+          delete from ${table(this.#ctx, 'tasks')}
+           where queue_id = ${q} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}
+          returning name, tag, payload, retry_count, enqueued_at, push
+        ), held as (
+          insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
+          select ${q}::int4, name, 'retry_limit', retry_count from gone
+          on conflict (queue_id, name) do update
+            set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+        ), dead as (
+          insert into ${table(this.#ctx, 'task_dead_letters')}
+                 (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+          select ${q}::int4, name, tag, payload, retry_count, enqueued_at, push, ${params.status}::int4, ${params.error} from gone
+          on conflict (queue_id, name) do update
+            set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                enqueued_at = excluded.enqueued_at, died_at = now(), push = excluded.push,
+                last_status = excluded.last_status, last_error = excluded.last_error
+        )
+        select count(*) as n from gone`.execute(this.#ctx.db);
+      return toNumber(result.rows[0]?.n) > 0;
+    });
+  }
+
+  throttle(params: QueueRef & { readonly slowMs: number; readonly holdMs: number }): Promise<void> {
+    return this.#guard(params.queueName, async () => {
+      // An empty bucket, then half the rate for a while: the handler said it is overloaded.
+      await sql`/* push_throttle */
+        update ${table(this.#ctx, 'push_queue_state')}
+           set tokens = 0,
+               slow_until = greatest(slow_until, now() + ${intervalFromMs(params.slowMs)}),
+               hold_until = greatest(hold_until, now() + ${intervalFromMs(params.holdMs)})
+         where queue_id = ${params.queueId}`.execute(this.#ctx.db);
+    });
+  }
+
+  waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
+    return this.#tasks.waitForTasks(params);
+  }
+
+  async #guard<T>(queue: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw translateError(error, { queue });
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serviceConfig } from '../helpers/configs.js';
+import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
+import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { spawnServer, type ChildServer } from '../ops/child-server.js';
+
+describe('push delivery across a crash', () => {
+  let t: TestService | undefined;
+  let sink: Sink | undefined;
+  let child: ChildServer | undefined;
+  afterEach(async () => {
+    child?.kill('SIGKILL');
+    await child?.exited;
+    await t?.close();
+    await sink?.close();
+  });
+
+  it('a kill -9 of a dispatching server with requests in flight loses nothing: its claims expire and another process delivers', async () => {
+    let answering = false;
+    const held: (() => void)[] = [];
+    sink = await startSink(() => (answering ? { status: 200 } : new Promise((resolve) => held.push(() => resolve({ status: 200 })))));
+    const config = serviceConfig([pushQueue('hooks', sink.url)]);
+    t = await openTestService('postgres', config, { open: { dispatch: false } });
+    const dir = mkdtempSync(join(tmpdir(), 'tq-push-crash-'));
+    writeFileSync(join(dir, 'queue.yaml'), `queue:\n- name: hooks\n  rate: 1000/s\n  bucket_size: 1000\n  target_url: ${sink.url}\n`);
+    child = spawnServer({ DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: t.schema, TASKQUEUE_CONFIG: join(dir, 'queue.yaml') });
+    await child.started;
+    const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
+    await t.service.getQueue('hooks').add(names.map((name) => ({ name, payload: name })));
+    await sink.waitFor(5);
+    child.kill('SIGKILL');
+    await child.exited;
+    child = undefined;
+    const inFlight = await t.sql<{ name: string }>(`select name from ${t.schema}.tasks where dispatched_at is not null order by name`);
+    expect(inFlight.map((row) => row.name)).toEqual(names);
+    // Their claims would end ten and a half minutes from now; as if that time had passed:
+    await t.sql(`update ${t.schema}.tasks set eta = now() where dispatched_at is not null`);
+    answering = true;
+    await t.openAnother(config);
+    await sink.waitFor(10);
+    await expect.poll(async () => (await t!.sql(`select name from ${t!.schema}.tasks`)).length).toBe(0);
+    const delivered = sink.requests.map((r) => r.body.toString());
+    for (const name of names) expect(delivered.filter((body) => body === name)).toHaveLength(2);
+    expect(sink.requests.slice(5).every((r) => r.headers['x-appengine-taskretrycount'] === '1')).toBe(true);
+    for (const release of held) release();
+  });
+});
