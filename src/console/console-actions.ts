@@ -53,7 +53,9 @@ export async function runAction(c: Context, ctx: ConsoleContext, action: Console
   const count = await perform(queue, action, task);
   await ctx.auditLog.record({ actor: viewer.email ?? 'anonymous', action: AUDITED[action], queue: name, target: task, count });
   // The outcome travels as an action and a count, never as text: the page words it.
-  return c.redirect(`${back}?done=${action}&n=${count}`, 303);
+  // Back to the tab the action was taken on (dead letters have theirs).
+  const tab = form.tab === 'dead-letters' ? '/dead-letters' : '';
+  return c.redirect(`${back}${tab}?done=${action}&n=${count}`, 303);
 }
 
 async function perform(queue: TaskQueue, action: ConsoleAction, task: string | null): Promise<number> {

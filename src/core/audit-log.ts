@@ -40,6 +40,12 @@ export interface AuditListOptions {
   readonly before?: Pick<AuditEntry, 'id'>;
   /** Only entries about this queue. */
   readonly queue?: string;
+  /** Only entries by this actor. */
+  readonly actor?: string;
+  /** Only entries of these actions. */
+  readonly actions?: readonly AuditAction[];
+  /** Only entries from this source. */
+  readonly source?: string;
 }
 
 export interface AuditLog {

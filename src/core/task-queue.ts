@@ -79,6 +79,8 @@ export interface DeadLetterListOptions {
   readonly limit: number;
   /** Continue after this dead letter (the last of the previous page). */
   readonly after?: DeadLetterRef;
+  /** Only dead letters with this tag. */
+  readonly tag?: string;
 }
 
 /**
@@ -456,10 +458,12 @@ export class TaskQueue {
         field: 'after',
       });
     }
+    const tag = options.tag === undefined ? null : validateTag(options.tag, { queue: this.name, field: 'tag' });
     return this.#store.listDeadLetters({
       ...this.#ref,
       limit,
       ...(after ? { after: { name: after.name, diedUsec: after.diedUsec } } : {}),
+      ...(tag === null ? {} : { tag }),
     });
   }
 

@@ -170,6 +170,8 @@ export interface DeadLetterListParams extends QueueRef {
   readonly limit: number;
   /** Continue after this dead letter in (diedUsec, name) order. */
   readonly after?: DeadLetterRef;
+  /** Only dead letters with this tag. */
+  readonly tag?: string;
 }
 
 /** Tasks leased in one minute. */

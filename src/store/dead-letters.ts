@@ -20,11 +20,12 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
   const after = params.after
     ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
     : sql``;
+  const tag = params.tag === undefined ? sql`` : sql`and tag = ${params.tag}`;
   const result = await sql<DeadLetterRow>`/* list_dead_letters */
     select name, tag, payload, retry_count,
            ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
       from ${table(ctx, 'task_dead_letters')}
-     where queue_id = ${params.queueId} ${after}
+     where queue_id = ${params.queueId} ${after} ${tag}
      order by died_at, name
      limit ${params.limit}::int4`.execute(ctx.db);
   return result.rows.map((row) => ({

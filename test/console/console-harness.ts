@@ -62,3 +62,49 @@ export async function openConsoleHarness(
     },
   };
 }
+
+/** A page as a test reads it. */
+export interface Page {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
+export function browser(h: ConsoleHarness) {
+  let cookie: string | null = null;
+  const send = async (path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
+    const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
+    if (cookie) headers.cookie = cookie;
+    const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      requestInit.body = new URLSearchParams(init.form).toString();
+    }
+    const response = await h.app.request(`http://localhost${path}`, requestInit);
+    const setCookie = response.headers.get('set-cookie');
+    if (setCookie) {
+      const [pair] = setCookie.split(';');
+      cookie = pair && !/=$/.test(pair) && !/Max-Age=0/i.test(setCookie) ? pair : null;
+    }
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  };
+  return {
+    send,
+    get cookie() {
+      return cookie;
+    },
+    async signIn(email: string, scopes?: readonly string[]) {
+      const token = await h.issuer!.mint(email, scopes);
+      const page = await send('/console/sign-in', { form: { token } });
+      return { page, token };
+    },
+  };
+}
+
+/** The CSRF token a page's forms carry. */
+export function csrfOf(page: Page): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(page.text);
+  if (!match) throw new Error('no CSRF token on the page');
+  return match[1]!;
+}

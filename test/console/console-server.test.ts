@@ -2,53 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/console/mount-console.js';
 import { csrfTokenFor } from '../../src/console/console-session.js';
 import { TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
-import { ADMIN, READER, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
-
-/** A page as a test reads it. */
-interface Page {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-}
-
-/** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
-function browser(h: ConsoleHarness) {
-  let cookie: string | null = null;
-  const send = async (path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
-    const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
-    if (cookie) headers.cookie = cookie;
-    const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };
-    if (init.form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      requestInit.body = new URLSearchParams(init.form).toString();
-    }
-    const response = await h.app.request(`http://localhost${path}`, requestInit);
-    const setCookie = response.headers.get('set-cookie');
-    if (setCookie) {
-      const [pair] = setCookie.split(';');
-      cookie = pair && !/=$/.test(pair) && !/Max-Age=0/i.test(setCookie) ? pair : null;
-    }
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  };
-  return {
-    send,
-    get cookie() {
-      return cookie;
-    },
-    async signIn(email: string, scopes?: readonly string[]) {
-      const token = await h.issuer!.mint(email, scopes);
-      const page = await send('/console/sign-in', { form: { token } });
-      return { page, token };
-    },
-  };
-}
-
-/** The CSRF token a page's forms carry. */
-function csrfOf(page: Page): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(page.text);
-  if (!match) throw new Error('no CSRF token on the page');
-  return match[1]!;
-}
+import { ADMIN, READER, browser, csrfOf, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
 
 describe('web console, server side', () => {
   let h: ConsoleHarness;
@@ -217,12 +171,12 @@ describe('web console, server side', () => {
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
     expect((await jobs.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
-    const withDead = await b.send('/console/queues/jobs');
+    const withDead = await b.send('/console/queues/jobs/dead-letters');
     expect(withDead.text).toContain('data-dead-letter="doomed"');
-    expect(withDead.text).toContain('retry limit');
-    expect((await b.send('/console/queues/jobs/redrive', { form: { _csrf: csrf, task: 'doomed' } })).headers.get('location')).toBe(
-      '/console/queues/jobs?done=redrive&n=1',
-    );
+    expect(withDead.text).toContain('retry limit: leased 2 times');
+    expect((await b.send('/console/queues/jobs')).text).toContain('Dead letters (1)');
+    const redriven = await b.send('/console/queues/jobs/redrive', { form: { _csrf: csrf, task: 'doomed', tab: 'dead-letters' } });
+    expect(redriven.headers.get('location')).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
     expect((await jobs.listTasks()).map((task) => task.name)).toEqual(['doomed']);
 
     const entries = await h.audit.list({ limit: 20 });
