@@ -5,11 +5,13 @@ import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { AuditLog } from './core/audit-log.js';
+import type { DepthHistory } from './core/depth-history.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import type { ServiceConfig } from './core/queue-config.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
+import { PgDepthHistory } from './store/depth-history.js';
 import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { latestMigration, migrate } from './store/migrate.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
@@ -77,6 +79,8 @@ export interface OpenTaskQueue extends TaskQueueService {
   readonly authStore: AuthStore;
   /** The operators' audit log (the same database and schema). */
   readonly auditLog: AuditLog;
+  /** The console's samples of queue depth (the same database and schema). */
+  readonly depthHistory: DepthHistory;
   /** The migrations applied to the schema now (`current`; TRANSIENT_ERROR when the schema is gone) and the latest this package ships. */
   schemaStatus(): Promise<{ readonly current: number; readonly latest: number }>;
   /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
@@ -139,6 +143,7 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
       schema,
       authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
       auditLog: new PgAuditLog({ db: database.db, schema }),
+      depthHistory: new PgDepthHistory({ db: database.db, schema }),
       schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
       poolStats: () => {
         const pool = database.pool;

@@ -133,7 +133,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog })
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory })
       : null;
     const server = await listen(app.fetch, settings.port, settings.host);
     const connections = new Set<Socket>();

@@ -1,5 +1,6 @@
 import type { AccessControl } from '../auth/access-control.js';
 import type { AuditLog } from '../core/audit-log.js';
+import type { DepthHistory } from '../core/depth-history.js';
 import type { TaskQueueService } from '../core/task-queue-service.js';
 import type { OverviewSampler } from './overview-sampler.js';
 
@@ -11,9 +12,11 @@ export interface ConsoleDeps {
   readonly accessControl?: AccessControl;
   /** Where actions are recorded, and the audit page reads. */
   readonly auditLog: AuditLog;
+  /** Where the depth chart's samples are kept (sql/0014); without it, in this process's memory. */
+  readonly depthHistory?: DepthHistory;
   /** Seconds between samples of the overview for the charts (default 10). */
   readonly sampleIntervalSeconds?: number;
-  /** Seconds between refreshes of the queues table in the browser (default 5). */
+  /** Default seconds between refreshes of a page's figures and charts in the browser (default 5). */
   readonly refreshSeconds?: number;
 }
 

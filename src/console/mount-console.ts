@@ -44,6 +44,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   const sampler = new OverviewSampler({
     read: () => deps.service.overview(),
     ...(deps.sampleIntervalSeconds === undefined ? {} : { intervalSeconds: deps.sampleIntervalSeconds }),
+    ...(deps.depthHistory === undefined ? {} : { history: deps.depthHistory }),
   });
   const ctx: ConsoleContext = {
     service: deps.service,

@@ -159,16 +159,16 @@ export async function findTask(c: Context, ctx: ConsoleContext, viewer: Viewer):
 }
 
 /**
- * A queue's charts over the last hour: depth from this process's samples of
- * the overview, leases per minute from the database's lease history (every
- * process's leases, and there since before this process started).
+ * A queue's charts over the last hour: depth from the samples of the
+ * overview (in the database: every process's, and there since before this
+ * process started), leases per minute from the database's lease history.
  */
 export async function queueSeries(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return c.json({ error: 'no such queue' }, 404);
-  const counts = await ctx.service.getQueue(config.name).leasesPerMinute();
+  const [counts, depth] = await Promise.all([ctx.service.getQueue(config.name).leasesPerMinute(), ctx.sampler.series(config.name)]);
   return c.json({
-    depth: ctx.sampler.series(config.name),
+    depth,
     leases: { at: counts.map((count) => count.minuteStart), tasks: counts.map((count) => count.tasks) },
   });
 }

@@ -5,6 +5,7 @@ import { mountConsole, type MountedConsole } from '../../src/console/mount-conso
 import type { QueueConfig } from '../../src/core/queue-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import { PgAuditLog } from '../../src/store/audit-log.js';
+import { PgDepthHistory } from '../../src/store/depth-history.js';
 import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { createTestTokenIssuer, testAuthSettings, type TestTokenIssuer } from '../auth/test-token-issuer.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
@@ -47,6 +48,7 @@ export async function openConsoleHarness(
     service: t.service,
     ...(accessControl ? { accessControl } : {}),
     auditLog: audit,
+    depthHistory: new PgDepthHistory({ db: store.database.db, schema: t.schema }),
     ...(options.sampleIntervalSeconds === undefined ? {} : { sampleIntervalSeconds: options.sampleIntervalSeconds }),
     ...(options.refreshSeconds === undefined ? {} : { refreshSeconds: options.refreshSeconds }),
   });
