@@ -3,8 +3,8 @@
 -- Every server process with the console samples the queue overview every
 -- few seconds and writes one row per queue here, into a time bucket of the
 -- sampling interval: the primary key keeps one row per queue and bucket, so
--- several processes sampling at once write the same rows once (ON CONFLICT
--- DO NOTHING). The chart reads the last hour from here, so it covers the
+-- several processes sampling at once share the rows (ON CONFLICT DO UPDATE:
+-- the latest figures of the bucket win). The chart reads the last hour from here, so it covers the
 -- whole hour after a restart and shows the same figures whichever process
 -- serves the page. The sampler deletes rows older than an hour as it goes;
 -- at one row per queue per 10 seconds that is 360 rows per queue.

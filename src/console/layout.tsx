@@ -80,7 +80,7 @@ export function Layout(props: LayoutProps) {
               <label class="refresh" hidden>
                 Refresh{' '}
                 <select id="refresh-rate" data-default={String(props.refreshSeconds)} aria-label="Refresh rate">
-                  {[2, 5, 15, 60].map((s) => (
+                  {[...new Set([props.refreshSeconds, 2, 5, 15, 60])].sort((a, b) => a - b).map((s) => (
                     <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
                   ))}
                   <option value="0">paused</option>

@@ -1,5 +1,5 @@
 import type { QueueOverview } from '../core/queue-overview.js';
-import { formatAge, formatBytes, formatCount, storagePercent } from './format.js';
+import { formatAge, formatBytes, formatCount, plural, storagePercent } from './format.js';
 import { problemsOf, STORAGE_WARNING_PERCENT, summarize, triage, type QueueSummary } from './queue-triage.js';
 
 /**
@@ -17,16 +17,16 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
       <table class="queues cards" id="queues-table" data-sortable>
         <thead>
           <tr>
-            <SortHeader label="Queue" key="name" />
-            <SortHeader label="Attention" key="problems" />
-            <SortHeader label="Available" key="available" num />
-            <SortHeader label="Leased" key="leased" num />
-            <SortHeader label="Delayed" key="delayed" num />
-            <SortHeader label="Oldest task" key="oldest" num />
-            <SortHeader label="Leased 1 min" key="rate1m" num />
-            <SortHeader label="Leased 1 h" key="rate1h" num />
-            <SortHeader label="Dead letters" key="dead" num />
-            <SortHeader label="Storage" key="storage" num />
+            <SortHeader label="Queue" sortKey="name" />
+            <SortHeader label="Attention" sortKey="problems" />
+            <SortHeader label="Available" sortKey="available" num />
+            <SortHeader label="Leased" sortKey="leased" num />
+            <SortHeader label="Delayed" sortKey="delayed" num />
+            <SortHeader label="Oldest task" sortKey="oldest" num />
+            <SortHeader label="Leased 1 min" sortKey="rate1m" num />
+            <SortHeader label="Leased 1 h" sortKey="rate1h" num />
+            <SortHeader label="Dead letters" sortKey="dead" num />
+            <SortHeader label="Storage" sortKey="storage" num />
           </tr>
         </thead>
         <tbody>
@@ -98,10 +98,10 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
 }
 
 /** A column header that sorts (by the client script; aria-sort says how). */
-function SortHeader(props: { readonly label: string; readonly key: string; readonly num?: boolean }) {
+function SortHeader(props: { readonly label: string; readonly sortKey: string; readonly num?: boolean }) {
   return (
-    <th class={props.num ? 'num' : undefined} data-sort-key={props.key} scope="col">
-      <button type="button" class="sort" data-sort-by={props.key}>
+    <th class={props.num ? 'num' : undefined} data-sort-key={props.sortKey} scope="col">
+      <button type="button" class="sort" data-sort-by={props.sortKey}>
         {props.label}
       </button>
     </th>
@@ -111,13 +111,13 @@ function SortHeader(props: { readonly label: string; readonly key: string; reado
 function Summary(props: { readonly summary: QueueSummary; readonly filter: string }) {
   const s = props.summary;
   const parts: string[] = [];
-  if (s.withDeadLetters > 0) parts.push(`${formatCount(s.deadLetters)} dead letters in ${s.withDeadLetters} queue${s.withDeadLetters === 1 ? '' : 's'}`);
+  if (s.withDeadLetters > 0) parts.push(`${plural(s.deadLetters, 'dead letter')} in ${plural(s.withDeadLetters, 'queue')}`);
   if (s.nearStorageLimit > 0) parts.push(`${s.nearStorageLimit} near the storage limit`);
   if (s.oldTasks > 0) parts.push(`${s.oldTasks} with old tasks`);
   if (s.paused > 0) parts.push(`${s.paused} paused`);
   return (
     <p class={`summary${parts.length > 0 ? ' attention' : ''}`} id="queues-summary" role="status">
-      {`${formatCount(s.queues)} queue${s.queues === 1 ? '' : 's'}${props.filter === '' ? '' : ' matching'}, ${formatCount(s.waiting)} tasks. `}
+      {`${plural(s.queues, 'queue')}${props.filter === '' ? '' : ' matching'}, ${plural(s.waiting, 'task')}. `}
       {parts.length === 0 ? 'Nothing needs attention.' : `Needs attention: ${parts.join(', ')}.`}
     </p>
   );

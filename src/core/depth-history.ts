@@ -23,7 +23,7 @@ export interface DepthSeries {
 export interface DepthHistory {
   /**
    * Records one sample of every queue, in the sampling bucket of `bucketSeconds`
-   * that now falls in (a second sample in the same bucket is dropped), and
+   * that now falls in (a later sample in the same bucket replaces it), and
    * forgets samples older than `keepSeconds`.
    */
   record(samples: readonly DepthSample[], options: { readonly bucketSeconds: number; readonly keepSeconds: number }): Promise<void>;

@@ -26,7 +26,8 @@ export class PgDepthHistory implements DepthHistory {
             from unnest(${samples.map((s) => s.queue)}::text[], ${samples.map((s) => s.available)}::int4[],
                         ${samples.map((s) => s.leased)}::int4[], ${samples.map((s) => s.delayed)}::int4[])
                  as s(queue, available, leased, delayed)
-          on conflict (queue, at) do nothing`.execute(this.#ctx.db);
+          on conflict (queue, at) do update
+            set available = excluded.available, leased = excluded.leased, delayed = excluded.delayed`.execute(this.#ctx.db);
       }
       await sql`/* depth_forget */
         delete from ${table(this.#ctx, 'queue_depth_samples')}
