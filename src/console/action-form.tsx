@@ -23,3 +23,30 @@ export function ConfirmedForm(props: { readonly viewer: Viewer; readonly action:
     </form>
   );
 }
+
+/**
+ * The form the row checkboxes of a list belong to (by `form=`): what to do
+ * with the selection. The server answers with a page that names the
+ * selected tasks and their count, and acts only when that count comes back.
+ */
+export function BulkBar(props: {
+  readonly viewer: Viewer;
+  readonly base: string;
+  readonly form: string;
+  readonly ops: readonly (readonly [string, string])[];
+}) {
+  return (
+    <form method="post" action={`${props.base}/bulk`} id={props.form} class="filter bulk">
+      <input type="hidden" name="_csrf" value={props.viewer.csrf} />
+      <label for={`${props.form}-op`}>With the selected</label>
+      <select id={`${props.form}-op`} name="op">
+        {props.ops.map(([op, label]) => (
+          <option value={op}>{label}</option>
+        ))}
+      </select>
+      <button type="submit" class="quiet">
+        Review…
+      </button>
+    </form>
+  );
+}

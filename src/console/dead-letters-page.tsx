@@ -1,7 +1,7 @@
 import type { AuditEntry } from '../core/audit-log.js';
 import type { DeadLetter } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
-import { ConfirmedForm } from './action-form.js';
+import { BulkBar, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
 import { Payload } from './payload-view.js';
 import { QueueHeader } from './queue-header.js';
@@ -34,9 +34,15 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
         <input id="dead-tag" name="tag" value={data.tag ?? ''} placeholder="any tag" />
         <button type="submit">Filter</button>
       </form>
+      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-dead-letters" ops={[['redrive', 'Redrive']]} />}
       <table class="dead-letters cards" id="dead-letters-table">
         <thead>
           <tr>
+            {viewer.admin && (
+              <th scope="col" class="select">
+                <input type="checkbox" data-select-all="bulk-dead-letters" aria-label="Select every dead letter on this page" />
+              </th>
+            )}
             <th scope="col">Name</th>
             <th scope="col">Tag</th>
             <th scope="col">Reason</th>
@@ -49,6 +55,11 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
         <tbody>
           {data.deadLetters.map((dead) => (
             <tr data-dead-letter={dead.name}>
+              {viewer.admin && (
+                <td class="select" data-label="Select">
+                  <input type="checkbox" name="task" value={dead.name} form="bulk-dead-letters" aria-label={`Select ${dead.name}`} />
+                </td>
+              )}
               <td class="name" data-label="Name">
                 {dead.name}
               </td>
@@ -78,7 +89,7 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
           ))}
           {data.deadLetters.length === 0 && (
             <tr>
-              <td colspan={viewer.admin ? 7 : 6}>{data.tag === null ? 'No dead letters.' : 'No dead letter has that tag.'}</td>
+              <td colspan={viewer.admin ? 8 : 6}>{data.tag === null ? 'No dead letters.' : 'No dead letter has that tag.'}</td>
             </tr>
           )}
         </tbody>

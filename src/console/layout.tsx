@@ -64,31 +64,31 @@ export function Layout(props: LayoutProps) {
           )}
         </header>
         {viewer && (
-        <div class="status-bar">
-          <label class="zone">
-            Times in{' '}
-            <select id="time-zone" aria-label="Time zone">
-              <option value="UTC">UTC</option>
-              <option value="local">local time</option>
-            </select>
-          </label>
-          {props.refreshSeconds !== undefined && (
-            <>
-              <span id="freshness" class="fresh" role="status" data-rendered-at={String(props.renderedAt)}>
-                updated just now
-              </span>
-              <label class="refresh" hidden>
-                Refresh{' '}
-                <select id="refresh-rate" data-default={String(props.refreshSeconds)} aria-label="Refresh rate">
-                  {[...new Set([props.refreshSeconds, 2, 5, 15, 60])].sort((a, b) => a - b).map((s) => (
-                    <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
-                  ))}
-                  <option value="0">paused</option>
-                </select>
-              </label>
-            </>
-          )}
-        </div>
+          <div class="status-bar">
+            <label class="zone">
+              Times in{' '}
+              <select id="time-zone" aria-label="Time zone">
+                <option value="UTC">UTC</option>
+                <option value="local">local time</option>
+              </select>
+            </label>
+            {props.refreshSeconds !== undefined && (
+              <>
+                <span id="freshness" class="fresh" role="status" data-rendered-at={String(props.renderedAt)}>
+                  updated just now
+                </span>
+                <label class="refresh" hidden>
+                  Refresh{' '}
+                  <select id="refresh-rate" data-default={String(props.refreshSeconds)} aria-label="Refresh rate">
+                    {[...new Set([props.refreshSeconds, 2, 5, 15, 60])].sort((a, b) => a - b).map((s) => (
+                      <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
+                    ))}
+                    <option value="0">paused</option>
+                  </select>
+                </label>
+              </>
+            )}
+          </div>
         )}
         <div id="banner" class="banner" role="alert" hidden></div>
         <main data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}>{props.children}</main>

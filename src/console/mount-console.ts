@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import { ACTIONS, runAction, type ConsoleAction } from './console-actions.js';
 import { consoleAssets } from './console-assets.js';
+import { runBulk } from './console-bulk.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
@@ -84,6 +85,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues/:queue/dead-letters', page(deadLettersPage));
   console.get('/queues/:queue/tasks', page(findTask));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
+  console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
   for (const action of ACTIONS) {
     console.post(`/queues/:queue/${action}`, (c) => runAction(c, ctx, action as ConsoleAction));
   }

@@ -8,7 +8,8 @@ import { When } from './when.js';
 /**
  * The top of a queue's pages: name and state (and who paused it, when),
  * the notice of the last action, the figures (a live part of the page,
- * refreshed with the charts) and the tabs.
+ * refreshed with the charts; left out of the task page, which does not
+ * refresh) and the tabs.
  */
 export function QueueHeader(props: {
   readonly viewer: Viewer;
@@ -24,9 +25,9 @@ export function QueueHeader(props: {
   return (
     <>
       <p class="crumbs">
-        <a href="/console">Queues</a> / {q.name}
+        <a href="/console">Queues</a> / {props.tab === 'task' ? <a href={base}>{q.name}</a> : q.name}
       </p>
-      <div id="queue-live" data-live>
+      <div id="queue-live" data-live={props.tab === 'task' ? undefined : true}>
         <h1>
           {q.name} {q.paused ? <span class="badge paused">paused</span> : <span class="badge running">running</span>}
         </h1>
@@ -47,22 +48,25 @@ export function QueueHeader(props: {
             {props.notice}
           </p>
         )}
-        <dl class="figures" id="queue-figures">
-          <Figure label="Available" value={formatCount(q.availableTasks)} />
-          <Figure label="Leased" value={formatCount(q.leasedTasks)} />
-          <Figure label="Delayed" value={formatCount(q.delayedTasks)} />
-          <Figure label="Oldest task" value={formatAge(q.oldestAvailableAgeSeconds)} />
-          <Figure label="Leased last minute" value={formatCount(q.leasedLastMinute)} />
-          <Figure label="Leased last hour" value={formatCount(q.leasedLastHour)} />
-          <Figure label="Dead letters" value={formatCount(q.deadLetters)} warn={q.deadLetters > 0} />
-          <Figure
-            label="Storage"
-            value={`${formatBytes(q.storageBytes)}${q.storageLimitBytes === null ? '' : ` of ${formatBytes(q.storageLimitBytes)} (${percent}%)`}`}
-            warn={percent !== null && percent >= STORAGE_WARNING_PERCENT}
-          />
-          <Figure label="Retry limit" value={q.retryLimit === null ? 'none' : String(q.retryLimit)} />
-          <Figure label="Lease rate" value={q.leaseRate === null ? 'unlimited' : `${q.leaseRate.calls} / ${q.leaseRate.windowSeconds} s`} />
-        </dl>
+        {/* A page that does not refresh shows no figures: they would go stale without a word. */}
+        {props.tab !== 'task' && (
+          <dl class="figures" id="queue-figures">
+            <Figure label="Available" value={formatCount(q.availableTasks)} />
+            <Figure label="Leased" value={formatCount(q.leasedTasks)} />
+            <Figure label="Delayed" value={formatCount(q.delayedTasks)} />
+            <Figure label="Oldest task" value={formatAge(q.oldestAvailableAgeSeconds)} />
+            <Figure label="Leased last minute" value={formatCount(q.leasedLastMinute)} />
+            <Figure label="Leased last hour" value={formatCount(q.leasedLastHour)} />
+            <Figure label="Dead letters" value={formatCount(q.deadLetters)} warn={q.deadLetters > 0} />
+            <Figure
+              label="Storage"
+              value={`${formatBytes(q.storageBytes)}${q.storageLimitBytes === null ? '' : ` of ${formatBytes(q.storageLimitBytes)} (${percent}%)`}`}
+              warn={percent !== null && percent >= STORAGE_WARNING_PERCENT}
+            />
+            <Figure label="Retry limit" value={q.retryLimit === null ? 'none' : String(q.retryLimit)} />
+            <Figure label="Lease rate" value={q.leaseRate === null ? 'unlimited' : `${q.leaseRate.calls} / ${q.leaseRate.windowSeconds} s`} />
+          </dl>
+        )}
       </div>
       <nav class="tabs" aria-label="Queue">
         <a href={base} aria-current={props.tab === 'tasks' ? 'page' : undefined}>

@@ -3,7 +3,7 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task } from '../core/task.js';
 import type { TaskState } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
-import { ActionForm, ConfirmedForm } from './action-form.js';
+import { ActionForm, BulkBar, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
 import { Payload } from './payload-view.js';
 import { QueueHeader } from './queue-header.js';
@@ -135,9 +135,15 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
           <button type="submit">Find</button>
         </form>
       </div>
+      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-tasks" ops={[['delete', 'Delete'], ['release', 'Release leases of']]} />}
       <table class="tasks cards" id="tasks-table">
         <thead>
           <tr>
+            {viewer.admin && (
+              <th scope="col" class="select">
+                <input type="checkbox" data-select-all="bulk-tasks" aria-label="Select every task on this page" />
+              </th>
+            )}
             <th scope="col">Name</th>
             <th scope="col">State</th>
             <th scope="col">When</th>
@@ -152,6 +158,11 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
             const state = taskStateOf(task, data.nowMs);
             return (
               <tr data-task={task.name} data-state={state}>
+                {viewer.admin && (
+                  <td class="select" data-label="Select">
+                    <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+                  </td>
+                )}
                 <td class="name" data-label="Name">
                   <a href={`${base}/tasks/${encodeURIComponent(task.name)}`}>{task.name}</a>
                 </td>
@@ -191,7 +202,7 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
           })}
           {tasks.length === 0 && (
             <tr>
-              <td colspan={viewer.admin ? 7 : 6}>No task matches.</td>
+              <td colspan={viewer.admin ? 8 : 6}>No task matches.</td>
             </tr>
           )}
         </tbody>

@@ -36,7 +36,7 @@ export function TaskPage(props: {
         <dd>
           <span class={`badge state-${state}`}>{state}</span>
         </dd>
-        <dt>{etaMeaning(state, task.retryCount)}</dt>
+        <dt>{capitalized(etaMeaning(state, task.retryCount))}</dt>
         <dd>
           <When usec={task.etaUsec} nowMs={nowMs} />
         </dd>
@@ -80,4 +80,8 @@ export function TaskPage(props: {
       )}
     </section>
   );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

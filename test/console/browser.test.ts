@@ -222,6 +222,16 @@ describe('web console in chromium', () => {
     expect(asked).toBe('Delete task invoice-2? This cannot be undone.');
     expect(await page.locator('tr[data-task=invoice-2]').count()).toBe(1);
 
+    // Two tasks selected, reviewed on the server's page, deleted.
+    await page.check('tr[data-task=invoice-2] input[type=checkbox]');
+    await page.check('tr[data-task=evil] input[type=checkbox]');
+    await page.selectOption('#bulk-tasks-op', 'delete');
+    await page.click('#bulk-tasks button');
+    expect(await page.textContent('h1')).toBe('Delete 2 tasks of jobs?');
+    await Promise.all([page.waitForURL(/done=delete&n=2/), page.click('form.actions button[type=submit]')]);
+    expect(await page.textContent('.notice')).toBe('Deleted 2 tasks.');
+    expect(await page.locator('#tasks-table tbody tr[data-task]').count()).toBe(2);
+
     await page.goto(`${base}/console/queues/reports/dead-letters`);
     expect(await page.textContent('nav.tabs a[aria-current=page]')).toBe('Dead letters (1)');
     page.once('dialog', (dialog) => {
@@ -254,6 +264,7 @@ describe('web console in chromium', () => {
     expect(await rows()).toEqual([
       [ADMIN, 'purge', 'emails', '', '26', 'console'],
       [ADMIN, 'redrive', 'reports', 'monthly', '1', 'console'],
+      [ADMIN, 'delete task', 'jobs', '', '2', 'console'],
       [ADMIN, 'resume', 'jobs', '', '0', 'console'],
       [ADMIN, 'pause', 'jobs', '', '0', 'console'],
     ]);
@@ -337,7 +348,7 @@ describe('web console in chromium', () => {
       return response.status;
     }, csrf);
     expect(status).toBe(403);
-    expect(await h.t.service.getQueue('jobs').listTasks()).toHaveLength(4);
+    expect(await h.t.service.getQueue('jobs').listTasks()).toHaveLength(2);
     await context.close();
     expect(problems).toEqual([]);
   });

@@ -212,4 +212,45 @@ describe('console views, server side', () => {
     const ended = await h.app.request('http://localhost/console/audit', { headers: { cookie: 'taskqueue_console=expired' } });
     expect(ended.headers.get('location')).toBe('/console/sign-in?ended=1&next=%2Fconsole%2Faudit');
   });
+
+  it('acts on a selection only after a page of its own names the tasks and their count, and the count comes back', async () => {
+    h = await openConsoleHarness('postgres');
+    const jobs = h.t.service.getQueue('jobs');
+    await jobs.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const page = await b.send('/console/queues/jobs');
+    expect(page.text).toContain('form="bulk-tasks"');
+    const csrf = csrfOf(page);
+    const send = (fields: [string, string][]) =>
+      h.app.request('http://localhost/console/queues/jobs/bulk', {
+        method: 'POST',
+        headers: { host: 'localhost', 'sec-fetch-site': 'same-origin', cookie: b.cookie!, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams([['_csrf', csrf], ...fields]).toString(),
+      });
+    const review = await send([['op', 'delete'], ['task', 'a'], ['task', 'b']]);
+    const text = await review.text();
+    expect(text).toContain('Delete 2 tasks of jobs?');
+    expect(rowsOf(text, 'name="task" value')).toEqual(['a', 'b']);
+    expect(text).toContain('name="confirm" value="2"');
+    expect(await jobs.listTasks()).toHaveLength(3);
+    // A count that is not the number sent (a third task slipped in): refused, nothing done.
+    expect((await send([['op', 'delete'], ['confirm', '2'], ['task', 'a'], ['task', 'b'], ['task', 'c']])).status).toBe(409);
+    expect(await jobs.listTasks()).toHaveLength(3);
+    const done = await send([['op', 'delete'], ['confirm', '2'], ['task', 'a'], ['task', 'b']]);
+    expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2');
+    expect((await jobs.listTasks()).map((t) => t.name)).toEqual(['c']);
+    expect((await b.send('/console/queues/jobs?done=delete&n=2')).text).toContain('Deleted 2 tasks.');
+    expect((await send([['op', 'explode'], ['task', 'c']])).status).toBe(400);
+    expect((await send([['op', 'delete']])).status).toBe(400);
+    expect((await h.audit.list({ limit: 5 })).map((e) => [e.action, e.target, e.count])).toEqual([['delete_task', null, 2]]);
+    // A reader's selection is refused like any action of theirs.
+    const reader = browser(h);
+    await reader.signIn(READER);
+    const readerPage = await reader.send('/console/queues/jobs');
+    expect(readerPage.text).not.toContain('bulk-tasks');
+    const refused = await reader.send('/console/queues/jobs/bulk', { form: { _csrf: csrfOf(readerPage), op: 'delete', confirm: '1', task: 'c' } });
+    expect(refused.status).toBe(403);
+    expect(await jobs.listTasks()).toHaveLength(1);
+  });
 });

@@ -5,6 +5,7 @@
 // of their own.
 import uPlot from 'uplot';
 import { onRefresh } from './live.js';
+import { formatAbsolute } from '../relative-time.js';
 import { currentZone, onZoneChange } from './times.js';
 
 /** What /console/queues/:queue/series.json answers. */
@@ -62,7 +63,8 @@ function options(element: HTMLElement, kind: string, width: number): uPlot.Optio
     series: kind === 'depth' ? DEPTH_SERIES : RATE_SERIES,
     tzDate: (ts) => (zone === 'UTC' ? uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC') : new Date(ts * 1e3)),
     axes: [
-      {},
+      // Hours and minutes, 24-hour, in the chosen zone (the status bar names it).
+      { values: (_u, splits) => splits.map((ts) => formatAbsolute(ts * 1000, zone).slice(11, 16)) },
       {
         size: 60,
         incrs: INTEGER_STEPS,

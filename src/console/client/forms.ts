@@ -1,6 +1,7 @@
 // Guards on the action forms: a confirmation in words that say what and how
 // many; the purge button armed only once the queue's name is typed (the
-// server checks both again); the copy button of the task page.
+// server checks both again); select-all of bulk selections; the copy
+// button of the task page.
 
 export function startForms(): void {
   document.querySelectorAll<HTMLFormElement>('form[data-confirm-message]').forEach((form) => {
@@ -17,6 +18,10 @@ export function startForms(): void {
     };
     input.addEventListener('input', update);
     update();
+  });
+  document.querySelectorAll<HTMLInputElement>('input[data-select-all]').forEach((all) => {
+    const boxes = () => document.querySelectorAll<HTMLInputElement>(`input[type=checkbox][form="${all.dataset.selectAll}"]`);
+    all.addEventListener('change', () => boxes().forEach((box) => (box.checked = all.checked)));
   });
   document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {
     const source = document.getElementById(button.dataset.copy ?? '');
