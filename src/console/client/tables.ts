@@ -8,8 +8,12 @@ interface SortState {
 }
 const sorts = new Map<string, SortState>();
 
+/** What a cell sorts by: its data-sort, else its text (counts lose their thousands separators). */
 function cellOf(row: HTMLTableRowElement, index: number): string {
-  return row.cells[index]?.dataset.sort ?? '';
+  const cell = row.cells[index];
+  if (!cell) return '';
+  const text = cell.dataset.sort ?? cell.textContent?.trim() ?? '';
+  return /^[\d,]+$/.test(text) ? text.replace(/,/g, '') : text;
 }
 
 function sortTable(table: HTMLTableElement): void {
