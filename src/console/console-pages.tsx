@@ -23,7 +23,8 @@ export async function viewerOrSignIn(c: Context, ctx: ConsoleContext): Promise<V
   const url = new URL(c.req.url);
   const query = new URLSearchParams(viewer.message === null ? {} : { ended: '1' });
   const here = `${url.pathname}${url.search}`;
-  if (here !== '/console' && here !== '/console/') query.set('next', here);
+  // Not back to a chart's data: to the page that drew it, which the browser shows anyway.
+  if (here !== '/console' && here !== '/console/' && !url.pathname.endsWith('.json')) query.set('next', here);
   const search = query.toString();
   return c.redirect(`/console/sign-in${search === '' ? '' : `?${search}`}`, 303);
 }

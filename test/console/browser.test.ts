@@ -317,12 +317,12 @@ describe('web console in chromium', () => {
     await check('/console/sign-in');
     await p.fill('textarea[name=token]', await h.issuer!.mint(ADMIN));
     await Promise.all([p.waitForURL(`${base}/console`), p.click('form[action="/console/sign-in"] button[type=submit]')]);
-    for (const scheme of ['light', 'dark'] as const) {
-      await p.emulateMedia({ colorScheme: scheme });
-      for (const path of ['/console', '/console/queues/jobs', '/console/queues/jobs/tasks/invoice-1', '/console/queues/reports/dead-letters', '/console/audit']) {
-        await check(path);
-      }
+    for (const path of ['/console', '/console/queues/jobs', '/console/queues/jobs/tasks/invoice-1', '/console/queues/reports/dead-letters', '/console/audit']) {
+      await check(path);
     }
+    // Dark mode changes colours only: the two pages with the most of them.
+    await p.emulateMedia({ colorScheme: 'dark' });
+    for (const path of ['/console', '/console/queues/jobs']) await check(path);
     await context.close();
     expect(found).toEqual([]);
   });

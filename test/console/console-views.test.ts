@@ -211,6 +211,8 @@ describe('console views, server side', () => {
     expect((await b.send('/console/sign-in?out=1')).text).toContain('You signed out.');
     const ended = await h.app.request('http://localhost/console/audit', { headers: { cookie: 'taskqueue_console=expired' } });
     expect(ended.headers.get('location')).toBe('/console/sign-in?ended=1&next=%2Fconsole%2Faudit');
+    // A chart's data is never where sign-in returns to.
+    expect((await b.send('/console/queues/jobs/series.json')).headers.get('location')).toBe('/console/sign-in');
   });
 
   it('acts on a selection only after a page of its own names the tasks and their count, and the count comes back', async () => {
