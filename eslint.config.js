@@ -1,10 +1,11 @@
 // Lint: typescript-eslint's recommended rules, plus the architecture's rules
 // of imports (docs/architecture.md; ALLOWED_IMPORTS below) and "only
-// src/main.ts reads process.env".
+// src/environment.ts reads process.env".
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { join } from 'node:path';
 import layers from './eslint-rules/layer-imports.js';
+import statements from './eslint-rules/statement-labels.js';
 
 const SRC = join(import.meta.dirname, 'src');
 
@@ -18,21 +19,26 @@ const SRC = join(import.meta.dirname, 'src');
 const ALLOWED_IMPORTS = {
   // The domain: nothing of ours but core; no driver, no I/O.
   core: ['node:crypto'],
-  config: ['core', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
+  config: ['core', 'cron', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
+  // Schedules of cron jobs: App Engine's grammar (ours) and five-field cron expressions (croner); pure.
+  cron: ['core', 'croner'],
   store: ['core', 'kysely', 'pg', '@electric-sql/pglite', 'node:child_process', 'node:crypto', 'node:fs', 'node:module', 'node:net', 'node:os', 'node:path', 'node:url'],
   // Its storage comes through AuthStore (auth-store.ts); hono for the local token endpoint.
   auth: ['core', 'jose', 'hono', '@hono/node-server', 'node:crypto', 'node:fs', 'node:http', 'node:net', 'node:path'],
   http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
-  cli: ['core', 'config', 'store', 'auth', 'http', 'server.ts', 'run-server.ts', 'main.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
+  cli: ['core', 'config', 'cron', 'store', 'auth', 'http', 'open-task-queue.ts', 'server.ts', 'run-server.ts', 'environment.ts', 'commander', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
-  'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net', 'node:path'],
+  'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'server', 'open-task-queue.ts', 'node:http', 'node:path'],
+  // The pieces of startServer: listening, readiness, graceful shutdown, the start line.
+  server: ['core', 'config', 'auth', 'http', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
-  'main.ts': ['config', 'cli', 'node:fs', 'node:url'],
-  'index.ts': ['core', 'config', 'main.ts', 'open-task-queue.ts'],
+  'environment.ts': ['config'],
+  'main.ts': ['environment.ts', 'cli', 'node:fs', 'node:url'],
+  'index.ts': ['core', 'config', 'auth', 'environment.ts', 'open-task-queue.ts'],
 };
 
 export default tseslint.config(
@@ -42,7 +48,7 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'only src/main.ts reads process.env' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'only src/environment.ts reads process.env' }],
     },
   },
   {
@@ -51,7 +57,13 @@ export default tseslint.config(
     rules: { 'layers/allowed-imports': ['error', { srcDir: SRC, allow: ALLOWED_IMPORTS }] },
   },
   {
-    files: ['src/main.ts', 'test/**/*.ts', 'bench/**/*.ts', 'vitest.config.ts', 'eslint.config.js'],
+    // Every SQL statement of the store opens with its /* label */ (CONTRIBUTING.md).
+    files: ['src/store/**/*.ts'],
+    plugins: { statements },
+    rules: { 'statements/labelled': 'error' },
+  },
+  {
+    files: ['src/environment.ts', 'test/**/*.ts', 'bench/**/*.ts', 'vitest.config.ts', 'eslint.config.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -10,9 +10,12 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const UNIT = [
   'test/core/**/*.test.ts',
   'test/config/**/*.test.ts',
+  'test/cron/**/*.test.ts',
+  'test/cli/cron-command.test.ts',
   'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
   'test/http/{batch-parse,fields,parsing}.test.ts',
   'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
+  'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
 ];
 

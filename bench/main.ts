@@ -16,6 +16,7 @@ import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
 import { pgliteSection } from './lib/pglite-section.js';
+import { runScale } from './scale/run-scale.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -297,4 +298,6 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-await main();
+// `--scale`: the scale curves instead of the grid (bench/scale/run-scale.ts; `--curves=`, `--points=`, `--write-docs`).
+if (process.argv.includes('--scale')) await runScale(URL, process.argv);
+else await main();

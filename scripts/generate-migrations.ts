@@ -5,7 +5,7 @@
 // fails until the module matches).
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Migration } from '../src/store/migrate.js';
+import type { Migration } from '../src/store/migration.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SQL_DIR = `${ROOT}sql/`;
@@ -32,7 +32,7 @@ export function renderMigrationsModule(migrations: readonly Migration[]): string
     '// Generated from sql/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +
     '// Do not edit: sql/ is the source of truth, and test/store/migrations-module.test.ts\n' +
     '// fails when this file does not match it.\n' +
-    "import type { Migration } from './migrate.js';\n\n" +
+    "import type { Migration } from './migration.js';\n\n" +
     '/** The numbered migrations of sql/, in order, with their text. */\n' +
     `export const MIGRATIONS: readonly Migration[] = [\n${entries.join('')}];\n`
   );

@@ -3,7 +3,7 @@
  * Engine Task Queue (pull queues and REST v1beta2). This is the in-process
  * API for a hosting Node application.
  */
-import { environment } from './main.js';
+import { environment } from './environment.js';
 import { openTaskQueue as open, type OpenTaskQueue, type OpenTaskQueueOptions } from './open-task-queue.js';
 
 /**
@@ -15,16 +15,15 @@ export function openTaskQueue(options: OpenTaskQueueOptions = {}): Promise<OpenT
 }
 
 export type { OpenTaskQueue, OpenTaskQueueOptions } from './open-task-queue.js';
-export {
-  TaskQueue,
-  type AddOptions,
-  type BrowseOptions,
-  type DeadLetterListOptions,
-  type LeaseOptions,
-  type QueueStatistics,
-  type TaskLeaseRef,
-} from './core/task-queue.js';
-export { TaskQueueService } from './core/task-queue-service.js';
+// Classes as types only: they are made by openTaskQueue (their constructors take the store, which is not public).
+export type { TaskQueue, AddOptions, LeaseOptions, QueueStatistics, TaskLeaseRef } from './core/task-queue.js';
+export type { QueueOperations, DeadLetterListOptions } from './core/queue-operations.js';
+export type { BrowseOptions } from './core/browse-tasks.js';
+export type { AuditAction, AuditEntry, AuditListOptions, AuditLog, NewAuditEntry, Operator } from './core/audit-log.js';
+export type { ExportLine } from './core/task-export.js';
+export type { Logger } from './core/logger.js';
+export type { PoolStats } from './core/pool-stats.js';
+export type { AuthStore } from './auth/auth-store.js';
 export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from './core/caller-transaction.js';
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';

@@ -1,15 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Environment } from './config/service-settings.js';
+import { environment } from './environment.js';
 
-/**
- * The composition root and the only reader of process.env. Everything else
- * takes its settings as arguments; the package entry (index.ts) and the CLI
- * get the environment from here.
- */
-export function environment(): Environment {
-  return process.env;
-}
+/** The server's entry point (`node dist/main.js`): `taskqueue serve` with the process's arguments and environment. */
 
 /** True when this file is the script node was asked to run (not imported). */
 function isEntryPoint(): boolean {

@@ -4,15 +4,21 @@ import { resolve } from 'node:path';
 import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
-import type { AuditLog } from './core/audit-log.js';
+import type { AuditLog, Operator } from './core/audit-log.js';
+import type { Clock } from './core/clock.js';
 import type { DepthHistory } from './core/depth-history.js';
+import { QueueError } from './core/errors.js';
 import { silentLogger, type Logger } from './core/logger.js';
-import type { ServiceConfig } from './core/queue-config.js';
+import type { QueueConfig, ServiceConfig } from './core/queue-config.js';
+import type { QueueOperations } from './core/queue-operations.js';
+import type { QueueOverview } from './core/queue-overview.js';
+import type { TaskQueue } from './core/task-queue.js';
 import type { TaskEvents } from './core/task-events.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
+import { configuredQueues } from './store/configured-queues.js';
+import { openDatabase, type DatabaseOptions, type EngineKind, type OpenDatabase } from './store/database.js';
 import { PgDepthHistory } from './store/depth-history.js';
-import { openDatabase, type DatabaseOptions, type EngineKind } from './store/database.js';
 import { latestMigration, migrate } from './store/migrate.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
@@ -63,12 +69,37 @@ export interface OpenTaskQueueOptions {
   readonly databaseWaitSeconds?: number;
   /** Environment to take defaults from (default: the process's). */
   readonly env?: Environment;
-  /** Use this database instead of opening one (tests; the caller closes it). */
-  readonly database?: DatabaseOptions;
 }
 
-/** The service `openTaskQueue` resolves to. */
-export interface OpenTaskQueue extends TaskQueueService {
+/** What the wiring (servers, the CLI, tests) may give besides the public options. */
+export interface WiringOptions extends OpenTaskQueueOptions {
+  /** Use this database instead of opening one (a `pglite-instance` is the caller's to close). */
+  readonly database?: DatabaseOptions;
+  /** Node's clock for name holds and long-poll deadlines (tests). */
+  readonly now?: Clock;
+}
+
+/**
+ * The service `openTaskQueue` resolves to: queue handles for producers and
+ * consumers, the operator API, the overview, and the service's facts.
+ */
+export interface OpenTaskQueue {
+  /** The configuration the service runs with. */
+  readonly config: ServiceConfig;
+  /** The handle of a configured queue; UNKNOWN_QUEUE otherwise. */
+  getQueue(name: string): TaskQueue;
+  /** The configured queues. */
+  queues(): QueueConfig[];
+  /** The operator API of a queue, acting as `operator`; its actions are recorded in the audit log. */
+  operate(name: string, operator: Operator): QueueOperations;
+  /** Every configured queue at a glance (or only `names`), from one query. */
+  overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** Runs the cleanup job once (it also runs on a timer). */
+  runCleanup(): Promise<unknown>;
+  /** A round trip to the database (health checks). */
+  ping(): Promise<void>;
+  /** Stops the cleanup job and closes the database (unless the caller gave its own). */
+  close(): Promise<void>;
   /** The project id of the REST paths. */
   readonly project: string;
   /** Which engine runs the SQL. */
@@ -77,7 +108,7 @@ export interface OpenTaskQueue extends TaskQueueService {
   readonly schema: string;
   /** Where the local token issuer keeps its signing keys (the same database and schema). */
   readonly authStore: AuthStore;
-  /** The operators' audit log (the same database and schema). */
+  /** The operators' audit log (the same database and schema): the core records into it, the console lists it. */
   readonly auditLog: AuditLog;
   /** The console's samples of queue depth (the same database and schema). */
   readonly depthHistory: DepthHistory;
@@ -104,7 +135,19 @@ export type { PoolStats };
  * await tq.close();
  * ```
  */
-export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultEnv?: Environment): Promise<OpenTaskQueue> {
+export async function openTaskQueue(options: WiringOptions = {}, defaultEnv?: Environment): Promise<OpenTaskQueue> {
+  return (await openServiceParts(options, defaultEnv)).service;
+}
+
+/** The service with what the wiring and tests reach below it: the store and the database. */
+export interface ServiceParts {
+  readonly service: OpenTaskQueue;
+  readonly store: PgTaskStore;
+  readonly database: OpenDatabase;
+}
+
+/** openTaskQueue, also handing out the store and the database (for tests and tools; not public). */
+export async function openServiceParts(options: WiringOptions = {}, defaultEnv?: Environment): Promise<ServiceParts> {
   const env = options.env ?? defaultEnv ?? {};
   const settings = settingsFromEnvironment(env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
@@ -118,8 +161,7 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     );
   }
 
-  const databaseOptions: DatabaseOptions =
-    options.database ?? databaseOptionsFor(options, settings);
+  const databaseOptions: DatabaseOptions = options.database ?? databaseOptionsFor(options, settings);
   if (databaseOptions.kind === 'postgres' && (options.databaseWaitSeconds ?? 0) > 0) {
     await waitForDatabase(databaseOptions.url, { waitSeconds: options.databaseWaitSeconds ?? 0, logger });
   }
@@ -130,30 +172,87 @@ export async function openTaskQueue(options: OpenTaskQueueOptions = {}, defaultE
     const migrated = await migrate(database.db, schema);
     logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
     const ids = await store.syncQueues(config);
-    const service = new TaskQueueService(store, config, ids, {
-      tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
-      deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
-      ...(options.events === undefined ? {} : { events: options.events }),
-      ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
-      logger,
-    });
-    return Object.assign(service, {
-      project: options.project ?? settings.project,
-      engine: database.engine,
-      schema,
-      authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
-      auditLog: new PgAuditLog({ db: database.db, schema }),
-      depthHistory: new PgDepthHistory({ db: database.db, schema }),
-      schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
-      poolStats: () => {
-        const pool = database.pool;
-        return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null;
-      },
-    });
+    return assemble(database, store, schema, config, ids, options, settings);
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The service an operator command works with on the database. Given a
+ * configuration (`config`, or TASKQUEUE_CONFIG), it opens as a server
+ * does: migrates and writes the configured queues, so `migrate` then
+ * `add` works on a fresh database. Without one it serves the queues the
+ * servers wrote to the database and never changes them, and never creates
+ * a schema (a mistyped --schema must not leave one behind); one the
+ * servers made is brought up to date.
+ */
+export async function openForOperators(options: WiringOptions & { readonly database: DatabaseOptions }, defaultEnv?: Environment): Promise<OpenTaskQueue> {
+  const env = options.env ?? defaultEnv ?? {};
+  const settings = settingsFromEnvironment(env);
+  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options }, env);
+  const schema = validateSchemaName(options.schema ?? settings.schema);
+  const database = await openDatabase(options.database);
+  const store = new PgTaskStore(database, schema, { ownsDatabase: options.database.kind !== 'pglite-instance' });
+  try {
+    const where = database.engine === 'pglite' ? 'the embedded database' : 'the database';
+    if (!(await store.schemaExists())) {
+      throw new QueueError(
+        'INVALID_CONFIG',
+        `schema "${schema}" of ${where} holds no taskqueue tables; start the server once, or give the configuration ` +
+          '(TASKQUEUE_CONFIG=queue.xml) and the command writes its queues as a server would; or check --schema / TASKQUEUE_SCHEMA',
+      );
+    }
+    if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
+    const { config, ids } = await configuredQueues({ db: database.db, schema });
+    return (await assemble(database, store, schema, { ...config, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, ids, { ...options, cleanupIntervalMs: 0 }, settings)).service;
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** The service over an open, migrated database whose queues are written. */
+async function assemble(
+  database: OpenDatabase,
+  store: PgTaskStore,
+  schema: string,
+  config: ServiceConfig,
+  ids: ReadonlyMap<string, number>,
+  options: WiringOptions,
+  settings: ServiceSettings,
+): Promise<ServiceParts> {
+  const core = new TaskQueueService(store, config, ids, {
+    tombstoneRetentionMs: (options.tombstoneDays ?? settings.tombstoneDays) * 24 * 3600 * 1000,
+    deadLetterRetentionMs: (options.deadLetterDays ?? settings.deadLetterDays) * 24 * 3600 * 1000,
+    ...(options.events === undefined ? {} : { events: options.events }),
+    ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    logger: options.logger ?? silentLogger,
+  });
+  const service: OpenTaskQueue = {
+    config,
+    getQueue: (name) => core.getQueue(name),
+    queues: () => core.queues(),
+    operate: (name, operator) => core.operate(name, operator),
+    overview: (names) => core.overview(names),
+    runCleanup: () => core.runCleanup(),
+    ping: () => core.ping(),
+    close: () => core.close(),
+    project: options.project ?? settings.project,
+    engine: database.engine,
+    schema,
+    authStore: new PgAuthStore({ db: database.db, schema }) satisfies AuthStore,
+    auditLog: new PgAuditLog({ db: database.db, schema }),
+    depthHistory: new PgDepthHistory({ db: database.db, schema }),
+    schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
+    poolStats: () => {
+      const pool = database.pool;
+      return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null;
+    },
+  };
+  return { service, store, database };
 }
 
 function databaseOptionsFor(options: OpenTaskQueueOptions, settings: ServiceSettings): DatabaseOptions {

@@ -1,19 +1,19 @@
 import type { Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { serve } from '@hono/node-server';
 import { resolve } from 'node:path';
 import { authSettingsFromEnvironment } from './auth/auth-settings.js';
-import { createAccessControl, type ServiceAccessControl } from './auth/create-access-control.js';
+import { createAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
 import type { Environment, ServiceSettings } from './config/service-settings.js';
 import { mountConsole, type MountedConsole } from './console/mount-console.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { createApp } from './http/create-app.js';
-import { lingerOnEarlyAnswers } from './http/lingering-close.js';
-import type { Readiness } from './http/routes/readiness.js';
 import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
+import { gracefulShutdown, trackConnections, type ShutdownReport } from './server/graceful-shutdown.js';
+import { listen } from './server/listen.js';
+import { logStart } from './server/log-start.js';
+import { readinessCheck } from './server/readiness-check.js';
 
 /** A running server: the HTTP listener and the service behind it. */
 export interface RunningServer {
@@ -35,13 +35,7 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<ShutdownReport>;
 }
 
-/** How a shutdown went. */
-export interface ShutdownReport {
-  /** From the call to the service closed. */
-  readonly ms: number;
-  /** Connections still open when the grace period ran out (closed by force). */
-  readonly forcedConnections: number;
-}
+export type { ShutdownReport } from './server/graceful-shutdown.js';
 
 export interface StartServerOptions {
   readonly settings: ServiceSettings;
@@ -51,9 +45,6 @@ export interface StartServerOptions {
   /** Without a logger: receives each log message as a line of text (lineLogger). */
   readonly log?: (line: string) => void;
 }
-
-/** While shutting down, how often connections that went idle are closed. */
-const IDLE_SWEEP_MS = 50;
 
 /**
  * Opens the service (waiting for the database, migrations, configuration)
@@ -99,24 +90,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     const admins = [...new Set([...authSettings.admins, ...service.config.adminEmails])];
     const stopping = new AbortController();
-    const readiness = async (): Promise<Readiness> => {
-      if (stopping.signal.aborted) return { ready: false, reason: 'stopping', message: 'the server is shutting down' };
-      let status: { current: number; latest: number };
-      try {
-        status = await service.schemaStatus();
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return { ready: false, reason: 'database', message };
-      }
-      if (status.current < status.latest) {
-        return {
-          ready: false,
-          reason: 'migrations',
-          message: `the schema ${service.schema} is at migration ${status.current}, this server needs ${status.latest}: run taskqueue migrate`,
-        };
-      }
-      return { ready: true };
-    };
     const app = createApp({
       service,
       accessControl,
@@ -128,66 +101,37 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             metrics: { access: settings.metrics === 'token' ? ('token' as const) : ('on' as const), render: () => metrics.render() },
           }
         : {}),
-      readiness,
+      readiness: readinessCheck(service, stopping.signal),
       shutdown: stopping.signal,
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
       ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory })
       : null;
-    const server = await listen(app.fetch, settings.port, settings.host);
-    const connections = new Set<Socket>();
-    server.on('connection', (socket: Socket) => {
-      connections.add(socket);
-      socket.once('close', () => connections.delete(socket));
-    });
-    const bound = server.address() as AddressInfo;
-    const address = bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
-    const shownHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
-    const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${bound.port}`;
+    const { server, address, url } = await listen(app.fetch, settings.port, settings.host);
+    const connections = trackConnections(server);
     logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });
     // The CLI's operator commands come here while this server holds the data directory.
     tokenServer?.announce(url);
 
-    let shuttingDown: Promise<ShutdownReport> | null = null;
-    const shutdown = (graceMs = settings.shutdownGraceSeconds * 1000): Promise<ShutdownReport> => {
-      shuttingDown ??= (async () => {
-        const started = Date.now();
-        stopping.abort();
-        const allClosed = new Promise<void>((done) => server.close(() => done()));
-        server.closeIdleConnections();
-        // Connections whose last response went out before the signal (so
-        // without `Connection: close`) go idle later: close them as they do.
-        const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
-        let timer: NodeJS.Timeout | undefined;
-        const graceOver = new Promise<'grace over'>((done) => (timer = setTimeout(() => done('grace over'), graceMs)));
-        const outcome = await Promise.race([allClosed, graceOver]);
-        clearInterval(sweep);
-        clearTimeout(timer);
-        let forcedConnections = 0;
-        if (outcome === 'grace over') {
-          forcedConnections = connections.size;
-          logger.warn({ connections: forcedConnections, graceSeconds: graceMs / 1000 }, 'grace period over: closing the remaining connections');
-          server.closeAllConnections();
-          for (const socket of connections) socket.destroy();
-          await allClosed;
-        }
-        await webConsole?.close();
-        await tokenServer?.close();
-        await service.close();
-        return { ms: Date.now() - started, forcedConnections };
-      })();
-      return shuttingDown;
-    };
+    const mounted = webConsole;
+    const tokens = tokenServer;
+    const shutdown = gracefulShutdown({
+      server,
+      connections,
+      stopping,
+      logger,
+      closers: [() => mounted?.close(), () => tokens?.close(), () => service.close()],
+    });
     return {
       service,
       server,
       url,
       address,
       close: async () => {
-        await shutdown();
+        await shutdown(settings.shutdownGraceSeconds * 1000);
       },
-      shutdown,
+      shutdown: (graceMs = settings.shutdownGraceSeconds * 1000) => shutdown(graceMs),
     };
   } catch (error) {
     await tokenServer?.close().catch(() => {});
@@ -195,53 +139,4 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await service.close();
     throw error;
   }
-}
-
-/** The start line: where it listens, on what, whether anyone can administer it, and how to get a token. */
-function logStart(
-  logger: Logger,
-  facts: {
-    address: string;
-    url: string;
-    service: OpenTaskQueue;
-    settings: ServiceSettings;
-    accessControl: ServiceAccessControl;
-    admins: readonly string[];
-    authEnabled: boolean;
-  },
-): void {
-  const { service, settings, admins } = facts;
-  const engine = service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
-  const adminText =
-    admins.length > 0
-      ? `administrators: ${admins.join(', ')}`
-      : 'no administrator configured (set TASKQUEUE_ADMINS or <admin-email> in the queue config)';
-  let tokenText: string;
-  if (!facts.authEnabled) tokenText = 'authentication is off: requests need no token';
-  else if (facts.accessControl.localIssuer) tokenText = 'get a token: taskqueue token --email YOU@EXAMPLE.COM [--scope S]';
-  else tokenText = 'tokens come from the configured identity provider (the local issuer is off)';
-  logger.info(
-    {
-      address: facts.address,
-      url: facts.url,
-      engine: service.engine,
-      schema: service.schema,
-      config: service.config.source,
-      project: service.project,
-      administrators: admins.length,
-      auth: facts.authEnabled ? 'on' : 'off',
-      metrics: settings.metrics,
-    },
-    `taskqueue listening on ${facts.address} (${facts.url}) - engine: ${engine}; config: ${service.config.source}; project: ${service.project}; ${adminText}; ${tokenText}`,
-  );
-}
-
-function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    // The lingering close replaces the adapter's clean-up of unread bodies.
-    const server = serve({ fetch, port, hostname, autoCleanupIncoming: false }) as Server;
-    lingerOnEarlyAnswers(server);
-    server.once('listening', () => resolve(server));
-    server.once('error', reject);
-  });
 }

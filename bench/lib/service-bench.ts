@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TaskQueue } from '../../src/core/task-queue.js';
-import type { ServiceConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
 import { runAdd, runCycle, type CycleResult } from './cycle.js';
 
@@ -29,6 +29,7 @@ export const BENCH_CONFIG: ServiceConfig = {
       storageLimitBytes: null,
       // Benchmarks lift the default of 10 lease calls per second.
       leaseRate: null,
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
     },
   ],

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { registerAdd } from './commands/add.js';
 import { registerCheckConfig } from './commands/check-config.js';
+import { registerCron } from './commands/cron.js';
 import { registerDeadLetters } from './commands/dead-letters.js';
 import { registerDelete } from './commands/delete.js';
 import { registerExport } from './commands/export.js';
@@ -47,6 +48,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerServe,
     registerMigrate,
     registerCheckConfig,
+    registerCron,
     registerToken,
     registerQueues,
     registerStats,

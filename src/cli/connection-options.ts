@@ -19,6 +19,8 @@ export interface ServerFlags extends DatabaseFlags {
 
 /** An operator command's target: a running server (--url), else the database. */
 export interface ConnectionFlags extends DatabaseFlags {
+  /** The queue configuration: on the database, its queues are written as a server would (not with --url). */
+  readonly config?: string;
   readonly url?: string;
   readonly token?: string;
 }
@@ -34,20 +36,21 @@ export function withConnectionOptions(command: Command): Command {
   return withDatabaseOptions(
     command
       .option('--url <url>', 'talk to a running server instead of the database (default $TASKQUEUE_URL)')
-      .option('--token <token>', 'bearer token for --url (default $TASKQUEUE_TOKEN)'),
+      .option('--token <token>', 'bearer token for --url (default $TASKQUEUE_TOKEN)')
+      .option('--config <file>', 'queue.xml or queue.yaml: write its queues to the database first, as a server does (default $TASKQUEUE_CONFIG)'),
   );
 }
 
 /** Settings from the environment, with the flags given on the command line put over them. */
-export function settingsFromFlags(env: Environment, flags: ServerFlags): ServiceSettings {
+export function settingsFromFlags(env: Environment, flags: ServerFlags | ConnectionFlags): ServiceSettings {
   const overrides: Record<string, string | undefined> = {
     DATABASE_URL: flags.databaseUrl,
     TASKQUEUE_DATA_DIR: flags.dataDir,
     TASKQUEUE_SCHEMA: flags.schema,
     TASKQUEUE_CONFIG: flags.config,
-    TASKQUEUE_PROJECT: flags.project,
-    PORT: flags.port,
-    HOST: flags.host,
+    TASKQUEUE_PROJECT: 'project' in flags ? flags.project : undefined,
+    PORT: 'port' in flags ? flags.port : undefined,
+    HOST: 'host' in flags ? flags.host : undefined,
   };
   return settingsFromEnvironment(mergedEnvironment(env, overrides));
 }

@@ -1,22 +1,11 @@
-import type { AuditAction, AuditLog } from '../core/audit-log.js';
 import { deadLetterRecord } from '../core/dead-letter.js';
-import type { QueueOverview } from '../core/queue-overview.js';
 import { isQueueError, QueueError } from '../core/errors.js';
+import type { Operator } from '../core/audit-log.js';
+import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task } from '../core/task.js';
-import { importedTask, toExportLine } from '../core/task-export.js';
-import { TaskQueueService } from '../core/task-queue-service.js';
-import { PgAuditLog } from '../store/audit-log.js';
-import { configuredQueues } from '../store/configured-queues.js';
-import { openDatabase, type DatabaseOptions } from '../store/database.js';
-import { latestMigration, migrate, schemaVersion } from '../store/migrate.js';
-import { translateError } from '../store/translate-error.js';
-import { PgTaskStore } from '../store/pg-task-store.js';
-import { validateSchemaName } from '../store/schema-name.js';
+import type { DatabaseOptions } from '../store/database.js';
+import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
 import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, TaskRecord } from './operator-client.js';
-
-/** Tasks per page of an export: at most 100 MB of payloads in memory at once. */
-const EXPORT_PAGE = 100;
-const DEAD_LETTER_PAGE = 500;
 
 /** A task as the CLI prints it. */
 export function taskRecord(task: Task): TaskRecord {
@@ -33,52 +22,34 @@ export function taskRecord(task: Task): TaskRecord {
 
 /**
  * The operator commands straight on the database, through the same core as
- * the servers (TaskQueueService). The queues are those the servers wrote to
- * the database (configuredQueues), so the CLI needs no queue.xml and never
- * changes the configuration.
+ * the servers: the operator API (`service.operate`) does each action and
+ * records it in the audit log (source `cli`). The queues are those the
+ * servers wrote to the database, unless the command was given the
+ * configuration (openForOperators).
  */
 export class DatabaseClient implements OperatorClient {
   readonly target: string;
-  readonly #service: TaskQueueService;
-  readonly #audit: AuditLog;
-  readonly #actor: string;
+  readonly #service: OpenTaskQueue;
+  readonly #operator: Operator;
 
-  private constructor(service: TaskQueueService, audit: AuditLog, actor: string, target: string) {
+  private constructor(service: OpenTaskQueue, operator: Operator, target: string) {
     this.#service = service;
-    this.#audit = audit;
-    this.#actor = actor;
+    this.#operator = operator;
     this.target = target;
   }
 
   /**
-   * Opens the database, applies pending migrations (to a schema the servers
-   * created; never a new one), reads the configured
-   * queues. `actor` is who the audit log names for this run's operator
-   * actions (the CLI has no verified identity: `cli:` and the login name).
+   * Opens the database (see openForOperators). `actor` is who the audit log
+   * names for this run's operator actions (the CLI has no verified
+   * identity: `cli:` and the login name).
    */
-  static async open(options: DatabaseOptions, schemaName: string, actor = 'cli'): Promise<DatabaseClient> {
-    const schema = validateSchemaName(schemaName);
-    const database = await openDatabase(options);
-    const store = new PgTaskStore(database, schema);
-    try {
-      // An operator command never creates a schema (a mistyped --schema must not leave one behind);
-      // one the servers made is brought up to date, as they would at start.
-      const version = await schemaVersion(database.db, schema).catch((error: unknown) => {
-        if ((error as { code?: unknown }).code !== '42P01') throw translateError(error, {});
-        throw new QueueError(
-          'INVALID_CONFIG',
-          `schema "${schema}" of ${database.engine === 'pglite' ? 'the embedded database' : 'the database'} holds no taskqueue tables; ` +
-            'start the server once (it writes the queues there) or check --schema / TASKQUEUE_SCHEMA',
-        );
-      });
-      if (version < (await latestMigration())) await migrate(database.db, schema);
-      const { config, ids } = await configuredQueues({ db: database.db, schema });
-      const service = new TaskQueueService(store, config, ids, { cleanupIntervalMs: 0 });
-      return new DatabaseClient(service, new PgAuditLog({ db: database.db, schema }), actor, database.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
-    } catch (error) {
-      await store.close().catch(() => {});
-      throw error;
-    }
+  static async open(
+    database: DatabaseOptions,
+    options: Pick<WiringOptions, 'schema' | 'config' | 'env'>,
+    actor = 'cli',
+  ): Promise<DatabaseClient> {
+    const service = await openForOperators({ ...options, database });
+    return new DatabaseClient(service, { actor, source: 'cli' }, service.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
   }
 
   queues(): Promise<QueueOverview[]> {
@@ -113,63 +84,39 @@ export class DatabaseClient implements OperatorClient {
   }
 
   delete(queue: string, names: readonly string[]): Promise<boolean[]> {
-    return this.#service.getQueue(queue).deleteTask(names);
+    return this.#operate(queue).deleteTasks(names);
   }
 
-  async purge(queue: string): Promise<number> {
-    const purged = await this.#service.getQueue(queue).purge();
-    await this.#record('purge', queue, purged);
-    return purged;
+  purge(queue: string): Promise<number> {
+    return this.#operate(queue).purge();
   }
 
-  async setPaused(queue: string, paused: boolean): Promise<void> {
-    const handle = this.#service.getQueue(queue);
-    await (paused ? handle.pause() : handle.resume());
-    await this.#record(paused ? 'pause' : 'resume', queue, 0);
+  setPaused(queue: string, paused: boolean): Promise<void> {
+    const operations = this.#operate(queue);
+    return paused ? operations.pause() : operations.resume();
   }
 
   async *deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]> {
-    const handle = this.#service.getQueue(queue);
-    let after: { name: string; diedUsec: number } | undefined;
-    for (;;) {
-      const page = await handle.listDeadLetters({ limit: DEAD_LETTER_PAGE, ...(after ? { after } : {}) });
-      if (page.length > 0) {
-        yield page.map(deadLetterRecord);
-      }
-      const last = page[page.length - 1];
-      if (page.length < DEAD_LETTER_PAGE || !last) return;
-      after = { name: last.name, diedUsec: last.diedUsec };
-    }
+    for await (const page of this.#operate(queue).deadLetters()) yield page.map(deadLetterRecord);
   }
 
-  async redrive(queue: string, names?: readonly string[]): Promise<number> {
-    const redriven = await this.#service.getQueue(queue).redrive(names);
-    await this.#record('redrive', queue, redriven);
-    return redriven;
+  redrive(queue: string, names?: readonly string[]): Promise<number> {
+    return this.#operate(queue).redrive(names);
   }
 
-  async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {
-    const handle = this.#service.getQueue(queue);
-    let after: Task | undefined;
-    for (;;) {
-      const page = await handle.browseTasks({ limit: EXPORT_PAGE, ...(after ? { after } : {}) });
-      if (page.length > 0) yield page.map(toExportLine);
-      after = page[page.length - 1];
-      if (page.length < EXPORT_PAGE || !after) return;
-    }
+  exportTasks(queue: string): AsyncIterable<ExportLine[]> {
+    return this.#operate(queue).exportTasks();
   }
 
-  async importTasks(queue: string, lines: readonly ExportLine[]): Promise<number> {
-    const added = await this.#service.getQueue(queue).add(lines.map(importedTask), { restore: true });
-    return added.length;
+  importTasks(queue: string, lines: readonly ExportLine[]): Promise<number> {
+    return this.#operate(queue).importTasks(lines);
   }
 
   close(): Promise<void> {
     return this.#service.close();
   }
 
-  /** The audit log entry of an operator action, as the console and the operator routes write one. */
-  async #record(action: AuditAction, queue: string, count: number): Promise<void> {
-    await this.#audit.record({ actor: this.#actor, action, queue, count, source: 'cli' });
+  #operate(queue: string) {
+    return this.#service.operate(queue, this.#operator);
   }
 }

@@ -57,7 +57,8 @@ export class HttpClient implements OperatorClient {
   }
 
   async delete(queue: string, names: readonly string[]): Promise<boolean[]> {
-    const body = (await this.#json('POST', `${this.#tasks(queue)}:batchDelete`, { ids: names })) as { notFound?: string[] };
+    // The operators' delete (audited by the server), not the consumers' batchDelete.
+    const body = (await this.#json('POST', `${this.#admin(queue)}/tasks/delete`, { names })) as { notFound?: string[] };
     const notFound = new Set(body.notFound ?? []);
     return names.map((name) => !notFound.has(name));
   }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { authSettingsFromEnvironment } from '../auth/auth-settings.js';
 import { readTokenEndpointFile } from '../auth/local-token-endpoint-file.js';
 import { isQueueError, QueueError } from '../core/errors.js';
-import type { Environment } from '../config/service-settings.js';
+import type { Environment, ServiceSettings } from '../config/service-settings.js';
 import { askServer } from './commands/token.js';
 import { postgresOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
 import { DatabaseClient } from './database-client.js';
@@ -24,14 +24,14 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   }
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
-    return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), settings.schema, cliActor(env));
+    return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), operatorOptions(settings, env), cliActor(env));
   }
   if (settings.dataDir === ':memory:') {
     throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');
   }
   const dataDir = resolve(settings.dataDir);
   try {
-    return await DatabaseClient.open({ kind: 'pglite', dataDir }, settings.schema, cliActor(env));
+    return await DatabaseClient.open({ kind: 'pglite', dataDir }, operatorOptions(settings, env), cliActor(env));
   } catch (error) {
     const pid = isQueueError(error, 'INVALID_CONFIG') ? error.details.pid : undefined;
     if (pid === undefined) throw error;
@@ -61,6 +61,11 @@ async function throughHoldingServer(dataDir: string, pid: unknown, env: Environm
   if (endpoint?.serverUrl === undefined || endpoint.pid !== pid || admin === undefined) return null;
   const token = await askServer(endpoint.url, endpoint.secret, { email: admin }, fetch);
   return new HttpClient(endpoint.serverUrl, token);
+}
+
+/** The schema, and the configuration when one is given (--config, TASKQUEUE_CONFIG): its queues are written as a server would. */
+function operatorOptions(settings: ServiceSettings, env: Environment): { schema: string; config?: string; env: Environment } {
+  return { schema: settings.schema, env, ...(settings.configPath === null ? {} : { config: settings.configPath }) };
 }
 
 /** The audit log's actor for operator actions taken on the database: `cli:` and the login name ($USER), or `cli`. */

@@ -4,6 +4,7 @@ import { buildProgram } from './build-program.js';
 import type { CliIo, CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
+import { printable } from './printable.js';
 
 /**
  * Runs one CLI command; resolves to the process exit code (docs/cli.md:
@@ -26,7 +27,7 @@ export async function runCli(
     // Commander has already written its own message (or the help).
     if (error instanceof CommanderError) return exitCodeOf(error);
     const command = argv.find((arg) => !arg.startsWith('-')) ?? '';
-    err.write(`taskqueue ${command}: ${describe(error)}\n`);
+    err.write(`taskqueue ${command}: ${printable(describe(error))}\n`);
     return exitCodeOf(error);
   }
 }

@@ -1,12 +1,14 @@
 import { isQueueError } from '../core/errors.js';
 import {
   DEFAULT_LEASE_RATE,
+  DEFAULT_RETRY_PARAMETERS,
   DEFAULT_QUEUE_NAME,
   QUEUE_NAME_PATTERN,
   defaultQueueConfig,
   type LeaseRate,
   type QueueConfig,
   type QueueMode,
+  type RetryParameters,
   type ServiceConfig,
 } from '../core/queue-config.js';
 import { configError, type ConfigErrorLocation } from './config-error.js';
@@ -38,8 +40,18 @@ const ROOT_REPEATABLE = new Set(['admin-email', 'queue']);
 
 /** Push-queue elements the SDK rejects in pull queues. */
 const PUSH_ONLY_QUEUE_ELEMENTS = ['rate', 'bucket-size', 'max-concurrent-requests', 'target'] as const;
-/** `<retry-parameters>` children the SDK rejects in pull queues. */
-const PUSH_ONLY_RETRY_ELEMENTS = ['task-age-limit', 'min-backoff-seconds', 'max-backoff-seconds', 'max-doublings'] as const;
+/**
+ * `<retry-parameters>` children the SDK rejects in pull queues. The backoff
+ * elements are accepted there (an extension): a worker's failed task waits
+ * out the same backoff as a failed push delivery.
+ */
+const PUSH_ONLY_RETRY_ELEMENTS = ['task-age-limit'] as const;
+const BACKOFF_ELEMENTS = ['min-backoff-seconds', 'max-backoff-seconds', 'max-doublings'] as const;
+/** Largest `<max-doublings>`: 2^63 already passes any backoff cap. */
+export const MAX_DOUBLINGS = 63;
+/** Largest backoff or age limit in seconds (about 31,700 years; keeps every sum finite and exact enough). */
+const MAX_RETRY_SECONDS = 1e12;
+const AGE_UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 const QUEUE_ELEMENTS = new Set<string>([
   'name',
@@ -50,7 +62,7 @@ const QUEUE_ELEMENTS = new Set<string>([
   'storage-limit',
   'lease-rate',
 ]);
-const RETRY_ELEMENTS = new Set<string>(['task-retry-limit', ...PUSH_ONLY_RETRY_ELEMENTS]);
+const RETRY_ELEMENTS = new Set<string>(['task-retry-limit', ...PUSH_ONLY_RETRY_ELEMENTS, ...BACKOFF_ELEMENTS]);
 const ACL_ELEMENTS = new Set(['user-email', 'writer-email']);
 const NOTHING_REPEATABLE = new Set<string>();
 
@@ -170,7 +182,8 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
   }
 
   const retryNode = groups.get('retry-parameters')?.[0];
-  const maxLeases = retryNode === undefined ? null : retryParameters(scope, retryNode, mode);
+  const { maxLeases, retry } =
+    retryNode === undefined ? { maxLeases: null, retry: DEFAULT_RETRY_PARAMETERS } : retryParameters(scope, retryNode, mode);
 
   const aclNode = groups.get('acl')?.[0];
   let userEmails: string[] = [];
@@ -193,7 +206,7 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
   const leaseRateNode = groups.get('lease-rate')?.[0];
   const leaseRate = leaseRateNode === undefined ? DEFAULT_LEASE_RATE : leaseRateValue(scope, leaseRateNode);
 
-  return { name, mode, maxLeases, storageLimitBytes, leaseRate, acl: { userEmails, writerEmails } };
+  return { name, mode, maxLeases, storageLimitBytes, leaseRate, retry, acl: { userEmails, writerEmails } };
 }
 
 function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {
@@ -205,18 +218,42 @@ function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {
   return text;
 }
 
-/** Returns maxLeases: the task-retry-limit, with 0 meaning unlimited as in AppScale. */
-function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): number | null {
+/**
+ * Reads `<retry-parameters>`: maxLeases is the task-retry-limit, with 0
+ * meaning unlimited as in AppScale; the rest are the backoff and age limit.
+ */
+function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): { maxLeases: number | null; retry: RetryParameters } {
   const { syntax } = scope;
   const groups = groupChildren(scope, node, syntax.label(node.key), RETRY_ELEMENTS, NOTHING_REPEATABLE);
   for (const element of PUSH_ONLY_RETRY_ELEMENTS) {
     const found = groups.get(element)?.[0];
     if (found === undefined) continue;
-    if (mode === 'pull') rejectInPullQueue(scope, found, ` (only ${syntax.label(syntax.keyFor('task-retry-limit'))} is)`);
+    if (mode === 'pull') rejectInPullQueue(scope, found, ' (only push queues have a task age)');
     checkPushValue(scope, found);
   }
+  const ageNode = groups.get('task-age-limit')?.[0];
+  const minNode = groups.get('min-backoff-seconds')?.[0];
+  const maxNode = groups.get('max-backoff-seconds')?.[0];
+  const doublingsNode = groups.get('max-doublings')?.[0];
+  const ageLimitSeconds = ageNode === undefined ? null : ageLimit(scope, ageNode);
+  const min = minNode === undefined ? undefined : retrySeconds(scope, minNode);
+  const max = maxNode === undefined ? undefined : retrySeconds(scope, maxNode);
+  if (min !== undefined && max !== undefined && min > max && minNode !== undefined && maxNode !== undefined) {
+    fail(
+      scope,
+      `${syntax.label(minNode.key)} (${min}) must not be greater than ${syntax.label(maxNode.key)} (${max})`,
+      { element: minNode.key },
+    );
+  }
+  // Only one of the two set, conflicting with the other's default: the
+  // default gives way, as the SDK's TranslateRetryParameters does.
+  const minBackoffSeconds = min ?? Math.min(DEFAULT_RETRY_PARAMETERS.minBackoffSeconds, max ?? Infinity);
+  const maxBackoffSeconds = max ?? Math.max(DEFAULT_RETRY_PARAMETERS.maxBackoffSeconds, min ?? 0);
+  const maxDoublings = doublingsNode === undefined ? DEFAULT_RETRY_PARAMETERS.maxDoublings : doublings(scope, doublingsNode);
+  const retry: RetryParameters = { ageLimitSeconds, minBackoffSeconds, maxBackoffSeconds, maxDoublings };
+
   const limitNode = groups.get('task-retry-limit')?.[0];
-  if (limitNode === undefined) return null;
+  if (limitNode === undefined) return { maxLeases: null, retry };
   const text = leafText(scope, limitNode);
   const label = syntax.label(limitNode.key);
   if (!NON_NEGATIVE_INTEGER.test(text)) {
@@ -226,7 +263,40 @@ function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): numbe
   if (limit > MAX_TASK_RETRY_LIMIT) {
     fail(scope, `${label} must be at most ${MAX_TASK_RETRY_LIMIT}, got "${text}"`, { element: limitNode.key });
   }
-  return limit === 0 ? null : limit;
+  return { maxLeases: limit === 0 ? null : limit, retry };
+}
+
+function retrySeconds(scope: Scope, node: ConfigNode): number {
+  checkPushValue(scope, node);
+  const text = leafText(scope, node);
+  if (Number(text) > MAX_RETRY_SECONDS) {
+    fail(scope, `${scope.syntax.label(node.key)} must be at most ${MAX_RETRY_SECONDS} seconds, got "${text}"`, {
+      element: node.key,
+    });
+  }
+  return Number(text);
+}
+
+function doublings(scope: Scope, node: ConfigNode): number {
+  checkPushValue(scope, node);
+  const text = leafText(scope, node);
+  if (Number(text) > MAX_DOUBLINGS) {
+    fail(scope, `${scope.syntax.label(node.key)} must be at most ${MAX_DOUBLINGS}, got "${text}"`, {
+      element: node.key,
+    });
+  }
+  return Number(text);
+}
+
+function ageLimit(scope: Scope, node: ConfigNode): number {
+  const text = leafText(scope, node);
+  const seconds = Number(text.slice(0, -1)) * (AGE_UNIT_SECONDS[text.slice(-1)] ?? NaN);
+  if (!Number.isFinite(seconds) || seconds > MAX_RETRY_SECONDS) {
+    fail(scope, `${scope.syntax.label(node.key)} must be at most ${MAX_RETRY_SECONDS} seconds, got "${text}"`, {
+      element: node.key,
+    });
+  }
+  return seconds;
 }
 
 function rejectInPullQueue(scope: Scope, node: ConfigNode, hint = ''): never {

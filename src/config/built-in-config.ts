@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_RATE, defaultQueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type ServiceConfig } from '../core/queue-config.js';
 
 /**
  * The configuration used when no queue.xml / queue.yaml is given: the
@@ -19,6 +19,7 @@ export function builtInConfig(): ServiceConfig {
         maxLeases: null,
         storageLimitBytes: null,
         leaseRate: DEFAULT_LEASE_RATE,
+        retry: DEFAULT_RETRY_PARAMETERS,
         acl: { userEmails: [], writerEmails: [] },
       },
     ],

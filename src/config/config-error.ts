@@ -12,6 +12,10 @@ export interface ConfigErrorLocation {
   readonly queue?: string;
   /** 1-based position of the queue in the file, for queues whose name is missing or invalid. */
   readonly queueIndex?: number;
+  /** The cron job's name (cron.yaml / cron.xml), once it is known. */
+  readonly job?: string;
+  /** 1-based position of the cron job in the file, for jobs whose name is not known. */
+  readonly jobIndex?: number;
   /** The element (XML) or key (YAML) as written in the file. */
   readonly element?: string;
   /** 1-based line and column, when the parser reports them (syntax errors). */
@@ -32,8 +36,10 @@ export function configError(location: ConfigErrorLocation, message: string, opti
   }
   if (location.queue !== undefined) prefix += `: queue "${location.queue}"`;
   else if (location.queueIndex !== undefined) prefix += `: queue #${location.queueIndex}`;
+  if (location.job !== undefined) prefix += `: job "${location.job}"`;
+  else if (location.jobIndex !== undefined) prefix += `: job #${location.jobIndex}`;
   const details: Record<string, unknown> = { file: location.file };
-  for (const key of ['queue', 'queueIndex', 'element', 'line', 'column'] as const) {
+  for (const key of ['queue', 'queueIndex', 'job', 'jobIndex', 'element', 'line', 'column'] as const) {
     if (location[key] !== undefined) details[key] = location[key];
   }
   return new QueueError('INVALID_CONFIG', `${prefix}: ${message}`, details, options);

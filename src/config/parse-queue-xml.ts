@@ -57,14 +57,32 @@ export function parseQueueXml(text: string, source: string, options: ConfigOptio
 
 /** Checks queue.xml syntax and turns it into the format-neutral tree (root `<queue-entries>`). */
 export function readQueueXml(text: string, source: string): ConfigNode {
+  return readXmlDocument(text, source, { root: 'queue-entries', fileLabel: 'queue.xml' });
+}
+
+/** What an XML configuration file is: its root element and how messages call the file. */
+export interface XmlDocumentKind {
+  /** The one root element: `queue-entries`, `cronentries`. */
+  readonly root: string;
+  /** `queue.xml`, `cron.xml`. */
+  readonly fileLabel: string;
+}
+
+/**
+ * Checks the syntax of an XML configuration file (queue.xml, cron.xml) and
+ * turns it into the format-neutral tree. No DOCTYPE, entities, attributes or
+ * mixed content; exactly one root, of the expected name.
+ */
+export function readXmlDocument(text: string, source: string, kind: XmlDocumentKind): ConfigNode {
+  const { root, fileLabel } = kind;
   if (text.trim() === '') {
-    throw configError({ file: source }, 'the file is empty; expected a <queue-entries> document');
+    throw configError({ file: source }, `the file is empty; expected a <${root}> document`);
   }
   const doctype = findDoctype(text);
   if (doctype !== undefined) {
     throw configError(
       { file: source, ...lineAndColumn(text, doctype) },
-      'DOCTYPE and ENTITY declarations are not allowed in queue.xml',
+      `DOCTYPE and ENTITY declarations are not allowed in ${fileLabel}`,
     );
   }
   const verdict = XMLValidator.validate(text);
@@ -85,12 +103,12 @@ export function readQueueXml(text: string, source: string): ConfigNode {
   // XMLValidator 5.12.1 accepts `<a/><b/>` and `<a/>text`; a document has exactly one root and nothing beside it.
   const roots = top.filter((entry) => elementName(entry) !== undefined);
   if (roots.length > 1) {
-    throw configError({ file: source }, 'malformed XML: more than one root element; expected a single <queue-entries>');
+    throw configError({ file: source }, `malformed XML: more than one root element; expected a single <${root}>`);
   }
   const rootEntry = roots[0];
   const rootName = rootEntry === undefined ? undefined : elementName(rootEntry);
   if (rootEntry === undefined || rootName === undefined) {
-    throw configError({ file: source }, 'no root element; expected <queue-entries>');
+    throw configError({ file: source }, `no root element; expected <${root}>`);
   }
   const rootContent = rootEntry[rootName];
   if (Array.isArray(rootContent) && rootContent.length === 0) {
@@ -100,10 +118,10 @@ export function readQueueXml(text: string, source: string): ConfigNode {
       throw configError({ file: source }, `malformed XML: text "${stray}" outside the root element`);
     }
   }
-  if (rootName !== 'queue-entries') {
-    throw configError({ file: source, element: rootName }, `the root element must be <queue-entries>, got <${rootName}>`);
+  if (rootName !== root) {
+    throw configError({ file: source, element: rootName }, `the root element must be <${root}>, got <${rootName}>`);
   }
-  return toNode(source, rootEntry, rootName);
+  return toNode(source, rootEntry, rootName, fileLabel);
 }
 
 /** One entry of fast-xml-parser's preserveOrder output: `{tag: [...children], ':@': {attrs}}` or `{'#text': '...'}`. */
@@ -113,11 +131,11 @@ function elementName(entry: XmlEntry): string | undefined {
   return Object.keys(entry).find((key) => key !== ':@' && key !== '#text');
 }
 
-function toNode(file: string, entry: XmlEntry, name: string): ConfigNode {
+function toNode(file: string, entry: XmlEntry, name: string, fileLabel: string): ConfigNode {
   const attributes = entry[':@'];
   if (attributes !== undefined && attributes !== null && typeof attributes === 'object') {
     const first = Object.keys(attributes)[0] ?? '';
-    throw configError({ file, element: name }, `attributes are not allowed in queue.xml, found ${first}="..." on <${name}>`);
+    throw configError({ file, element: name }, `attributes are not allowed in ${fileLabel}, found ${first}="..." on <${name}>`);
   }
   const content = entry[name];
   const texts: string[] = [];
@@ -125,7 +143,7 @@ function toNode(file: string, entry: XmlEntry, name: string): ConfigNode {
   for (const child of Array.isArray(content) ? (content as XmlEntry[]) : []) {
     const childName = elementName(child);
     if (childName !== undefined) {
-      children.push(toNode(file, child, childName));
+      children.push(toNode(file, child, childName, fileLabel));
     } else {
       const value = String(child['#text'] ?? '').trim();
       if (value !== '') texts.push(value);
@@ -144,7 +162,7 @@ function toNode(file: string, entry: XmlEntry, name: string): ConfigNode {
 
 /**
  * Offset of a `<!DOCTYPE` or `<!ENTITY` declaration outside comments and
- * CDATA, if any. queue.xml never needs one, and refusing them outright closes
+ * CDATA, if any. A configuration file never needs one, and refusing them outright closes
  * the door on entity-expansion tricks whatever the parser's settings.
  */
 function findDoctype(text: string): number | undefined {

@@ -3,7 +3,7 @@ import { checkDatabaseUrl } from './database-url.js';
 
 /**
  * Settings of a service process, from the environment (or CLI flags). Pure:
- * it takes the environment as an argument; only src/main.ts reads
+ * it takes the environment as an argument; only src/environment.ts reads
  * process.env and passes it in.
  */
 export interface ServiceSettings {
@@ -15,6 +15,8 @@ export interface ServiceSettings {
   readonly host: string;
   /** queue.xml / queue.yaml path; null = ./queue.xml if present, else the built-in sample. */
   readonly configPath: string | null;
+  /** cron.yaml / cron.xml path (TASKQUEUE_CRON); null = ./cron.yaml if present, else ./cron.xml, else no jobs. */
+  readonly cronPath: string | null;
   /** The project id REST paths name (default `local`). */
   readonly project: string;
   /** The embedded engine's directory (default ./data). */
@@ -61,6 +63,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   port: 8080,
   host: '0.0.0.0',
   configPath: null,
+  cronPath: null,
   project: 'local',
   dataDir: './data',
   schema: 'taskqueue',
@@ -88,6 +91,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     port: integerSetting('PORT', text('PORT'), DEFAULT_SETTINGS.port, 0, 65535),
     host: text('HOST') ?? DEFAULT_SETTINGS.host,
     configPath: text('TASKQUEUE_CONFIG') ?? DEFAULT_SETTINGS.configPath,
+    cronPath: text('TASKQUEUE_CRON') ?? DEFAULT_SETTINGS.cronPath,
     project: text('TASKQUEUE_PROJECT') ?? DEFAULT_SETTINGS.project,
     dataDir: text('TASKQUEUE_DATA_DIR') ?? DEFAULT_SETTINGS.dataDir,
     schema: text('TASKQUEUE_SCHEMA') ?? DEFAULT_SETTINGS.schema,

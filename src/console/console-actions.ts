@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
-import type { AuditAction } from '../core/audit-log.js';
-import type { TaskQueue } from '../core/task-queue.js';
+import type { QueueOperations } from '../core/queue-operations.js';
 import { guardAction } from './action-guard.js';
 import { showError } from './console-errors.js';
 import type { ConsoleContext } from './console-deps.js';
@@ -9,18 +8,10 @@ import type { ConsoleContext } from './console-deps.js';
 export const ACTIONS = ['pause', 'resume', 'purge', 'delete', 'release', 'redrive'] as const;
 export type ConsoleAction = (typeof ACTIONS)[number];
 
-const AUDITED: Record<ConsoleAction, AuditAction> = {
-  pause: 'pause',
-  resume: 'resume',
-  purge: 'purge',
-  delete: 'delete_task',
-  release: 'release_lease',
-  redrive: 'redrive',
-};
-
 /**
- * Runs one administrator action through the core and records it in the
- * audit log, then sends the browser back to the queue (POST, redirect,
+ * Runs one administrator action through the core's operator API (which
+ * records it in the audit log under the viewer's e-mail, source
+ * `console`), then sends the browser back to the queue (POST, redirect,
  * GET). Refused, before anything happens: requests a browser marks
  * cross-site, a missing or wrong CSRF token, a caller who is not signed in
  * or not an administrator, and a purge whose confirmation is not the
@@ -31,7 +22,7 @@ export async function runAction(c: Context, ctx: ConsoleContext, action: Console
   if (guarded instanceof Response) return guarded;
   const { viewer, form, config, back } = guarded;
   const name = config.name;
-  const queue = ctx.service.getQueue(name);
+  const operations = ctx.service.operate(name, { actor: viewer.email ?? 'anonymous', source: 'console' });
   const task = typeof form.task === 'string' && form.task !== '' ? form.task : null;
 
   if (action === 'purge' && form.confirm !== name) {
@@ -40,31 +31,30 @@ export async function runAction(c: Context, ctx: ConsoleContext, action: Console
   if ((action === 'delete' || action === 'release') && task === null) {
     return showError(c, viewer, 400, 'Nothing done', 'Name the task.', back);
   }
-  const count = await perform(queue, action, task);
-  await ctx.auditLog.record({ actor: viewer.email ?? 'anonymous', action: AUDITED[action], queue: name, target: task, count });
+  const count = await perform(operations, action, task);
   // The outcome travels as an action and a count, never as text: the page words it.
   // Back to the tab the action was taken on (dead letters have theirs).
   const tab = form.tab === 'dead-letters' ? '/dead-letters' : '';
   return c.redirect(`${back}${tab}?done=${action}&n=${count}`, 303);
 }
 
-async function perform(queue: TaskQueue, action: ConsoleAction, task: string | null): Promise<number> {
+/** The action, and how many tasks it touched (for the notice). */
+async function perform(operations: QueueOperations, action: ConsoleAction, task: string | null): Promise<number> {
   switch (action) {
     case 'pause':
-      await queue.pause();
+      await operations.pause();
       return 0;
     case 'resume':
-      await queue.resume();
+      await operations.resume();
       return 0;
     case 'purge':
-      return queue.purge();
+      return operations.purge();
     case 'delete':
-      return (await queue.deleteTask(task as string)) ? 1 : 0;
+      return (await operations.deleteTasks([task as string]))[0] ? 1 : 0;
     case 'release':
-      await queue.releaseLease(task as string);
-      return 1;
+      return (await operations.releaseLease(task as string)).released ? 1 : 0;
     case 'redrive':
-      return queue.redrive(task === null ? undefined : [task]);
+      return operations.redrive(task === null ? undefined : [task]);
   }
 }
 
@@ -83,6 +73,7 @@ export function noticeOf(done: string | undefined, n: string | undefined): strin
     case 'delete':
       return count === 0 ? 'Nothing deleted: already gone.' : count === 1 ? 'Deleted the task.' : `Deleted ${tasks(count)}.`;
     case 'release':
+      if (count === 0) return 'Nothing released: not leased.';
       return count === 1 ? 'Released the lease: the task is available again.' : `Released the leases of ${tasks(count)}: available again.`;
     case 'redrive':
       return `Put back ${tasks(count)} from the dead letters.`;

@@ -1,7 +1,5 @@
 import type { Context } from 'hono';
-import type { AuditAction } from '../core/audit-log.js';
-import { isQueueError } from '../core/errors.js';
-import type { TaskQueue } from '../core/task-queue.js';
+import type { QueueOperations } from '../core/queue-operations.js';
 import { TASK_NAME_PATTERN } from '../core/task.js';
 import { guardAction } from './action-guard.js';
 import { ActionForm } from './action-form.js';
@@ -11,10 +9,10 @@ import { plural } from './format.js';
 import { renderPage } from './render-page.js';
 
 /** What a selection of tasks or dead letters can have done to it. */
-const BULK: Record<string, { readonly verb: string; readonly audited: AuditAction; readonly tab: string }> = {
-  delete: { verb: 'Delete', audited: 'delete_task', tab: '' },
-  release: { verb: 'Release the leases of', audited: 'release_lease', tab: '' },
-  redrive: { verb: 'Put back in the queue', audited: 'redrive', tab: '/dead-letters' },
+const BULK: Record<string, { readonly verb: string; readonly tab: string }> = {
+  delete: { verb: 'Delete', tab: '' },
+  release: { verb: 'Release the leases of', tab: '' },
+  redrive: { verb: 'Put back in the queue', tab: '/dead-letters' },
 };
 const MAX_SELECTED = 1000;
 
@@ -22,7 +20,8 @@ const MAX_SELECTED = 1000;
  * An action on the tasks (or dead letters) ticked in a list: first a page
  * of the server's own that names them and says how many, then, sent from
  * it with that count, the action itself, refused when the count is not the
- * number of names sent. One audit entry counts what was done.
+ * number of names sent. The core's operator API does it and writes one
+ * audit entry counting what was done.
  */
 export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response> {
   const guarded = await guardAction(c, ctx);
@@ -67,23 +66,14 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
   if (form.confirm !== String(names.length)) {
     return showError(c, viewer, 409, 'Nothing done', `You confirmed ${String(form.confirm)} but ${names.length} were sent. Select them again.`, `${back}${bulk.tab}`);
   }
-  const count = await perform(ctx.service.getQueue(config.name), op, names);
-  await ctx.auditLog.record({ actor: viewer.email ?? 'anonymous', action: bulk.audited, queue: config.name, target: null, count });
+  const operations = ctx.service.operate(config.name, { actor: viewer.email ?? 'anonymous', source: 'console' });
+  const count = await perform(operations, op, names);
   return c.redirect(`${back}${bulk.tab}?done=${op}&n=${count}`, 303);
 }
 
-async function perform(queue: TaskQueue, op: string, names: readonly string[]): Promise<number> {
-  if (op === 'redrive') return queue.redrive(names);
-  if (op === 'delete') return (await queue.deleteTask(names)).filter(Boolean).length;
-  let released = 0;
-  for (const name of names) {
-    try {
-      await queue.releaseLease(name);
-      released++;
-    } catch (error) {
-      // Gone since it was selected: nothing to release.
-      if (!isQueueError(error, 'UNKNOWN_TASK') && !isQueueError(error, 'TOMBSTONED_TASK')) throw error;
-    }
-  }
-  return released;
+/** The action, and how many tasks it touched: only those released, deleted or put back count. */
+async function perform(operations: QueueOperations, op: string, names: readonly string[]): Promise<number> {
+  if (op === 'redrive') return operations.redrive(names);
+  const done = op === 'delete' ? await operations.deleteTasks(names) : await operations.releaseLeases(names);
+  return done.filter(Boolean).length;
 }

@@ -1,17 +1,29 @@
 import type { AccessControl } from '../auth/access-control.js';
-import type { AuditLog } from '../core/audit-log.js';
+import type { AuditLog, Operator } from '../core/audit-log.js';
 import type { DepthHistory } from '../core/depth-history.js';
-import type { TaskQueueService } from '../core/task-queue-service.js';
+import type { QueueConfig } from '../core/queue-config.js';
+import type { QueueOperations } from '../core/queue-operations.js';
+import type { QueueOverview } from '../core/queue-overview.js';
+import type { TaskQueue } from '../core/task-queue.js';
 import type { OverviewSampler } from './overview-sampler.js';
+
+/** What the console uses of the service (TaskQueueService, or what openTaskQueue resolves to). */
+export interface ConsoleService {
+  queues(): QueueConfig[];
+  getQueue(name: string): TaskQueue;
+  /** Reads and actions go through the operator API, which records the actions in the audit log. */
+  operate(name: string, operator: Operator): QueueOperations;
+  overview(names?: readonly string[]): Promise<QueueOverview[]>;
+}
 
 /** What `mountConsole` needs. */
 export interface ConsoleDeps {
   /** The service whose core the pages read and the actions call (never REST over HTTP). */
-  readonly service: TaskQueueService;
+  readonly service: ConsoleService;
   /** The same access control REST uses; default OPEN_ACCESS (access control off: everyone is an administrator). */
   readonly accessControl?: AccessControl;
-  /** Where actions are recorded, and the audit page reads. */
-  readonly auditLog: AuditLog;
+  /** What the audit page lists (the core records the actions itself: TaskQueueService.operate). */
+  readonly auditLog: Pick<AuditLog, 'list'>;
   /** Where the depth chart's samples are kept (sql/0014); without it, in this process's memory. */
   readonly depthHistory?: DepthHistory;
   /** Seconds between samples of the overview for the charts (default 10). */
@@ -22,9 +34,9 @@ export interface ConsoleDeps {
 
 /** The deps with defaults filled in, plus the sampler: what every console route works with. */
 export interface ConsoleContext {
-  readonly service: TaskQueueService;
+  readonly service: ConsoleService;
   readonly accessControl: AccessControl;
-  readonly auditLog: AuditLog;
+  readonly auditLog: Pick<AuditLog, 'list'>;
   readonly sampler: OverviewSampler;
   readonly refreshSeconds: number;
 }

@@ -93,6 +93,8 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.all('*', (c) => showError(c, null, 404, 'Not found', 'There is no such page in the console.', CONSOLE_PATH));
   console.onError((error, c) => errorPage(c, error));
 
+  // `/console/` is where many a hand-typed URL ends: the same page, under its one address.
+  app.get(`${CONSOLE_PATH}/`, (c) => c.redirect(CONSOLE_PATH, 301));
   app.route(CONSOLE_PATH, console);
   sampler.start();
   return { sampler, close: () => sampler.stop() };

@@ -3,6 +3,7 @@ import type { AuditEntry } from '../core/audit-log.js';
 import { isQueueError } from '../core/errors.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { QueueOperations } from '../core/queue-operations.js';
 import type { TaskLeaseRef } from '../core/task-queue.js';
 import type { TaskState } from '../core/task-store.js';
 import { TASK_NAME_PATTERN } from '../core/task.js';
@@ -45,7 +46,7 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   const view = await queueView(c, ctx, viewer);
   if (view instanceof Response) return view;
   const { config, overview, pausedBy, base } = view;
-  const queue = ctx.service.getQueue(config.name);
+  const queue = operatorOf(ctx, config.name, viewer);
   const stateParam = c.req.query('state') ?? '';
   const state: TaskState | null = stateParam === 'available' || stateParam === 'leased' || stateParam === 'delayed' ? stateParam : null;
   const tagParam = c.req.query('tag') ?? '';
@@ -85,6 +86,11 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   return renderPage(c, { title: config.name, viewer, refreshSeconds: ctx.refreshSeconds, body: <QueuePage viewer={viewer} data={data} /> });
 }
 
+/** The operator API of a queue for the viewer: the console's reads go through it as its actions do. */
+function operatorOf(ctx: ConsoleContext, name: string, viewer: Viewer): QueueOperations {
+  return ctx.service.operate(name, { actor: viewer.email ?? 'anonymous', source: 'console' });
+}
+
 /** `?after=<etaUsec>:<name>`: where the next page of tasks starts. */
 function parseAfter(value: string | undefined): TaskLeaseRef | null {
   const match = value === undefined ? null : /^(\d{1,17}):([a-zA-Z0-9_-]{1,500})$/.exec(value);
@@ -102,7 +108,7 @@ export async function deadLettersPage(c: Context, ctx: ConsoleContext, viewer: V
   const tagParam = c.req.query('tag') ?? '';
   const tag = tagParam === '' ? null : tagParam;
   const afterMatch = /^(\d{1,17}):([a-zA-Z0-9_-]{1,500})$/.exec(c.req.query('after') ?? '');
-  const page = await ctx.service.getQueue(config.name).listDeadLetters({
+  const page = await operatorOf(ctx, config.name, viewer).listDeadLetters({
     limit: DEAD_LETTER_PAGE + 1,
     ...(afterMatch ? { after: { diedUsec: Number(afterMatch[1]), name: afterMatch[2] as string } } : {}),
     ...(tag === null ? {} : { tag }),
@@ -166,7 +172,7 @@ export async function findTask(c: Context, ctx: ConsoleContext, viewer: Viewer):
 export async function queueSeries(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return c.json({ error: 'no such queue' }, 404);
-  const [counts, depth] = await Promise.all([ctx.service.getQueue(config.name).leasesPerMinute(), ctx.sampler.series(config.name)]);
+  const [counts, depth] = await Promise.all([operatorOf(ctx, config.name, viewer).leasesPerMinute(), ctx.sampler.series(config.name)]);
   return c.json({
     depth,
     leases: { at: counts.map((count) => count.minuteStart), tasks: counts.map((count) => count.tasks) },

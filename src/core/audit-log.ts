@@ -1,10 +1,33 @@
 /**
  * The record of operator actions (pause, resume, purge, delete a task,
- * release a lease, redrive dead letters): who, what, when, how many. The
- * console writes an entry for each action it performs and lists them.
+ * release a lease, redrive dead letters, import and export): who, what,
+ * when, how many. Written by the core's operator API (queue-operations.ts)
+ * for every action, whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
  */
-export type AuditAction = 'pause' | 'resume' | 'purge' | 'delete_task' | 'release_lease' | 'redrive';
+export type AuditAction =
+  | 'pause'
+  | 'resume'
+  | 'purge'
+  | 'delete_task'
+  | 'release_lease'
+  | 'redrive'
+  | 'import_tasks'
+  | 'export_tasks';
+
+/**
+ * Who acts, and through which front-end: given once to
+ * `service.operate(queue, who)`, written into every entry.
+ */
+export interface Operator {
+  /** The caller's verified e-mail, `anonymous` with access control off, `cli:<login>` on the database. */
+  readonly actor: string;
+  /** The front-end: `console`, `rest`, `cli`, or the hosting application's own word. */
+  readonly source: string;
+}
+
+/** An entry before its count is known: the statement that does the action counts it. */
+export type AuditIntent = Omit<NewAuditEntry, 'count'>;
 
 /** What is recorded about one action. */
 export interface NewAuditEntry {

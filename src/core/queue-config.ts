@@ -30,6 +30,31 @@ export interface QueueAcl {
   readonly writerEmails: readonly string[];
 }
 
+/**
+ * `<retry-parameters>` besides `<task-retry-limit>` (which stays `maxLeases`):
+ * how long a failed task waits before it is tried again, and for push
+ * queues how old it may grow. Pull queues use the backoff for failed tasks
+ * (a worker's failure sets the lease to the backoff delay).
+ */
+export interface RetryParameters {
+  /** `<task-age-limit>` in seconds, measured from the first attempt; null = none. Push queues only. */
+  readonly ageLimitSeconds: number | null;
+  /** `<min-backoff-seconds>`: the first retry's delay. */
+  readonly minBackoffSeconds: number;
+  /** `<max-backoff-seconds>`: no delay is longer. */
+  readonly maxBackoffSeconds: number;
+  /** `<max-doublings>`: how often the delay doubles before it grows linearly. */
+  readonly maxDoublings: number;
+}
+
+/** App Engine's defaults (taskqueue_service.proto `TaskQueueRetryParameters`). */
+export const DEFAULT_RETRY_PARAMETERS: RetryParameters = {
+  ageLimitSeconds: null,
+  minBackoffSeconds: 0.1,
+  maxBackoffSeconds: 3600,
+  maxDoublings: 16,
+};
+
 export interface QueueConfig {
   readonly name: string;
   readonly mode: QueueMode;
@@ -39,6 +64,8 @@ export interface QueueConfig {
   readonly storageLimitBytes: number | null;
   /** Extension `<lease-rate>`: `20/s`, `600/m` or `unlimited` (null). */
   readonly leaseRate: LeaseRate | null;
+  /** The rest of `<retry-parameters>`; DEFAULT_RETRY_PARAMETERS when the file sets none. */
+  readonly retry: RetryParameters;
   readonly acl: QueueAcl;
 }
 
@@ -61,6 +88,7 @@ export function defaultQueueConfig(): QueueConfig {
     maxLeases: null,
     storageLimitBytes: null,
     leaseRate: DEFAULT_LEASE_RATE,
+    retry: DEFAULT_RETRY_PARAMETERS,
     acl: { userEmails: [], writerEmails: [] },
   };
 }

@@ -1,6 +1,10 @@
+import type { Operator } from './audit-log.js';
+import { systemClock, type Clock } from './clock.js';
 import { QueueError } from './errors.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
+import type { QueueContext } from './queue-context.js';
+import { QueueOperations } from './queue-operations.js';
 import type { QueueOverview } from './queue-overview.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { TaskStore } from './task-store.js';
@@ -23,6 +27,8 @@ export interface TaskQueueServiceOptions {
   readonly cleanupIntervalMs?: number;
   /** Where the cleanup job reports its runs and failures; default: nowhere. */
   readonly logger?: Logger;
+  /** Node's clock for the rules that read it (name holds, the long-poll deadline); default the real one (tests step it). */
+  readonly now?: Clock;
 }
 
 /**
@@ -32,7 +38,7 @@ export interface TaskQueueServiceOptions {
 export class TaskQueueService {
   readonly #store: TaskStore;
   readonly #config: ServiceConfig;
-  readonly #queues = new Map<string, TaskQueue>();
+  readonly #queues = new Map<string, { readonly queue: TaskQueue; readonly ctx: QueueContext }>();
   readonly #retentionMs: number;
   readonly #deadLetterRetentionMs: number;
   readonly #events: TaskEvents;
@@ -51,7 +57,15 @@ export class TaskQueueService {
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
       if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
-      this.#queues.set(queue.name, new TaskQueue(store, queue, id, this.#events, this.#retentionMs));
+      const ctx: QueueContext = {
+        store,
+        config: queue,
+        ref: { queueId: id, queueName: queue.name },
+        events: this.#events,
+        tombstoneRetentionMs: this.#retentionMs,
+        now: options.now ?? systemClock,
+      };
+      this.#queues.set(queue.name, { queue: new TaskQueue(ctx), ctx });
     }
     const interval = options.cleanupIntervalMs ?? 60_000;
     if (interval > 0) {
@@ -65,18 +79,34 @@ export class TaskQueueService {
     return this.#config;
   }
 
-  /** The store (for health checks and tools). */
-  get store(): TaskStore {
-    return this.#store;
+  /** A round trip to the database (health checks); fails when it does not answer. */
+  ping(): Promise<void> {
+    return this.#store.ping();
   }
 
   /** The handle of a configured queue; UNKNOWN_QUEUE otherwise. */
   getQueue(name: string): TaskQueue {
-    const queue = this.#queues.get(name);
-    if (!queue) {
+    return this.#entry(name).queue;
+  }
+
+  /**
+   * The operator API of a configured queue (pause, resume, purge, redrive,
+   * release, delete, import, export, browse, dead letters, counts), acting
+   * as `operator`: every action that changes the queue is recorded in the
+   * audit log under its actor and source (see queue-operations.ts).
+   * UNKNOWN_QUEUE for a queue that is not configured.
+   */
+  operate(name: string, operator: Operator): QueueOperations {
+    const { queue, ctx } = this.#entry(name);
+    return new QueueOperations(ctx, queue, operator);
+  }
+
+  #entry(name: string): { readonly queue: TaskQueue; readonly ctx: QueueContext } {
+    const entry = this.#queues.get(name);
+    if (!entry) {
       throw new QueueError('UNKNOWN_QUEUE', `queue "${name}" is not defined in ${this.#config.source}`, { queue: name });
     }
-    return queue;
+    return entry;
   }
 
   /** The configured queues. */
@@ -97,7 +127,7 @@ export class TaskQueueService {
    */
   async overview(names?: readonly string[]): Promise<QueueOverview[]> {
     const wanted = names === undefined ? null : new Set(names);
-    const ids = [...this.#queues.values()].filter((queue) => wanted === null || wanted.has(queue.name)).map((queue) => queue.id);
+    const ids = [...this.#queues.values()].filter(({ queue }) => wanted === null || wanted.has(queue.name)).map(({ queue }) => queue.id);
     if (ids.length === 0) return [];
     const rows = await this.#store.overview({ queueIds: ids });
     const byName = new Map(rows.map((row) => [row.name, row]));

@@ -1,14 +1,15 @@
 import type { CallerTransaction } from './caller-transaction.js';
-import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
+import { browseTasks } from './browse-tasks.js';
 import { isQueueError, QueueError } from './errors.js';
-import { isHeldByForm } from './generated-name.js';
 import { LIMITS } from './limits.js';
+import { leaseWithWait } from './long-poll.js';
+import { heldByForm, heldNameError, missingTaskError } from './name-holds.js';
 import type { QueueConfig } from './queue-config.js';
-import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
-import { noTaskEvents, type TaskEvents } from './task-events.js';
-import type { LeaseCount, LeaseResult, QueueStats, TagFilter, TaskLeaseParams, TaskState, TaskStore } from './task-store.js';
+import type { QueueContext } from './queue-context.js';
+import { requireIntegerIn } from './require-integer.js';
+import type { Task, TaskOptions } from './task.js';
+import type { LeaseResult, QueueStats, TagFilter, TaskLeaseParams } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
-import { DEFAULT_TOMBSTONE_RETENTION_MS, type Tombstone } from './tombstone.js';
 import { validateNewTask } from './validate-task.js';
 import { validateTag } from './validate-tag.js';
 
@@ -59,86 +60,31 @@ export type TaskLeaseRef = Pick<Task, 'name' | 'etaUsec'>;
 /** Statistics of one queue. */
 export type QueueStatistics = QueueStats;
 
-/** Options of `browseTasks`: `listTasks` with filters, for operators. */
-export interface BrowseOptions {
-  /** At most this many tasks (1 to 1000, default 100). */
-  readonly limit?: number;
-  /** Continue after this task (the last of the previous page). */
-  readonly after?: TaskLeaseRef;
-  /** Only tasks in this state. */
-  readonly state?: TaskState;
-  /** Only tasks with this tag; null = only untagged tasks. */
-  readonly tag?: string | null;
-  /** Leave payloads out. */
-  readonly withoutPayload?: boolean;
-}
-
-/** Options of `listDeadLetters`. */
-export interface DeadLetterListOptions {
-  /** At most this many (1 to 1000). */
-  readonly limit: number;
-  /** Continue after this dead letter (the last of the previous page). */
-  readonly after?: DeadLetterRef;
-  /** Only dead letters with this tag. */
-  readonly tag?: string;
-}
-
-/**
- * Longest single wait between two lease attempts of a long-poll: a change
- * no notification announces (an expired lease, a resumed queue) is seen
- * within this time.
- */
-const WAIT_SLICE_MS = 1000;
-
-/**
- * Shortest time between two lease attempts of one long-poll, so that a
- * burst of notifications (or a wake-up whose task another consumer took
- * first) cannot turn the loop into a busy poll of the database.
- */
-const MIN_ATTEMPT_INTERVAL_MS = 20;
-
-/** Tasks deleted per statement by `purge`, dead letters put back per statement by `redrive`. */
-const PURGE_BATCH = 1000;
-const REDRIVE_BATCH = 500;
-
 /**
  * A handle on one queue: the in-process API of the hosting application.
  * Obtained from `service.getQueue(name)`.
  */
 export class TaskQueue {
-  readonly #store: TaskStore;
-  readonly #config: QueueConfig;
-  readonly #ref: { readonly queueId: number; readonly queueName: string };
-  readonly #events: TaskEvents;
-  readonly #retentionMs: number;
+  readonly #ctx: QueueContext;
 
-  constructor(
-    store: TaskStore,
-    config: QueueConfig,
-    queueId: number,
-    events: TaskEvents = noTaskEvents,
-    tombstoneRetentionMs: number = DEFAULT_TOMBSTONE_RETENTION_MS,
-  ) {
-    this.#store = store;
-    this.#config = config;
-    this.#ref = { queueId, queueName: config.name };
-    this.#events = events;
-    this.#retentionMs = tombstoneRetentionMs;
+  /** Built by TaskQueueService, one per configured queue. */
+  constructor(ctx: QueueContext) {
+    this.#ctx = ctx;
   }
 
   /** The queue's row id in the database. */
   get id(): number {
-    return this.#ref.queueId;
+    return this.#ctx.ref.queueId;
   }
 
   /** The queue's name. */
   get name(): string {
-    return this.#config.name;
+    return this.#ctx.config.name;
   }
 
   /** The queue's configuration (mode, retry limit, ACL, limits). */
   get config(): QueueConfig {
-    return this.#config;
+    return this.#ctx.config;
   }
 
   /**
@@ -161,7 +107,7 @@ export class TaskQueue {
         limit: LIMITS.maxTasksPerAdd,
       });
     }
-    const validated = list.map((task, i) => validateNewTask(this.#config, task, i));
+    const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i));
     const seen = new Set<string>();
     for (const task of validated) {
       if (seen.has(task.name)) {
@@ -176,17 +122,17 @@ export class TaskQueue {
     const transaction = options.transaction;
     if (options.restore !== true) {
       // Generated names (no name given) are new; only a given name can be a copy.
-      const held = validated.filter((task, i) => typeof list[i]!.name === 'string' && this.#heldByForm(task.name));
-      if (held.length > 0) throw await this.#heldNameError(held.map((task) => task.name), transaction);
+      const held = validated.filter((task, i) => typeof list[i]!.name === 'string' && heldByForm(this.#ctx, task.name));
+      if (held.length > 0) throw await heldNameError(this.#ctx, held.map((task) => task.name), transaction);
     }
-    const stored = await this.#store.insertTasks({
-      ...this.#ref,
+    const stored = await this.#ctx.store.insertTasks({
+      ...this.#ctx.ref,
       tasks: validated,
       maxEtaAheadMs: LIMITS.maxEtaAheadMs,
       ...(transaction === undefined ? {} : { transaction }),
     });
     // Inside a caller's transaction this counts the add when it is made, not when it commits.
-    this.#events.added(this.name, stored.length);
+    this.#ctx.events.added(this.name, stored.length);
     return Array.isArray(tasks) ? stored : (stored[0] as Task);
   }
 
@@ -198,48 +144,34 @@ export class TaskQueue {
    * statement; it costs no extra round trip).
    *
    * With `waitMs`, an empty result is not final: the lease waits for tasks
-   * (see #leaseWithWait) and resolves as soon as it gets some, or to [] when
+   * (see long-poll.ts) and resolves as soon as it gets some, or to [] when
    * the time is up or `signal` aborts; QUEUE_PAUSED only if the queue was
    * still paused at the last attempt.
    */
   async leaseTasks(options: LeaseOptions): Promise<Task[]> {
     this.#requirePull('lease');
-    const maxTasks = options.maxTasks;
-    if (!Number.isInteger(maxTasks) || maxTasks < 1 || maxTasks > LIMITS.maxTasksPerLease) {
-      throw new QueueError('INVALID_REQUEST', `maxTasks must be an integer from 1 to ${LIMITS.maxTasksPerLease}, got ${String(maxTasks)}`, {
-        queue: this.name,
-        field: 'maxTasks',
-      });
-    }
+    const maxTasks = requireIntegerIn(options.maxTasks, 'maxTasks', 1, LIMITS.maxTasksPerLease, this.name);
     const leaseMs = this.#leaseMs(options.lease, options.unit);
-    const budget = options.payloadLimitBytes ?? LIMITS.maxLeasePayloadBytes;
-    if (!Number.isInteger(budget) || budget < 0 || budget > LIMITS.maxLeasePayloadBytes) {
-      throw new QueueError('INVALID_REQUEST', `payloadLimitBytes must be an integer from 0 to ${LIMITS.maxLeasePayloadBytes}`, {
-        queue: this.name,
-        field: 'payloadLimitBytes',
-      });
-    }
-    const waitMs = options.waitMs ?? 0;
-    if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > LIMITS.maxLeaseWaitMs) {
-      throw new QueueError('INVALID_REQUEST', `waitMs must be an integer from 0 to ${LIMITS.maxLeaseWaitMs}`, {
-        queue: this.name,
-        field: 'waitMs',
-      });
-    }
+    const budget = requireIntegerIn(options.payloadLimitBytes ?? LIMITS.maxLeasePayloadBytes, 'payloadLimitBytes', 0, LIMITS.maxLeasePayloadBytes, this.name);
+    const waitMs = requireIntegerIn(options.waitMs ?? 0, 'waitMs', 0, LIMITS.maxLeaseWaitMs, this.name);
 
     // Without a tag, "group by tag" takes the tag of the oldest leasable task: the lease statement picks it.
     const tag = validateTag(options.tag, { queue: this.name, field: 'tag' });
     const filter: TagFilter = tag !== null ? { kind: 'tag', tag } : options.groupByTag ? { kind: 'oldest' } : { kind: 'any' };
     const params: TaskLeaseParams = {
-      ...this.#ref,
+      ...this.#ctx.ref,
       maxTasks,
       leaseMs,
       filter,
-      maxLeases: this.#config.maxLeases,
-      leaseRate: this.#config.leaseRate,
+      maxLeases: this.#ctx.config.maxLeases,
+      leaseRate: this.#ctx.config.leaseRate,
       payloadBudgetBytes: budget,
     };
-    const result = waitMs > 0 ? await this.#leaseWithWait(params, waitMs, options.signal) : await this.#leaseOnce(params);
+    const leaseOnce = (p: TaskLeaseParams) => this.#leaseOnce(p);
+    const result =
+      waitMs > 0
+        ? await leaseWithWait(this.#ctx.store, leaseOnce, params, { waitMs, signal: options.signal, now: this.#ctx.now })
+        : await leaseOnce(params);
     if (result.paused) {
       throw new QueueError('QUEUE_PAUSED', `queue "${this.name}" is paused; leases return no tasks until it is resumed`, {
         queue: this.name,
@@ -249,43 +181,9 @@ export class TaskQueue {
   }
 
   async #leaseOnce(params: TaskLeaseParams): Promise<LeaseResult> {
-    const result = await this.#store.leaseTasks(params);
+    const result = await this.#ctx.store.leaseTasks(params);
     this.#reportLease(result.tasks, result.deadLettered);
     return result;
-  }
-
-  /**
-   * A lease that, when nothing is leasable, waits up to `waitMs` for tasks.
-   * Every attempt is an ordinary lease statement, so the queue's lease rate
-   * applies to each one; on a rate-limited queue a waiting call attempts
-   * again only when a probe finds a task to take. Between attempts the caller holds no database
-   * connection: the store's `waitForTasks` resolves when it hears that tasks
-   * may have arrived (LISTEN/NOTIFY on one shared connection, and adds of
-   * this process at once), and at the latest after WAIT_SLICE_MS, so a
-   * missed notification costs at most that. It stops when tasks come back,
-   * when the time is up, or when `signal` aborts. A paused queue counts as
-   * empty: the wait goes on, and a resume is seen at the next attempt.
-   */
-  async #leaseWithWait(params: TaskLeaseParams, waitMs: number, signal: AbortSignal | undefined): Promise<LeaseResult> {
-    const deadline = Date.now() + waitMs;
-    let result = await this.#leaseOnce(params);
-    for (;;) {
-      const remaining = deadline - Date.now();
-      if (result.tasks.length > 0 || remaining <= 0) return result;
-      if (signal?.aborted) return { ...result, paused: false };
-      const waitStart = Date.now();
-      await this.#store.waitForTasks({ ...this.#ref, timeoutMs: Math.min(remaining, WAIT_SLICE_MS), ...(signal ? { signal } : {}) });
-      const waited = Date.now() - waitStart;
-      if (waited < MIN_ATTEMPT_INTERVAL_MS) await pause(MIN_ATTEMPT_INTERVAL_MS - waited, signal);
-      if (signal?.aborted) return { ...result, paused: false };
-      // On a rate-limited queue every attempt counts against the lease rate
-      // (10 calls a second by default): ten idle long-polls re-trying once a
-      // second would use it all and leave consumers with work nothing. So a
-      // waiting call tries again only when a task is there to take; the
-      // probe counts no call.
-      if (params.leaseRate !== null && !(await this.#store.hasLeasableTasks({ ...this.#ref, filter: params.filter }))) continue;
-      result = await this.#leaseOnce(params);
-    }
   }
 
   /**
@@ -296,9 +194,9 @@ export class TaskQueue {
   #reportLease(tasks: readonly Task[], deadLettered: number): void {
     let lapsed = deadLettered;
     for (const task of tasks) if (task.retryCount > 1) lapsed++;
-    if (tasks.length > 0) this.#events.leased(this.name, tasks.length);
-    if (lapsed > 0) this.#events.expired(this.name, lapsed);
-    if (deadLettered > 0) this.#events.deadLettered(this.name, deadLettered);
+    if (tasks.length > 0) this.#ctx.events.leased(this.name, tasks.length);
+    if (lapsed > 0) this.#ctx.events.expired(this.name, lapsed);
+    if (deadLettered > 0) this.#ctx.events.deadLettered(this.name, deadLettered);
   }
 
   /** Leases only tasks of one tag: `tag`, or without it the tag of the oldest available task. */
@@ -328,8 +226,8 @@ export class TaskQueue {
     }
     const tag = change.tag === undefined ? undefined : validateTag(change.tag, { queue: this.name, field: 'tag' });
     try {
-      return await this.#store.modifyLease({
-        ...this.#ref,
+      return await this.#ctx.store.modifyLease({
+        ...this.#ctx.ref,
         name: task.name,
         leaseToken: task.etaUsec,
         leaseMs,
@@ -338,7 +236,7 @@ export class TaskQueue {
     } catch (error) {
       // The store knows deleted names by their tombstone rows; a name held by
       // its form has none, and is deleted all the same (see missingTaskError).
-      if (isQueueError(error, 'UNKNOWN_TASK') && this.#heldByForm(task.name)) {
+      if (isQueueError(error, 'UNKNOWN_TASK') && heldByForm(this.#ctx, task.name)) {
         throw new QueueError('TOMBSTONED_TASK', `task "${task.name}" has been deleted`, error.details, { cause: error });
       }
       throw error;
@@ -371,157 +269,33 @@ export class TaskQueue {
     const unique = [...new Set(names)];
     // A generated name past its form's hold (its task lived longer than the
     // retention period) gets a row like a chosen one, held from the delete.
-    const heldByForm = unique.filter((name) => this.#heldByForm(name));
-    const deleted = new Set(await this.#store.deleteTasks({ ...this.#ref, names: unique, heldByForm }));
-    if (deleted.size > 0) this.#events.deleted(this.name, deleted.size);
+    const byForm = unique.filter((name) => heldByForm(this.#ctx, name));
+    const deleted = new Set(await this.#ctx.store.deleteTasks({ ...this.#ctx.ref, names: unique, heldByForm: byForm }));
+    if (deleted.size > 0) this.#ctx.events.deleted(this.name, deleted.size);
     const outcome = names.map((name) => deleted.has(name));
     return Array.isArray(tasks) ? outcome : (outcome[0] as boolean);
   }
 
   /** One task by name; UNKNOWN_TASK or TOMBSTONED_TASK when it is not live. */
   async getTask(name: string): Promise<Task> {
-    const task = await this.#store.getTask({ ...this.#ref, name });
+    const task = await this.#ctx.store.getTask({ ...this.#ctx.ref, name });
     if (task) return task;
     throw await this.missingTaskError(name);
   }
 
   /** Live tasks in ETA order, a page at a time; pass the last task of a page as `after`. */
   listTasks(options: { limit?: number; after?: TaskLeaseRef; withoutPayload?: boolean } = {}): Promise<Task[]> {
-    return this.browseTasks(options);
+    return browseTasks(this.#ctx, options);
   }
 
-  /**
-   * `listTasks` with filters, for operators: only tasks in one state
-   * (available, leased, delayed) and/or with one tag (null = untagged), in
-   * ETA order, a page at a time.
-   */
-  async browseTasks(options: BrowseOptions = {}): Promise<Task[]> {
-    const limit = this.#pageLimit(options.limit ?? 100);
-    if (options.after && (!Number.isSafeInteger(options.after.etaUsec) || typeof options.after.name !== 'string')) {
-      throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', { queue: this.name, field: 'after' });
-    }
-    const state = options.state;
-    if (state !== undefined && state !== 'available' && state !== 'leased' && state !== 'delayed') {
-      throw new QueueError('INVALID_REQUEST', `state must be available, leased or delayed, got "${String(state)}"`, {
-        queue: this.name,
-        field: 'state',
-      });
-    }
-    const tag = options.tag === undefined ? undefined : validateTag(options.tag, { queue: this.name, field: 'tag' });
-    return this.#store.listTasks({
-      ...this.#ref,
-      limit,
-      ...(options.after ? { after: { etaUsec: options.after.etaUsec, name: options.after.name } } : {}),
-      withoutPayload: options.withoutPayload ?? false,
-      ...(state === undefined ? {} : { state }),
-      ...(tag === undefined ? {} : { tag }),
-    });
-  }
-
-  /**
-   * Pauses the queue for every process sharing the database: adds and
-   * deletes go on, leases return nothing (QUEUE_PAUSED in-process, an empty
-   * result over REST) until `resume`. Survives restarts.
-   */
-  pause(): Promise<void> {
-    return this.#store.setPaused({ ...this.#ref, paused: true });
-  }
-
-  /** Lets leases return tasks again. */
-  resume(): Promise<void> {
-    return this.#store.setPaused({ ...this.#ref, paused: false });
-  }
-
-  /** Whether the queue is paused (as stored in the database, so as every process sees it). */
+  /** Whether the queue is paused (as stored in the database, so as every process sees it). Operators pause through `service.operate`. */
   isPaused(): Promise<boolean> {
-    return this.#store.isPaused(this.#ref);
-  }
-
-  /**
-   * Deletes every task of the queue, leased or not, tombstoning their names
-   * as deletes do. Works in batches, so it never holds long locks; tasks
-   * added while it runs may survive. Resolves to how many were deleted.
-   */
-  async purge(): Promise<number> {
-    const deleted = await this.#store.purgeTasks({ ...this.#ref, batchSize: PURGE_BATCH });
-    if (deleted > 0) this.#events.deleted(this.name, deleted);
-    return deleted;
-  }
-
-  /** Dead letters of this queue, oldest death first, a page at a time. */
-  async listDeadLetters(options: DeadLetterListOptions): Promise<DeadLetter[]> {
-    const limit = this.#pageLimit(options.limit);
-    const after = options.after;
-    if (after && (!Number.isSafeInteger(after.diedUsec) || typeof after.name !== 'string')) {
-      throw new QueueError('INVALID_REQUEST', 'after must be a dead letter (integer diedUsec and a name)', {
-        queue: this.name,
-        field: 'after',
-      });
-    }
-    const tag = options.tag === undefined ? null : validateTag(options.tag, { queue: this.name, field: 'tag' });
-    return this.#store.listDeadLetters({
-      ...this.#ref,
-      limit,
-      ...(after ? { after: { name: after.name, diedUsec: after.diedUsec } } : {}),
-      ...(tag === null ? {} : { tag }),
-    });
-  }
-
-  /**
-   * Puts dead letters back as new tasks under their names (their tombstones
-   * give way), leasable at once with a retry count of 0: the named ones, or
-   * with no names all of the queue's. Storage limits apply; a name that is
-   * live again (re-added after its tombstone expired) fails with
-   * TASK_ALREADY_EXISTS. Resolves to how many went back; names with no dead
-   * letter are ignored.
-   */
-  async redrive(names?: readonly string[]): Promise<number> {
-    if (names !== undefined) {
-      if (!Array.isArray(names) || names.some((name) => typeof name !== 'string' || !TASK_NAME_PATTERN.test(name))) {
-        throw new QueueError('INVALID_TASK_NAME', 'redrive takes task names', { queue: this.name });
-      }
-      if (names.length === 0) return 0;
-    }
-    const redriven = await this.#store.redriveDeadLetters({
-      ...this.#ref,
-      names: names === undefined ? null : [...new Set(names)],
-      batchSize: REDRIVE_BATCH,
-    });
-    if (redriven > 0) this.#events.added(this.name, redriven);
-    return redriven;
-  }
-
-  /**
-   * The queue's most recent tombstones (names held after a delete, a purge
-   * or the retry limit), newest first, with the reason each task went.
-   */
-  async listTombstones(options: { limit?: number } = {}): Promise<Tombstone[]> {
-    return this.#store.listTombstones({ ...this.#ref, limit: this.#pageLimit(options.limit ?? 50) });
-  }
-
-  /**
-   * Ends the lease on a task whoever holds it (an administrator's release;
-   * no lease token needed): the task is available at once, its retry count
-   * unchanged. A task that is not leased is returned as it is.
-   * UNKNOWN_TASK or TOMBSTONED_TASK when it is not live.
-   */
-  async releaseLease(name: string): Promise<Task> {
-    const task = await this.#store.releaseLease({ ...this.#ref, name });
-    if (task) return task;
-    throw await this.missingTaskError(name);
-  }
-
-  /**
-   * Tasks leased per minute over the last hour (every process's leases):
-   * sixty minutes, oldest first, the last one still running.
-   */
-  leasesPerMinute(): Promise<LeaseCount[]> {
-    return this.#store.leaseCounts(this.#ref);
+    return this.#ctx.store.isPaused(this.#ctx.ref);
   }
 
   /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */
   fetchStatistics(): Promise<QueueStatistics> {
-    return this.#store.queueStats(this.#ref);
+    return this.#ctx.store.queueStats(this.#ctx.ref);
   }
 
   /**
@@ -529,57 +303,16 @@ export class TaskQueue {
    * or when `signal` aborts). `leaseTasks({ waitMs })` waits with it.
    */
   waitForTasks(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    return this.#store.waitForTasks({ ...this.#ref, timeoutMs, ...(signal ? { signal } : {}) });
+    return this.#ctx.store.waitForTasks({ ...this.#ctx.ref, timeoutMs, ...(signal ? { signal } : {}) });
   }
 
-  /**
-   * The error that explains why a name is not live: TOMBSTONED_TASK or
-   * UNKNOWN_TASK. A name held by its form that is not live counts as
-   * deleted without asking the store: its delete wrote no tombstone row.
-   * (The service cannot tell whether such a name was ever used in this
-   * queue; it can only have come from a task of the service, so "deleted"
-   * is the likely truth, and either way the name cannot be added.)
-   */
-  async missingTaskError(name: string): Promise<QueueError> {
-    const details = { queue: this.name, task: name };
-    if (TASK_NAME_PATTERN.test(name) && (this.#heldByForm(name) || (await this.#store.isTombstoned({ ...this.#ref, name })))) {
-      return new QueueError('TOMBSTONED_TASK', `task "${name}" has been deleted`, details);
-    }
-    return new QueueError('UNKNOWN_TASK', `task "${name}" does not exist in queue "${this.name}"`, details);
-  }
-
-  /**
-   * The refusal of an add that gave names held by their form: whichever of
-   * them is live already exists (as the insert would have said); otherwise
-   * the first was deleted. One lookup, and only for such adds.
-   */
-  async #heldNameError(names: readonly string[], transaction: CallerTransaction | undefined): Promise<QueueError> {
-    const live = await this.#store.liveTaskNames({ ...this.#ref, names, ...(transaction === undefined ? {} : { transaction }) });
-    const name = live[0];
-    if (name !== undefined) {
-      return new QueueError('TASK_ALREADY_EXISTS', `task "${name}" already exists`, { queue: this.name, task: name });
-    }
-    const first = names[0]!;
-    return new QueueError('TOMBSTONED_TASK', `task "${first}" was deleted recently; its name is held and cannot be reused yet`, {
-      queue: this.name,
-      task: first,
-    });
-  }
-
-  /** Whether `name` is held by its form now (see generated-name.ts); Node's clock, as the name's own time. */
-  #heldByForm(name: string): boolean {
-    return isHeldByForm(name, Date.now(), this.#retentionMs);
-  }
-
-  #pageLimit(limit: number): number {
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { queue: this.name, field: 'limit' });
-    }
-    return limit;
+  /** The error that explains why a name is not live: TOMBSTONED_TASK or UNKNOWN_TASK (see name-holds.ts). */
+  missingTaskError(name: string): Promise<QueueError> {
+    return missingTaskError(this.#ctx, name);
   }
 
   #requirePull(action: string): void {
-    if (this.#config.mode !== 'pull') {
+    if (this.#ctx.config.mode !== 'pull') {
       throw new QueueError('INVALID_QUEUE_MODE', `cannot ${action} tasks of push queue "${this.name}"; only pull queues can be leased`, {
         queue: this.name,
       });
@@ -593,18 +326,4 @@ export class TaskQueue {
     }
     return ms;
   }
-}
-
-/** An abortable sleep: resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

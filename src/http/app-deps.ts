@@ -2,8 +2,18 @@ import type { AccessControl } from '../auth/access-control.js';
 import type { Logger } from '../core/logger.js';
 import type { HttpObserver } from './request-log.js';
 import type { RestService } from './rest-service.js';
-import type { MetricsSource } from './routes/metrics.js';
-import type { Readiness } from './routes/readiness.js';
+
+/** Whether the server can take traffic, and if not, why (a short machine-readable reason and a sentence). */
+export type Readiness =
+  | { readonly ready: true }
+  | { readonly ready: false; readonly reason: 'database' | 'migrations' | 'config' | 'stopping'; readonly message: string };
+
+/** The Prometheus exposition the server renders (see ops/service-metrics.ts). */
+export interface MetricsSource {
+  /** `on`: anyone may scrape; `token`: only an administrator's bearer token. (`off` registers no route.) */
+  readonly access: 'on' | 'token';
+  render(): Promise<{ readonly contentType: string; readonly body: string }>;
+}
 
 /** What `createApp` needs: the service, and optionally access control and the server's public URL. */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import { silentLogger } from '../core/logger.js';
-import type { AppDeps, ResolvedDeps } from './app-deps.js';
+import type { AppDeps, Readiness, ResolvedDeps } from './app-deps.js';
 import { BATCH_DELETE_TASKS } from './batch/batch-delete.js';
 import { BATCH_PATHS, batchHandler } from './batch/batch-handler.js';
 import { writeError } from './error-response.js';
@@ -21,7 +21,7 @@ import { INSERT_TASK } from './routes/insert-task.js';
 import { LEASE_TASKS } from './routes/lease-tasks.js';
 import { LIST_TASKS } from './routes/list-tasks.js';
 import { metrics } from './routes/metrics.js';
-import { readiness, type Readiness } from './routes/readiness.js';
+import { readiness } from './routes/readiness.js';
 import { PATCH_TASK, PUT_TASK, UPDATE_TASK } from './routes/update-task.js';
 
 export type { AppDeps } from './app-deps.js';
@@ -103,7 +103,7 @@ export function createApp(deps: AppDeps): Hono {
 /** The default readiness: the database answers. */
 async function databaseAnswers(deps: ResolvedDeps): Promise<Readiness> {
   try {
-    await deps.service.store.ping();
+    await deps.service.ping();
     return { ready: true };
   } catch {
     return { ready: false, reason: 'database', message: 'the database does not answer' };

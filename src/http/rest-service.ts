@@ -1,15 +1,25 @@
-import type { AuditLog } from '../core/audit-log.js';
-import type { TaskQueueService } from '../core/task-queue-service.js';
+import type { Operator } from '../core/audit-log.js';
+import type { ServiceConfig, QueueConfig } from '../core/queue-config.js';
+import type { QueueOperations } from '../core/queue-operations.js';
+import type { QueueOverview } from '../core/queue-overview.js';
+import type { TaskQueue } from '../core/task-queue.js';
 
 /**
- * What the REST shell needs of the service: the core's TaskQueueService,
+ * What the REST shell uses of the service: the core's TaskQueueService
+ * (queue handles, the operator API, the overview, a database round trip),
  * plus the project id its paths name and which engine runs (for /healthz).
  * `openTaskQueue()` resolves to one; http names this interface instead of
  * importing the wiring module.
  */
-export interface RestService extends TaskQueueService {
+export interface RestService {
   readonly project: string;
   readonly engine: string;
-  /** Where the operator routes record pause, resume, purge and redrive (openTaskQueue's has one); absent: nowhere. */
-  readonly auditLog?: AuditLog;
+  readonly config: ServiceConfig;
+  queues(): QueueConfig[];
+  getQueue(name: string): TaskQueue;
+  /** The operator API, acting as `operator`: the admin routes' actions are audited by it. */
+  operate(name: string, operator: Operator): QueueOperations;
+  overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** A round trip to the database (health and readiness). */
+  ping(): Promise<void>;
 }

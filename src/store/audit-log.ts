@@ -27,15 +27,8 @@ export class PgAuditLog implements AuditLog {
 
   /** Records one action; the time is the database's now(). */
   async record(entry: NewAuditEntry): Promise<AuditEntry> {
-    if (!Number.isSafeInteger(entry.count) || entry.count < 0) {
-      throw new QueueError('INVALID_REQUEST', 'an audit entry counts a whole number of tasks', { field: 'count' });
-    }
     try {
-      const result = await sql<AuditRow>`/* audit_record */
-        insert into ${table(this.#ctx, 'audit_log')} (actor, action, queue, target, count, source)
-        values (${entry.actor}, ${entry.action}, ${entry.queue}, ${entry.target ?? null}, ${entry.count}, ${entry.source ?? 'console'})
-        returning ${COLUMNS}`.execute(this.#ctx.db);
-      return entryFromRow(result.rows[0] as AuditRow);
+      return await recordAudit(this.#ctx, entry);
     } catch (error) {
       throw translateError(error, { queue: entry.queue });
     }
@@ -63,6 +56,18 @@ export class PgAuditLog implements AuditLog {
       throw translateError(error, options.queue === undefined ? {} : { queue: options.queue });
     }
   }
+}
+
+/** Inserts one audit entry (the database's now() as its time); errors untranslated. */
+export async function recordAudit(ctx: StoreContext, entry: NewAuditEntry): Promise<AuditEntry> {
+  if (!Number.isSafeInteger(entry.count) || entry.count < 0) {
+    throw new QueueError('INVALID_REQUEST', 'an audit entry counts a whole number of tasks', { field: 'count' });
+  }
+  const result = await sql<AuditRow>`/* audit_record */
+    insert into ${table(ctx, 'audit_log')} (actor, action, queue, target, count, source)
+    values (${entry.actor}, ${entry.action}, ${entry.queue}, ${entry.target ?? null}, ${entry.count}, ${entry.source ?? 'console'})
+    returning ${COLUMNS}`.execute(ctx.db);
+  return entryFromRow(result.rows[0] as AuditRow);
 }
 
 function entryFromRow(row: AuditRow): AuditEntry {

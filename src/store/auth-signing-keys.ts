@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { ActiveSigningKey, NewSigningKey, VerifyingKey } from '../core/signing-keys.js';
-import { authTable } from './auth-schema.js';
-import type { StoreContext } from './store-context.js';
-import { toNumber } from './store-context.js';
+import { table, toNumber, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
 /**
@@ -18,7 +16,7 @@ export async function signingKeyGetActive(ctx: StoreContext): Promise<ActiveSign
   const result = await guard(() =>
     sql<{ kid: string; private_jwk: Record<string, unknown>; max_token_seconds: number }>`/* signing_key_active */
       select kid, private_jwk, max_token_seconds
-        from ${authTable(ctx, 'auth_signing_keys')}
+        from ${table(ctx, 'auth_signing_keys')}
        where retired_at is null`.execute(ctx.db),
   );
   const row = result.rows[0];
@@ -32,7 +30,7 @@ export async function signingKeyGetActive(ctx: StoreContext): Promise<ActiveSign
 export async function signingKeyInsert(ctx: StoreContext, key: NewSigningKey): Promise<boolean> {
   const result = await guard(() =>
     sql`/* signing_key_insert */
-      insert into ${authTable(ctx, 'auth_signing_keys')}
+      insert into ${table(ctx, 'auth_signing_keys')}
              (kid, algorithm, public_jwk, private_jwk, max_token_seconds)
       values (${key.kid}, 'ES256', ${JSON.stringify(key.publicJwk)}::jsonb,
               ${JSON.stringify(key.privateJwk)}::jsonb, ${key.maxTokenSeconds})
@@ -47,7 +45,7 @@ export async function signingKeyListVerifiable(ctx: StoreContext): Promise<Verif
     sql<{ kid: string; public_jwk: Record<string, unknown>; verify_until_ms: unknown }>`/* signing_keys_verifiable */
       select kid, public_jwk,
              (extract(epoch from verify_until) * 1000)::int8 as verify_until_ms
-        from ${authTable(ctx, 'auth_signing_keys')}
+        from ${table(ctx, 'auth_signing_keys')}
        where verify_until is null or verify_until > now()`.execute(ctx.db),
   );
   return result.rows.map((row) => ({
@@ -65,7 +63,7 @@ export async function signingKeyListVerifiable(ctx: StoreContext): Promise<Verif
  * their verify_until are deleted on the way.
  */
 export async function signingKeyRotate(ctx: StoreContext, next: NewSigningKey, options: { revoke: boolean }): Promise<void> {
-  const keys = authTable(ctx, 'auth_signing_keys');
+  const keys = table(ctx, 'auth_signing_keys');
   await guard(() =>
     ctx.db.transaction().execute(async (trx) => {
       await sql`/* signing_key_retire */

@@ -1,4 +1,4 @@
-import type { QueueConfig, ServiceConfig } from '../core/queue-config.js';
+import { DEFAULT_RETRY_PARAMETERS, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
 import { toNumber, type StoreContext } from './store-context.js';
 
 /** The queues a database serves: its configuration as the servers last wrote it, with each queue's id. */
@@ -30,6 +30,9 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
     storageLimitBytes: row.storage_limit_bytes === null ? null : toNumber(row.storage_limit_bytes),
     leaseRate:
       row.lease_rate_calls === null || row.lease_rate_seconds === null ? null : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
+    // Retry parameters live only in the configuration file, like ACLs:
+    // the operator tools that read this never schedule a retry.
+    retry: DEFAULT_RETRY_PARAMETERS,
     acl: { userEmails: [], writerEmails: [] },
   }));
   return {

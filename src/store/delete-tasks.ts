@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TaskDeleteParams } from '../core/task-store.js';
+import { auditedCte } from './audit-row.js';
 import { table, type StoreContext } from './store-context.js';
 
 /**
@@ -11,6 +12,8 @@ import { table, type StoreContext } from './store-context.js';
  * When every name is held by its form (names the service generated, the
  * usual case), the statement is a plain delete: measured on PostgreSQL, the
  * tombstone insert doubled the time and tripled the WAL of a delete of 100.
+ * An operator's delete (`audit` given) writes its audit entry in the same
+ * statement, counting the tasks deleted.
  */
 export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): Promise<string[]> {
   if (params.names.length === 0) return [];
@@ -18,7 +21,7 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   const untracked = params.names.filter((name) => byForm.has(name));
   // Both primary-key columns in the conditions: an index scan that probes
   // each name (see PLANNER_SETTINGS in database.ts for young tables).
-  if (untracked.length === params.names.length) {
+  if (untracked.length === params.names.length && params.audit === undefined) {
     const result = await sql<{ name: string }>`/* delete_tasks_untracked */
       delete from ${table(ctx, 'tasks')}
        where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
@@ -38,7 +41,7 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
       select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${untracked}::text[])
       on conflict (queue_id, name) do update
         set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
-    )
+    )${auditedCte(ctx, params.audit, 'gone')}
     select name from gone`.execute(ctx.db);
   return result.rows.map((row) => row.name);
 }

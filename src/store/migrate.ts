@@ -3,12 +3,7 @@ import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 import { validateSchemaName } from './schema-name.js';
 
-/** A migration file of sql/: `NNNN_name.sql`. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly text: string;
-}
+export type { Migration } from './migration.js';
 
 /** What a migration run did. */
 export interface MigrateResult {
@@ -29,16 +24,16 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
   const migrations = MIGRATIONS;
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(trx);
-    await sql`set local search_path to ${sql.id(schema)}`.execute(trx);
-    await sql`
+    await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
+    await sql`/* migrate_search_path */ set local search_path to ${sql.id(schema)}`.execute(trx);
+    await sql`/* migrate_create_table */
       create table if not exists schema_migrations (
         version    integer primary key,
         name       text not null,
         applied_at timestamptz not null default now()
       )`.execute(trx);
     const done = new Set(
-      (await sql<{ version: number }>`select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
+      (await sql<{ version: number }>`/* migrate_applied */ select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
     );
     const applied: number[] = [];
     for (const migration of migrations) {
@@ -62,6 +57,14 @@ export async function schemaVersion(db: Kysely<Database>, schemaName: string): P
   const schema = validateSchemaName(schemaName);
   const result = await sql<{ version: number | null }>`/* schema_version */ select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
   return Number(result.rows[0]?.version ?? 0);
+}
+
+/** Whether the schema holds the service's tables (its migrations table), without failing when it does not. */
+export async function schemaExists(db: Kysely<Database>, schemaName: string): Promise<boolean> {
+  const schema = validateSchemaName(schemaName);
+  const result = await sql<{ found: boolean }>`/* schema_exists */
+    select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = 'schema_migrations') as found`.execute(db);
+  return result.rows[0]?.found === true;
 }
 
 /** The highest migration this package ships. */

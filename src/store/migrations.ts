@@ -1,7 +1,7 @@
 // Generated from sql/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).
 // Do not edit: sql/ is the source of truth, and test/store/migrations-module.test.ts
 // fails when this file does not match it.
-import type { Migration } from './migrate.js';
+import type { Migration } from './migration.js';
 
 /** The numbered migrations of sql/, in order, with their text. */
 export const MIGRATIONS: readonly Migration[] = [

@@ -3,7 +3,6 @@ import type { DeadLetter } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import type { QueueOverview } from '../core/queue-overview.js';
-import { LIMITS } from '../core/limits.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Task } from '../core/task.js';
 import type {
@@ -23,19 +22,35 @@ import type {
   TaskNamesParams,
   TaskRef,
   TaskStore,
+  SetPausedParams,
+  ReleaseLeaseParams,
+  ReleaseResult,
   TombstoneListParams,
   LeaseCount,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
+import type { NewAuditEntry } from '../core/audit-log.js';
+import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
 import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
-import { schemaVersion } from './migrate.js';
+import { schemaExists, schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
 import { insertTasks } from './insert-tasks.js';
 import { leaseTasks } from './lease-tasks.js';
+import {
+  combinableLease,
+  deleteCombined,
+  insertCombined,
+  leaseCombined,
+  MAX_COMBINED_ADD,
+  MAX_COMBINED_ADD_TASKS,
+  type Guard,
+  type InsertOutcome,
+} from './combined-statements.js';
+import { StatisticsKeeper } from './statistics-keeper.js';
 import { leaseCounts } from './lease-counts.js';
 import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
@@ -48,41 +63,7 @@ import type { StoreContext } from './store-context.js';
 import { StatementGroup } from './statement-group.js';
 import { syncQueues } from './sync-queues.js';
 import { TaskArrivals } from './task-arrivals.js';
-import { analyzeIfStale } from './task-statistics.js';
 import { translateError } from './translate-error.js';
-
-const MAX_TASK_BYTES = LIMITS.maxTaskBytes;
-
-/**
- * Tasks per combined add. The FIFO offsets of one statement (a microsecond
- * per task, see insert-tasks.ts) stay under the millisecond its ETA check
- * allows for them.
- */
-const MAX_COMBINED_ADD = 500;
-
-/**
- * Adds of more tasks than this run on their own: they are batches already,
- * and waiting for a statement in flight would only delay them (measured
- * with 4 producers of 100: no gain from combining, within the noise).
- */
-const MAX_COMBINED_ADD_TASKS = 10;
-
-/**
- * Whether a combined add failed on a refusal one add alone may cause, which
- * the database answered (with a SQLSTATE, or no row for an ETA too far
- * ahead), so nothing was stored. A lost connection or a timeout leaves the
- * outcome unknown: such errors are never retried.
- */
-function refusedByDatabase(error: unknown): boolean {
-  if (!isQueueError(error)) return false;
-  if (error.code === 'INVALID_ETA') return true;
-  if (error.code === 'TRANSIENT_ERROR' || error.code === 'DEADLINE_EXCEEDED') return false;
-  const sqlState = (error.cause as { code?: unknown } | undefined)?.code;
-  return typeof sqlState === 'string' && /^[0-9A-Z]{5}$/.test(sqlState);
-}
-
-/** One add's share of a combined add: its tasks, or the error it alone gets. */
-type InsertOutcome = { readonly tasks: Task[] } | { readonly error: unknown };
 
 /**
  * The TaskStore on PostgreSQL or PGlite. Each method runs one named query
@@ -98,49 +79,45 @@ export class PgTaskStore implements TaskStore {
   readonly #leases: StatementGroup<TaskLeaseParams, LeaseResult>;
   readonly #watch: DatabaseWatch;
   readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
-  readonly #logger: Logger;
-  /** Tasks this process added since it last compared the table's statistics with its size. */
-  #addedSinceCheck = 0;
-  /**
-   * Adds after which to compare again: half the table's size at the last
-   * check, from 1,000 to 100,000. The cap matters after a drain (deletes,
-   * perhaps by other processes, which this count does not see): a table
-   * checked at ten million tasks and emptied since is checked again within
-   * 100,000 adds of a refill, not five million.
-   */
-  #nextCheck = 1000;
-  #checking: Promise<void> | null = null;
+  readonly #statistics: StatisticsKeeper;
+  readonly #guarded: Guard;
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
     this.#ctx = { db: database.db, schema };
     this.#ownsDatabase = options.ownsDatabase ?? true;
     const logger = options.logger ?? silentLogger;
-    this.#logger = logger;
+    this.#statistics = new StatisticsKeeper(this.#ctx, logger);
     this.#watch = new DatabaseWatch(logger);
+    this.#guarded = (run, queue) => guarded(this.#watch, run, queue);
     this.#arrivals = new TaskArrivals(database, this.#ctx, logger);
     this.#deletes = new StatementGroup(
-      (_key, requests) => this.#deleteCombined(requests),
+      (_key, requests) => deleteCombined(this.#ctx, this.#guarded, requests),
       (batch, next) => batch.reduce((n, r) => n + r.names.length, 0) + next.names.length <= 5000,
     );
     this.#leases = new StatementGroup(
-      (_key, requests) => this.#leaseCombined(requests),
+      (_key, requests) => leaseCombined(this.#ctx, this.#guarded, requests),
       (batch, next) => batch.reduce((n, r) => n + r.maxTasks, 0) + next.maxTasks <= 1000,
     );
     this.#inserts = new StatementGroup(
-      (_key, requests) => this.#insertCombined(requests),
+      (_key, requests) => insertCombined(this.#ctx, this.#guarded, requests),
       (batch, next) => batch.reduce((n, r) => n + r.tasks.length, 0) + next.tasks.length <= MAX_COMBINED_ADD,
     );
   }
 
   /** Runs one query and turns its failure into a QueueError, noting the database's availability. */
   #guard<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
-    return guarded(this.#watch, run, queue);
+    return this.#guarded(run, queue);
   }
 
   /** The highest migration applied to the schema (0 when none is); TRANSIENT_ERROR when the schema is gone. */
   schemaVersion(): Promise<number> {
     return this.#guard(() => schemaVersion(this.#ctx.db, this.#ctx.schema), undefined);
+  }
+
+  /** Whether the schema holds the service's tables. */
+  schemaExists(): Promise<boolean> {
+    return this.#guard(() => schemaExists(this.#ctx.db, this.#ctx.schema), undefined);
   }
 
   get database(): OpenDatabase {
@@ -173,58 +150,8 @@ export class PgTaskStore implements TaskStore {
     // Waiters in this process need not wait for the notification's round trip
     // (and inside a caller's transaction the notification comes only at commit).
     if (!params.transaction) this.#arrivals.wake(params.queueId);
-    this.#noteAdded(outcome.tasks.length);
+    this.#statistics.noteAdded(outcome.tasks.length);
     return outcome.tasks;
-  }
-
-  /**
-   * Keeps the planner's statistics of the task table in step with fast
-   * growth (see task-statistics.ts): after every half of the table's size in
-   * adds by this process (#nextCheck), one query compares the exact count with the
-   * planner's estimate, and analyzes the table when it is far behind. In the
-   * background: no add waits for it.
-   */
-  #noteAdded(count: number): void {
-    this.#addedSinceCheck += count;
-    if (this.#addedSinceCheck < this.#nextCheck || this.#checking) return;
-    this.#addedSinceCheck = 0;
-    // Not through #guard: a failed check says nothing about the database's availability.
-    this.#checking = analyzeIfStale(this.#ctx)
-      .then(
-        ({ tasks, analyzed }) => {
-          this.#nextCheck = Math.min(100_000, Math.max(1000, Math.floor(tasks / 2)));
-          if (analyzed) this.#logger.debug({ tasks }, 'task table analyzed: its statistics were far behind its size');
-        },
-        (error: unknown) => this.#logger.debug({ err: error }, 'task table statistics: check failed'),
-      )
-      .finally(() => {
-        this.#checking = null;
-      });
-  }
-
-  async #insertCombined(requests: readonly TaskInsertParams[]): Promise<InsertOutcome[]> {
-    const first = requests[0]!;
-    if (requests.length === 1) return [await this.#insertAlone(first)];
-    let stored: Task[];
-    try {
-      stored = await this.#guard(() => insertTasks(this.#ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
-    } catch (error) {
-      // The database refused the statement and nothing was stored: find the
-      // add at fault by running each alone. Any other failure (the database
-      // unreachable, a timeout) is every add's.
-      if (!refusedByDatabase(error)) throw error;
-      return Promise.all(requests.map((r) => this.#insertAlone(r)));
-    }
-    let offset = 0;
-    return requests.map((r) => ({ tasks: stored.slice(offset, (offset += r.tasks.length)) }));
-  }
-
-  async #insertAlone(params: TaskInsertParams): Promise<InsertOutcome> {
-    try {
-      return { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) };
-    } catch (error) {
-      return { error };
-    }
   }
 
   /**
@@ -234,58 +161,19 @@ export class PgTaskStore implements TaskStore {
    * payload budget could bind (each caller has its own).
    */
   leaseTasks(params: TaskLeaseParams): Promise<LeaseResult> {
-    const combinable = params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
-    if (!combinable) return this.#guard(() => leaseTasks(this.#ctx, params), params.queueName);
+    if (!combinableLease(params)) return this.#guard(() => leaseTasks(this.#ctx, params), params.queueName);
     const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
     return this.#leases.submit(key, params);
-  }
-
-  /** The paused flag goes to every caller; the dead-letter count to the first only, so totals stay right. */
-  async #leaseCombined(requests: readonly TaskLeaseParams[]): Promise<LeaseResult[]> {
-    const first = requests[0]!;
-    const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
-    const result = await this.#guard(
-      () => leaseTasks(this.#ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
-      first.queueName,
-    );
-    let offset = 0;
-    return requests.map((r, i) => ({
-      tasks: result.tasks.slice(offset, (offset += r.maxTasks)),
-      paused: result.paused,
-      deadLettered: i === 0 ? result.deadLettered : 0,
-    }));
   }
 
   modifyLease(params: TaskModifyLeaseParams): Promise<Task> {
     return this.#guard(() => modifyLease(this.#ctx, params), params.queueName);
   }
 
-  /** Concurrent deletes of one queue share a statement (see StatementGroup). */
+  /** Concurrent deletes of one queue share a statement (see StatementGroup); an operator's (audited) runs alone. */
   deleteTasks(params: TaskDeleteParams): Promise<string[]> {
+    if (params.audit !== undefined) return this.#guard(() => deleteTasks(this.#ctx, params), params.queueName);
     return this.#deletes.submit(String(params.queueId), params);
-  }
-
-  async #deleteCombined(requests: readonly TaskDeleteParams[]): Promise<string[][]> {
-    const first = requests[0]!;
-    const names = [...new Set(requests.flatMap((r) => r.names))];
-    // Callers decide a name's form by their clocks; should two disagree (a
-    // name's hold ending between them), the name gets its tombstone row.
-    const tracked = new Set<string>();
-    const byForm = new Set<string>();
-    for (const r of requests) {
-      const held = new Set(r.heldByForm);
-      for (const name of r.names) (held.has(name) ? byForm : tracked).add(name);
-    }
-    const heldByForm = [...byForm].filter((name) => !tracked.has(name));
-    const deleted = new Set(await this.#guard(() => deleteTasks(this.#ctx, { ...first, names, heldByForm }), first.queueName));
-    // A name two callers asked for counts as deleted for the first of them only.
-    return requests.map((r) =>
-      r.names.filter((name) => {
-        if (!deleted.has(name)) return false;
-        deleted.delete(name);
-        return true;
-      }),
-    );
   }
 
   getTask(params: TaskRef): Promise<Task | null> {
@@ -308,7 +196,7 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => queueStats(this.#ctx, params), params.queueName);
   }
 
-  setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
+  setPaused(params: SetPausedParams): Promise<void> {
     return this.#guard(() => setPaused(this.#ctx, params), params.queueName);
   }
 
@@ -357,10 +245,14 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => listTombstones(this.#ctx, params), params.queueName);
   }
 
-  async releaseLease(params: TaskRef): Promise<Task | null> {
-    const task = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
-    if (task) this.#arrivals.wake(params.queueId);
-    return task;
+  async releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null> {
+    const result = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
+    if (result?.released) this.#arrivals.wake(params.queueId);
+    return result;
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<void> {
+    await this.#guard(() => recordAudit(this.#ctx, entry), entry.queue);
   }
 
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
@@ -380,11 +272,11 @@ export class PgTaskStore implements TaskStore {
   }
 
   async ping(): Promise<void> {
-    await this.#guard(() => sql`select 1`.execute(this.#ctx.db), undefined);
+    await this.#guard(() => sql`/* ping */ select 1`.execute(this.#ctx.db), undefined);
   }
 
   async close(): Promise<void> {
-    await this.#checking;
+    await this.#statistics.close();
     await this.#arrivals.close();
     if (this.#ownsDatabase) await this.#database.close();
   }

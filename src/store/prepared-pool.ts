@@ -50,7 +50,12 @@ export function preparedStatementPool(pool: pg.Pool, options: StatementOptions =
         }
       };
       // Kysely's client type also has a cursor overload the service never uses.
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) };
+      // Kysely asks to discard a connection it cannot trust (a failed ROLLBACK
+      // leaves its state unknown): pg destroys a client released with a truthy value.
+      return {
+        query: query as unknown as PostgresPoolClient['query'],
+        release: (discard?: boolean) => client.release(broken ?? (discard === true ? true : undefined)),
+      };
     },
     end: () => pool.end(),
   };

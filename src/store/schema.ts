@@ -1,5 +1,4 @@
 import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
-import type { AuthSigningKeysTable } from './auth-schema.js';
 
 /**
  * Kysely's view of the tables in `sql/`. The migrations are the source of
@@ -176,4 +175,16 @@ export interface Database {
   audit_log: AuditLogTable;
   queue_depth_samples: QueueDepthSamplesTable;
   auth_signing_keys: AuthSigningKeysTable;
+}
+
+/** sql/0006_auth.sql: the local token issuer's signing keys. */
+export interface AuthSigningKeysTable {
+  kid: string;
+  algorithm: 'ES256';
+  public_jwk: ColumnType<Record<string, unknown>, string, string>;
+  private_jwk: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  max_token_seconds: number;
+  created_at: Generated<Date>;
+  retired_at: Date | null;
+  verify_until: Date | null;
 }

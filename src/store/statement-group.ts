@@ -9,7 +9,7 @@
  */
 export class StatementGroup<Request, Result> {
   readonly #run: (key: string, requests: readonly Request[]) => Promise<readonly Result[]>;
-  readonly #maxBatch: (requests: readonly Request[], next: Request) => boolean;
+  readonly #fits: (requests: readonly Request[], next: Request) => boolean;
   readonly #running = new Map<string, number>();
   readonly #maxInFlight: number;
   readonly #waiting = new Map<string, Array<Pending<Request, Result>>>();
@@ -25,7 +25,7 @@ export class StatementGroup<Request, Result> {
     maxInFlight = 2,
   ) {
     this.#run = run;
-    this.#maxBatch = fits;
+    this.#fits = fits;
     this.#maxInFlight = maxInFlight;
   }
 
@@ -61,7 +61,7 @@ export class StatementGroup<Request, Result> {
       return;
     }
     const batch: Array<Pending<Request, Result>> = [];
-    while (queue.length > 0 && (batch.length === 0 || this.#maxBatch(batch.map((p) => p.request), queue[0]!.request))) {
+    while (queue.length > 0 && (batch.length === 0 || this.#fits(batch.map((p) => p.request), queue[0]!.request))) {
       batch.push(queue.shift()!);
     }
     if (queue.length === 0) this.#waiting.delete(key);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { QueueError, isQueueError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { redactDatabaseUrl } from '../core/redact-database-url.js';
+import { redactDatabaseUrl } from './redact-database-url.js';
 import { translateError } from './translate-error.js';
 
 export interface WaitForDatabaseOptions {

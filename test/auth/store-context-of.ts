@@ -1,11 +1,10 @@
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { testPGlite, testPgUrl, type TestService } from '../helpers/engines.js';
 
 /** The database and schema behind a test service (what the local issuer is given in production too). */
 export function storeContextOf(t: TestService): StoreContext {
-  return { db: (t.service.store as PgTaskStore).database.db, schema: t.schema };
+  return { db: t.db, schema: t.schema };
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cli, jsonLines, openCliDatabase } from './cli-harness.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 /** Every operator command straight on PostgreSQL (DATABASE_URL), as a script would use them. */
 
@@ -18,7 +19,7 @@ describe('operator commands on the database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    for (const queue of ['work', 'other', 'fragile']) await t.service.getQueue(queue).purge();
+    for (const queue of ['work', 'other', 'fragile']) await operatorOf(t.service.getQueue(queue)).purge();
     await t.sql(`delete from ${t.schema}.task_tombstones`);
     await t.sql(`delete from ${t.schema}.task_dead_letters`);
     await t.sql(`update ${t.schema}.queues set paused = false`);
@@ -95,7 +96,7 @@ describe('operator commands on the database', () => {
   it('queues and stats show depth and state, as a table or as JSON', async () => {
     await t.service.getQueue('work').add([{ name: 'q1' }, { name: 'q2' }, { name: 'q3', countdownSeconds: 600 }]);
     await t.service.getQueue('work').leaseTasks({ lease: 60, maxTasks: 1 });
-    await t.service.getQueue('other').pause();
+    await operatorOf(t.service.getQueue('other')).pause();
 
     const table = await cli(['queues'], t.env);
     expect(table.code).toBe(0);

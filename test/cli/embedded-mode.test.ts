@@ -30,10 +30,12 @@ describe('operator commands on the embedded engine', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('works on a free data directory, and through the server that holds it', { timeout: 180_000 }, async () => {
-    // Before any server ran, there is nothing to act on.
-    const empty = await cli(['queues'], env);
+    // Before any server ran, and without the configuration, there is nothing to act on; the error says how.
+    const { TASKQUEUE_CONFIG: _config, ...withoutConfig } = env;
+    const empty = await cli(['queues'], withoutConfig);
     expect(empty.code).toBe(1);
     expect(empty.err).toContain('the embedded database holds no taskqueue tables');
+    expect(empty.err).toContain('TASKQUEUE_CONFIG');
 
     // A server writes the queues to the directory, then stops.
     const first = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });

@@ -8,6 +8,7 @@ import { settingsFromEnvironment } from '../../src/config/service-settings.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 import { cli, jsonLines, pgAdmin } from './cli-harness.js';
+import { TEST_OPERATOR } from '../helpers/operator-of.js';
 
 /**
  * export -> import -> export gives the same bytes, on the database and over
@@ -66,7 +67,7 @@ describe('export and import', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    for (const queue of ['copy-a', 'copy-b', 'copy-c']) await server.service.getQueue(queue).purge();
+    for (const queue of ['copy-a', 'copy-b', 'copy-c']) await server.service.operate(queue, TEST_OPERATOR).purge();
     await sql(`delete from ${schema}.task_tombstones`);
   });
 
@@ -148,7 +149,7 @@ describe('export and import', () => {
     expect(twice.code).toBe(1);
     expect(twice.err).toContain('0 task(s) were imported before them');
     // Purged names stay held (tombstones): importing them again fails (1), it is not a missing queue (3).
-    await server.service.getQueue('copy-a').purge();
+    await server.service.operate('copy-a', TEST_OPERATOR).purge();
     const held = await cli(['import', 'copy-a'], db, { stdin: some });
     expect(held.code).toBe(1);
     expect((await cli(['import', 'nope'], db, { stdin: some })).code).toBe(3);

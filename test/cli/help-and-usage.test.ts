@@ -14,6 +14,7 @@ const COMMANDS = [
   'serve',
   'migrate',
   'check-config',
+  'cron',
   'token',
   'queues',
   'stats',

@@ -7,6 +7,7 @@ import { settingsFromEnvironment } from '../../src/config/service-settings.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 import { cli, jsonLines, pgAdmin } from './cli-harness.js';
+import { TEST_OPERATOR } from '../helpers/operator-of.js';
 
 /**
  * The operator commands against a real server (--url, --token), started in
@@ -66,11 +67,12 @@ describe('operator commands over HTTP (--url)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    for (const queue of ['jobs', 'other', 'fragile']) await server.service.getQueue(queue).purge();
+    for (const queue of ['jobs', 'other', 'fragile']) await server.service.operate(queue, TEST_OPERATOR).purge();
     const schema = serverEnv.TASKQUEUE_SCHEMA ?? '';
     await sql(`delete from ${schema}.task_tombstones`);
     await sql(`delete from ${schema}.task_dead_letters`);
     await sql(`update ${schema}.queues set paused = false`);
+    await sql(`delete from ${schema}.audit_log`);
   });
 
   it('add, lease and delete go through REST v1beta2, with flags or the environment', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_ACTIVE_QUEUES } from '../../src/config/build-service-config.js';
 import { parseQueueXml } from '../../src/config/parse-queue-xml.js';
 import { parseQueueYaml } from '../../src/config/parse-queue-yaml.js';
-import { DEFAULT_LEASE_RATE, defaultQueueConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig } from '../../src/core/queue-config.js';
 import { catchConfigError } from './catch-config-error.js';
 
 function xmlWithQueues(names: readonly string[]): string {
@@ -53,6 +53,7 @@ describe('the default queue', () => {
       maxLeases: 3,
       storageLimitBytes: 10 * 1024 ** 2,
       leaseRate: { calls: 2, windowSeconds: 1 },
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
     });
   });
@@ -69,6 +70,7 @@ describe('the default queue', () => {
         maxLeases: null,
         storageLimitBytes: null,
         leaseRate: DEFAULT_LEASE_RATE,
+        retry: DEFAULT_RETRY_PARAMETERS,
         acl: { userEmails: ['w@example.com'], writerEmails: [] },
       },
     ]);

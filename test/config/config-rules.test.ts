@@ -160,18 +160,15 @@ const cases: RuleCase[] = [
   ...(
     [
       ['task-age-limit', 'task_age_limit', '2d'],
-      ['min-backoff-seconds', 'min_backoff_seconds', '10'],
-      ['max-backoff-seconds', 'max_backoff_seconds', '200'],
-      ['max-doublings', 'max_doublings', '3'],
     ] as const
   ).map(
     ([xmlName, yamlName, value]): RuleCase => ({
       title: `<retry-parameters><${xmlName}> in a pull queue`,
       xml: xmlJobs(`${PULL_XML}<retry-parameters><task-retry-limit>3</task-retry-limit><${xmlName}>${value}</${xmlName}></retry-parameters>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue (only <task-retry-limit> is)`,
+      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue (only push queues have a task age)`,
       xmlElement: xmlName,
       yaml: yamlJobs(PULL_YAML, 'retry_parameters:', '  task_retry_limit: 3', `  ${yamlName}: ${value}`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue (only task_retry_limit is)`,
+      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue (only push queues have a task age)`,
       yamlElement: yamlName,
       queue: 'jobs',
     }),

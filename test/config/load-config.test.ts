@@ -8,7 +8,7 @@ import {
   parseConfigText,
 } from '../../src/config/load-config.js';
 import { parseQueueXml } from '../../src/config/parse-queue-xml.js';
-import { DEFAULT_LEASE_RATE, defaultQueueConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig } from '../../src/core/queue-config.js';
 import { catchConfigError, catchConfigErrorAsync } from './catch-config-error.js';
 
 const fixturePath = (name: string): string => fileURLToPath(new URL(`fixtures/${name}`, import.meta.url));
@@ -99,6 +99,7 @@ describe('builtInConfig', () => {
           maxLeases: null,
           storageLimitBytes: null,
           leaseRate: DEFAULT_LEASE_RATE,
+          retry: DEFAULT_RETRY_PARAMETERS,
           acl: { userEmails: [], writerEmails: [] },
         },
       ],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseQueueXml } from '../../src/config/parse-queue-xml.js';
-import { DEFAULT_LEASE_RATE, defaultQueueConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig } from '../../src/core/queue-config.js';
 import { catchConfigError } from './catch-config-error.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
@@ -21,6 +21,7 @@ describe('parseQueueXml: valid files', () => {
           maxLeases: 7,
           storageLimitBytes: 1.5 * 1024 ** 3,
           leaseRate: { calls: 600, windowSeconds: 60 },
+          retry: DEFAULT_RETRY_PARAMETERS,
           acl: { userEmails: ['worker@example.com', 'worker2@example.com'], writerEmails: ['producer@example.com'] },
         },
         {
@@ -29,6 +30,7 @@ describe('parseQueueXml: valid files', () => {
           maxLeases: 5,
           storageLimitBytes: null,
           leaseRate: DEFAULT_LEASE_RATE,
+          retry: { ageLimitSeconds: 172_800, minBackoffSeconds: 10, maxBackoffSeconds: 200, maxDoublings: 3 },
           acl: { userEmails: [], writerEmails: [] },
         },
         {
@@ -37,6 +39,7 @@ describe('parseQueueXml: valid files', () => {
           maxLeases: null, // task-retry-limit 0 means unlimited (AppScale)
           storageLimitBytes: null,
           leaseRate: null,
+          retry: DEFAULT_RETRY_PARAMETERS,
           acl: { userEmails: [], writerEmails: [] },
         },
         {
@@ -45,6 +48,7 @@ describe('parseQueueXml: valid files', () => {
           maxLeases: null,
           storageLimitBytes: null,
           leaseRate: DEFAULT_LEASE_RATE,
+          retry: DEFAULT_RETRY_PARAMETERS,
           acl: { userEmails: ['only@example.com'], writerEmails: [] },
         },
       ],

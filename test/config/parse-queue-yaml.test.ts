@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseQueueYaml } from '../../src/config/parse-queue-yaml.js';
-import { DEFAULT_LEASE_RATE, defaultQueueConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig } from '../../src/core/queue-config.js';
 import { catchConfigError } from './catch-config-error.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
@@ -19,6 +19,7 @@ describe('parseQueueYaml: valid files', () => {
       maxLeases: 7,
       storageLimitBytes: 1.5 * 1024 ** 3,
       leaseRate: { calls: 600, windowSeconds: 60 },
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: ['worker@example.com', 'worker2@example.com'], writerEmails: ['producer@example.com'] },
     });
   });
@@ -97,6 +98,7 @@ queue:
     expect(config.queues[2]).toMatchObject({
       name: 'b',
       leaseRate: { calls: 5, windowSeconds: 1 },
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: ['w@example.com'] },
     });
     expect(config.queues[1]?.leaseRate).toEqual(config.queues[2]?.leaseRate);

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQueueXml } from '../../src/config/parse-queue-xml.js';
 import { parseQueueYaml } from '../../src/config/parse-queue-yaml.js';
-import { DEFAULT_LEASE_RATE, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
 
 interface QueueSpec {
   readonly name: string;
@@ -111,6 +111,7 @@ function expected(spec: ServiceSpec): ServiceConfig {
         : queue.leaseRate === 'unlimited'
           ? null
           : { calls: queue.leaseRate[0], windowSeconds: { s: 1, m: 60, h: 3600, d: 86400 }[queue.leaseRate[1]] },
+    retry: DEFAULT_RETRY_PARAMETERS,
     acl: isPull(queue) ? { userEmails: [...queue.userEmails], writerEmails: [...queue.writerEmails] } : { userEmails: [], writerEmails: [] },
   }));
   if (!queues.some((queue) => queue.name === 'default')) queues.unshift(defaultQueueConfig());

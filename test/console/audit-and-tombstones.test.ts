@@ -3,18 +3,15 @@ import { isQueueError } from '../../src/core/errors.js';
 import { OverviewSampler } from '../../src/console/overview-sampler.js';
 import { PgAuditLog } from '../../src/store/audit-log.js';
 import { PgDepthHistory } from '../../src/store/depth-history.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
   let t: TestService;
   afterEach(async () => t?.close());
 
-  const auditLogOf = (service: TestService) => {
-    const store = service.service.store as PgTaskStore;
-    return new PgAuditLog({ db: store.database.db, schema: service.schema });
-  };
+  const auditLogOf = (service: TestService) => new PgAuditLog({ db: service.db, schema: service.schema });
 
   it('records who did what to which queue, and lists newest first, by page and by queue', async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q'), pullQueue('r')]));
@@ -59,9 +56,9 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
     await t.sql(`update ${t.schema}.tasks set eta = eta + interval '1 hour' where name in ('c', 'd')`);
     await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await t.sql(`update ${t.schema}.task_tombstones set deleted_at = deleted_at - interval '2 minutes' where name = 'b'`);
-    await q.purge();
+    await operatorOf(q).purge();
 
-    const tombstones = await q.listTombstones();
+    const tombstones = await operatorOf(q).listTombstones();
     expect(tombstones.map((x) => [x.name, x.reason])).toEqual([
       ['d', 'purged'],
       ['c', 'purged'],
@@ -70,8 +67,8 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
     ]);
     expect(tombstones[2]).toMatchObject({ queueName: 'q', retryCount: 1 });
     expect(tombstones[0]!.deletedUsec).toBeGreaterThan(tombstones[3]!.deletedUsec);
-    expect(await q.listTombstones({ limit: 1 })).toHaveLength(1);
-    await expect(q.listTombstones({ limit: 0 })).rejects.toSatisfy(isQueueError);
+    expect(await operatorOf(q).listTombstones({ limit: 1 })).toHaveLength(1);
+    await expect(operatorOf(q).listTombstones({ limit: 0 })).rejects.toSatisfy(isQueueError);
   });
 
   it('counts tasks leased per minute over the last hour, from the lease history', async () => {
@@ -86,7 +83,7 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
     // Older than an hour: not counted.
     await t.sql(`insert into ${t.schema}.lease_history (queue_id, leased_at, task_count) values ($1, now() - interval '2 hours', 50)`, [q.id]);
 
-    const counts = await q.leasesPerMinute();
+    const counts = await operatorOf(q).leasesPerMinute();
     expect(counts).toHaveLength(60);
     expect(counts.every((c, i) => i === 0 || c.minuteStart - counts[i - 1]!.minuteStart === 60)).toBe(true);
     expect(counts.reduce((sum, c) => sum + c.tasks, 0)).toBe(4);
@@ -97,8 +94,7 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
 
   it('keeps depth samples in the database: one per queue and bucket, the last hour, read back after a restart', async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q'), pullQueue('r')]));
-    const store = t.service.store as PgTaskStore;
-    const history = new PgDepthHistory({ db: store.database.db, schema: t.schema });
+    const history = new PgDepthHistory({ db: t.db, schema: t.schema });
     await t.service.getQueue('q').add([{ name: 'a' }, { name: 'b' }]);
     const sampler = new OverviewSampler({ read: () => t.service.overview(), intervalSeconds: 3600, history });
     await sampler.sample();

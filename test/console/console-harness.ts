@@ -6,7 +6,6 @@ import type { QueueConfig } from '../../src/core/queue-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import { PgAuditLog } from '../../src/store/audit-log.js';
 import { PgDepthHistory } from '../../src/store/depth-history.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { createTestTokenIssuer, testAuthSettings, type TestTokenIssuer } from '../auth/test-token-issuer.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { openTestService, type TestEngine, type TestService } from '../helpers/engines.js';
@@ -41,14 +40,13 @@ export async function openConsoleHarness(
   const issuer = options.auth === false ? null : await createTestTokenIssuer();
   const accessControl: AccessControl | undefined =
     issuer === null ? undefined : createAccessControl(testAuthSettings(issuer, { admins: [ADMIN] }));
-  const store = t.service.store as PgTaskStore;
-  const audit = new PgAuditLog({ db: store.database.db, schema: t.schema });
+  const audit = new PgAuditLog({ db: t.db, schema: t.schema });
   const app = createApp({ service: t.service, ...(accessControl ? { accessControl } : {}) });
   const mounted = mountConsole(app, {
     service: t.service,
     ...(accessControl ? { accessControl } : {}),
     auditLog: audit,
-    depthHistory: new PgDepthHistory({ db: store.database.db, schema: t.schema }),
+    depthHistory: new PgDepthHistory({ db: t.db, schema: t.schema }),
     ...(options.sampleIntervalSeconds === undefined ? {} : { sampleIntervalSeconds: options.sampleIntervalSeconds }),
     ...(options.refreshSeconds === undefined ? {} : { refreshSeconds: options.refreshSeconds }),
   });

@@ -3,6 +3,7 @@ import { CONTENT_SECURITY_POLICY } from '../../src/console/mount-console.js';
 import { csrfTokenFor } from '../../src/console/console-session.js';
 import { TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
 import { ADMIN, READER, browser, csrfOf, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe('web console, server side', () => {
   let h: ConsoleHarness;
@@ -149,7 +150,7 @@ describe('web console, server side', () => {
     // Release a lease, delete a task.
     const [leased] = await jobs.leaseTasks({ lease: 600, maxTasks: 1 });
     expect((await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: leased!.name } })).status).toBe(303);
-    expect((await jobs.browseTasks({ state: 'leased' })).length).toBe(0);
+    expect((await operatorOf(jobs).browseTasks({ state: 'leased' })).length).toBe(0);
     expect((await b.send('/console/queues/jobs/delete', { form: { _csrf: csrf, task: 'b' } })).status).toBe(303);
     expect((await jobs.listTasks()).map((task) => task.name).sort()).toEqual(['a', 'c']);
     const missing = await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: 'b' } });
@@ -170,7 +171,7 @@ describe('web console, server side', () => {
       await jobs.leaseTasks({ lease: 60, maxTasks: 1 });
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
-    expect((await jobs.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    expect((await operatorOf(jobs).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
     const withDead = await b.send('/console/queues/jobs/dead-letters');
     expect(withDead.text).toContain('data-dead-letter="doomed"');
     expect(withDead.text).toContain('retry limit: leased 2 times');
@@ -302,11 +303,11 @@ describe('web console, server side', () => {
       await reports.leaseTasks({ lease: 60, maxTasks: 2 });
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second' where name in ('r1', 'r2')`);
     }
-    expect(await reports.listDeadLetters({ limit: 10 })).toHaveLength(2);
+    expect(await operatorOf(reports).listDeadLetters({ limit: 10 })).toHaveLength(2);
     const page = await b.send('/console/queues/reports');
     const all = await b.send('/console/queues/reports/redrive', { form: { _csrf: csrfOf(page) } });
     expect(all.headers.get('location')).toBe('/console/queues/reports?done=redrive&n=2');
-    expect(await reports.listDeadLetters({ limit: 10 })).toEqual([]);
+    expect(await operatorOf(reports).listDeadLetters({ limit: 10 })).toEqual([]);
 
     // A cookie whose token no longer verifies: back to sign-in, saying why, the cookie dropped.
     const stale = await h.app.request('http://localhost/console', { headers: { cookie: 'taskqueue_console=expired.or.revoked' } });

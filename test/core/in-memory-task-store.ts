@@ -1,8 +1,12 @@
+import type { NewAuditEntry } from '../../src/core/audit-log.js';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import type { Task } from '../../src/core/task.js';
 import type {
   QueueRef,
   QueueStats,
+  ReleaseLeaseParams,
+  ReleaseResult,
+  SetPausedParams,
   TaskDeleteParams,
   TaskInsertParams,
   TaskListParams,
@@ -20,6 +24,8 @@ import type {
  */
 export class InMemoryTaskStore implements Partial<TaskStore> {
   readonly calls: string[] = [];
+  /** The audit entries written, in order: those the action's own statement would write, and recordAudit's. */
+  readonly audit: NewAuditEntry[] = [];
   readonly #tasks = new Map<string, Task>();
   readonly #tombstones = new Set<string>();
   readonly #paused = new Set<number>();
@@ -55,13 +61,15 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
 
   async deleteTasks(params: TaskDeleteParams): Promise<string[]> {
     this.calls.push('deleteTasks');
-    return params.names.filter((name) => {
+    const deleted = params.names.filter((name) => {
       const key = this.#key(params, name);
       if (!this.#tasks.delete(key)) return false;
       // Names held by their form get no tombstone, as on PostgreSQL.
       if (!params.heldByForm.includes(name)) this.#tombstones.add(key);
       return true;
     });
+    if (params.audit) this.audit.push({ ...params.audit, count: deleted.length });
+    return deleted;
   }
 
   async getTask(params: TaskRef): Promise<Task | null> {
@@ -101,8 +109,9 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
     };
   }
 
-  async setPaused(params: QueueRef & { readonly paused: boolean }): Promise<void> {
+  async setPaused(params: SetPausedParams): Promise<void> {
     this.calls.push('setPaused');
+    if (params.audit) this.audit.push({ ...params.audit, count: 0 });
     if (params.paused) this.#paused.add(params.queueId);
     else this.#paused.delete(params.queueId);
   }
@@ -118,9 +127,17 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
     return (await this.deleteTasks({ ...params, names, heldByForm: [] })).length;
   }
 
-  async releaseLease(params: TaskRef): Promise<Task | null> {
+  /** The fake leases nothing, so a live task is never leased: returned as it is. */
+  async releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null> {
     this.calls.push('releaseLease');
-    return this.#tasks.get(this.#key(params, params.name)) ?? null;
+    const task = this.#tasks.get(this.#key(params, params.name));
+    if (task && params.audit) this.audit.push({ ...params.audit, count: 0 });
+    return task ? { task, released: false } : null;
+  }
+
+  async recordAudit(entry: NewAuditEntry): Promise<void> {
+    this.calls.push('recordAudit');
+    this.audit.push(entry);
   }
 
   async ping(): Promise<void> {}

@@ -4,13 +4,14 @@ import { TaskQueueService } from '../../src/core/task-queue-service.js';
 import { CapturedEvents } from '../helpers/capture-events.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { asTaskStore, InMemoryTaskStore } from './in-memory-task-store.js';
+import { operatorOf, registerService } from '../helpers/operator-of.js';
 
 /** The core's own rules, on an in-memory store: no database involved. */
 async function open() {
   const store = new InMemoryTaskStore();
   const config = serviceConfig([pullQueue('q'), { ...pullQueue('push-q'), mode: 'push' }]);
   const events = new CapturedEvents();
-  const service = new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 });
+  const service = registerService(new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 }));
   store.calls.length = 0;
   return { store, service, events, q: service.getQueue('q') };
 }
@@ -80,8 +81,8 @@ describe('TaskQueue rules (in-memory store)', () => {
     expect(await q.deleteTask('a')).toBe(false);
     await expect(q.getTask('a')).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { task: 'a' } });
     await expect(q.getTask('nobody')).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });
-    // A name that could never be stored is unknown without asking the store about tombstones.
-    await expect(q.releaseLease('no such/name')).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });
+    // A name that could never be stored is refused before the store sees it.
+    await expect(operatorOf(q).releaseLease('no such/name')).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     expect((await q.getTask('b')).name).toBe('b');
     expect(events.totals()).toEqual({ 'added:q': 2, 'deleted:q': 1 });
     await expect(q.deleteTask(Array.from({ length: 1001 }, (_, i) => `n${i}`))).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
@@ -89,11 +90,11 @@ describe('TaskQueue rules (in-memory store)', () => {
 
   it('validates browse and redrive arguments before the store', async () => {
     const { store, q } = await open();
-    await expect(q.browseTasks({ limit: 0 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'limit' } });
-    await expect(q.browseTasks({ state: 'gone' as never })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'state' } });
-    await expect(q.browseTasks({ after: { name: 'x', etaUsec: Number.NaN } })).rejects.toMatchObject({ details: { field: 'after' } });
-    await expect(q.redrive(['ok', 'not ok'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
-    expect(await q.redrive([])).toBe(0);
+    await expect(operatorOf(q).browseTasks({ limit: 0 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'limit' } });
+    await expect(operatorOf(q).browseTasks({ state: 'gone' as never })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'state' } });
+    await expect(operatorOf(q).browseTasks({ after: { name: 'x', etaUsec: Number.NaN } })).rejects.toMatchObject({ details: { field: 'after' } });
+    await expect(operatorOf(q).redrive(['ok', 'not ok'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
+    expect(await operatorOf(q).redrive([])).toBe(0);
     expect(store.calls).toEqual([]);
   });
 
@@ -101,17 +102,17 @@ describe('TaskQueue rules (in-memory store)', () => {
     const { service, q } = await open();
     expect(() => service.getQueue('elsewhere')).toThrow(expect.objectContaining({ code: 'UNKNOWN_QUEUE' }));
     expect(await q.isPaused()).toBe(false);
-    await q.pause();
+    await operatorOf(q).pause();
     expect(await q.isPaused()).toBe(true);
     expect(await service.getQueue('push-q').isPaused()).toBe(false);
-    await q.resume();
+    await operatorOf(q).resume();
     expect(await q.isPaused()).toBe(false);
   });
 
   it('purge reports the deleted tasks as deleted', async () => {
     const { q, events } = await open();
     await q.add([{}, {}, {}]);
-    expect(await q.purge()).toBe(3);
+    expect(await operatorOf(q).purge()).toBe(3);
     expect(await q.listTasks()).toEqual([]);
     expect(events.totals()).toEqual({ 'added:q': 3, 'deleted:q': 3 });
   });

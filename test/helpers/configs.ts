@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_RATE, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
+import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
 
 /** A pull queue with no limits (lease rate unlimited so tests can lease freely). */
 export function pullQueue(name: string, overrides: Partial<QueueConfig> = {}): QueueConfig {
@@ -8,6 +8,7 @@ export function pullQueue(name: string, overrides: Partial<QueueConfig> = {}): Q
     maxLeases: null,
     storageLimitBytes: null,
     leaseRate: null,
+    retry: DEFAULT_RETRY_PARAMETERS,
     acl: { userEmails: [], writerEmails: [] },
     ...overrides,
   };

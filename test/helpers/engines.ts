@@ -4,8 +4,14 @@ import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import type { TaskEvents } from '../../src/core/task-events.js';
-import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../src/core/clock.js';
+import type { QueueOperations } from '../../src/core/queue-operations.js';
+import { openServiceParts, openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
 import type { DatabaseOptions } from '../../src/store/database.js';
+import type { PgTaskStore } from '../../src/store/pg-task-store.js';
+import type { Database } from '../../src/store/schema.js';
+import { registerService, TEST_OPERATOR } from './operator-of.js';
 
 /** The engines every store test runs against. */
 export const ENGINES = ['postgres', 'pglite'] as const;
@@ -59,6 +65,12 @@ export async function dropSchemas(...schemas: string[]): Promise<void> {
 
 export interface TestService {
   readonly service: OpenTaskQueue;
+  /** The service's store, for tests that reach below the core. */
+  readonly store: PgTaskStore;
+  /** The service's database. */
+  readonly db: Kysely<Database>;
+  /** The operator API of a queue, acting as TEST_OPERATOR (test/helpers/operator-of.ts). */
+  operate(queue: string): QueueOperations;
   readonly schema: string;
   readonly engine: TestEngine;
   /** Opens another service on the same database and schema (another process, in effect); closed with this one. */
@@ -78,6 +90,7 @@ export async function openTestService(
     deadLetterDays?: number;
     statementTimeoutMs?: number;
     events?: TaskEvents;
+    now?: Clock;
   } = {},
 ): Promise<TestService> {
   const schema = freshSchema();
@@ -97,7 +110,7 @@ export async function openTestService(
     database = { kind: 'pglite-instance', instance };
     admin = { query: (text, params) => instance.query(text, params), end: async () => {} };
   }
-  const service = await openTaskQueue({
+  const { service, store, database: opened } = await openServiceParts({
     config,
     schema,
     database,
@@ -105,10 +118,15 @@ export async function openTestService(
     ...(options.tombstoneDays === undefined ? {} : { tombstoneDays: options.tombstoneDays }),
     ...(options.deadLetterDays === undefined ? {} : { deadLetterDays: options.deadLetterDays }),
     ...(options.events === undefined ? {} : { events: options.events }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
+  registerService(service);
   const others: OpenTaskQueue[] = [];
   return {
     service,
+    store,
+    db: opened.db,
+    operate: (queue) => service.operate(queue, TEST_OPERATOR),
     schema,
     engine,
     openAnother: async (otherConfig = config) => {
@@ -119,7 +137,7 @@ export async function openTestService(
         cleanupIntervalMs: 0,
       });
       others.push(other);
-      return other;
+      return registerService(other);
     },
     sql: async <R>(text: string, params?: unknown[]) => (await admin.query(text, params)).rows as R[],
     close: async () => {

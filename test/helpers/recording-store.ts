@@ -1,3 +1,7 @@
+import { systemClock, type Clock } from '../../src/core/clock.js';
+import { noTaskEvents } from '../../src/core/task-events.js';
+import { TaskQueue } from '../../src/core/task-queue.js';
+import { DEFAULT_TOMBSTONE_RETENTION_MS } from '../../src/core/tombstone.js';
 import type { TaskStore } from '../../src/core/task-store.js';
 
 /**
@@ -17,4 +21,16 @@ export function recordingStore(store: TaskStore): { readonly store: TaskStore; r
     },
   });
   return { store: recording, calls };
+}
+
+/** A queue handle over another store (a recording one): the same queue, its calls seen. */
+export function queueOver(store: TaskStore, queue: TaskQueue, now: Clock = systemClock): TaskQueue {
+  return new TaskQueue({
+    store,
+    config: queue.config,
+    ref: { queueId: queue.id, queueName: queue.name },
+    events: noTaskEvents,
+    tombstoneRetentionMs: DEFAULT_TOMBSTONE_RETENTION_MS,
+    now,
+  });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
 import { migrate } from '../../src/store/migrate.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
+import { openDatabase } from '../../src/store/database.js';
 import { testPgUrl } from '../helpers/engines.js';
 import { LEVEL, startOpsServer, type LogLine, type OpsServer } from './ops-harness.js';
 
@@ -133,7 +133,12 @@ describe('server logs (pino, captured)', () => {
     ]);
 
     // The operator restores the schema: the next query that works says so, once.
-    await migrate((s.running.service.store as PgTaskStore).database.db, s.schema);
+    const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
+    try {
+      await migrate(database.db, s.schema);
+    } finally {
+      await database.close();
+    }
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     expect(s.lines.filter((line) => line.msg === 'database regained')).toHaveLength(1);

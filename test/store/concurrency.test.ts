@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/core/task.js';
 import { leaseTasks } from '../../src/store/lease-tasks.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
@@ -108,7 +107,7 @@ describe.each(ENGINES)('the lease statement under concurrency on %s', (engine) =
     const q = t.service.getQueue('q');
     const total = engine === 'postgres' ? 3_000 : 600;
     for (let i = 0; i < total; i += 100) await q.add(Array.from({ length: 100 }, (_, j) => ({ name: `s-${i + j}` })));
-    const ctx = { db: (t.service.store as PgTaskStore).database.db, schema: t.schema };
+    const ctx = { db: t.db, schema: t.schema };
     const queueId = Number((await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'q'`))[0]!.id);
     const seen = new Set<string>();
     let worstExcess = 0;

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -47,7 +48,7 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     const third = await q.leaseTasks({ lease: 60, maxTasks: 10 });
     expect(third.map((x) => x.name)).toEqual(['fine']);
 
-    const [dead, ...more] = await q.listDeadLetters({ limit: 10 });
+    const [dead, ...more] = await operatorOf(q).listDeadLetters({ limit: 10 });
     expect(more).toEqual([]);
     expect(dead!.name).toBe('doomed');
     expect(dead!.queueName).toBe('q');
@@ -74,13 +75,13 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     for (const [i, name] of names.entries()) {
       await t.sql(`update ${t.schema}.task_dead_letters set died_at = died_at - $1 * interval '1 minute' where name = $2`, [i, name]);
     }
-    const first = await q.listDeadLetters({ limit: 2 });
+    const first = await operatorOf(q).listDeadLetters({ limit: 2 });
     expect(first.map((d) => d.name)).toEqual(['d5', 'd4']);
-    const second = await q.listDeadLetters({ limit: 2, after: first[1]! });
+    const second = await operatorOf(q).listDeadLetters({ limit: 2, after: first[1]! });
     expect(second.map((d) => d.name)).toEqual(['d3', 'd2']);
-    const third = await q.listDeadLetters({ limit: 2, after: second[1]! });
+    const third = await operatorOf(q).listDeadLetters({ limit: 2, after: second[1]! });
     expect(third.map((d) => d.name)).toEqual(['d1']);
-    expect(await codeOf(q.listDeadLetters({ limit: 1001 }))).toBe('INVALID_REQUEST');
+    expect(await codeOf(operatorOf(q).listDeadLetters({ limit: 1001 }))).toBe('INVALID_REQUEST');
   });
 
   it('redrive puts dead letters back under the same name, tombstone gone, retry count reset', async () => {
@@ -92,27 +93,27 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
       { name: 'c', payload: 'sea' },
     ]);
     await killAll(['a', 'b', 'c']);
-    expect((await q.listDeadLetters({ limit: 10 })).length).toBe(3);
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).length).toBe(3);
 
-    expect(await q.redrive(['a', 'nope'])).toBe(1);
-    expect(await q.redrive([])).toBe(0);
+    expect(await operatorOf(q).redrive(['a', 'nope'])).toBe(1);
+    expect(await operatorOf(q).redrive([])).toBe(0);
     const [back] = await q.leaseTasks({ lease: 60, maxTasks: 10 });
     expect(back!.name).toBe('a');
     expect(back!.retryCount).toBe(1); // reset to 0, leased once since
     expect(back!.tag).toBe('x');
     expect(Buffer.compare(back!.payload, BINARY)).toBe(0);
     expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([{ name: 'b' }, { name: 'c' }]);
-    expect((await q.listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['b', 'c']);
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['b', 'c']);
 
     // All of the queue's; a second redrive finds none.
-    expect(await q.redrive()).toBe(2);
-    expect(await q.redrive()).toBe(0);
-    expect(await q.listDeadLetters({ limit: 10 })).toEqual([]);
+    expect(await operatorOf(q).redrive()).toBe(2);
+    expect(await operatorOf(q).redrive()).toBe(0);
+    expect(await operatorOf(q).listDeadLetters({ limit: 10 })).toEqual([]);
     const stats = await q.fetchStatistics();
     expect([stats.totalTasks, stats.totalBytes]).toEqual([3, BINARY.length + 'a'.length + 'x'.length + 'bee'.length + 'b'.length + 'sea'.length + 'c'.length]);
     // Redriven tasks are ordinary tasks: they can be deleted (and tombstoned) again.
     expect(await q.deleteTask(['b', 'c'])).toEqual([true, true]);
-    expect(await codeOf(q.redrive(['bad name!']))).toBe('INVALID_TASK_NAME');
+    expect(await codeOf(operatorOf(q).redrive(['bad name!']))).toBe('INVALID_TASK_NAME');
   });
 
   it('redrive is refused whole by a storage limit, and by a name that is live again', async () => {
@@ -122,18 +123,18 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     await killAll(['big', 'small']);
     await q.add({ name: 'filler', payload: 'f'.repeat(500) });
 
-    expect(await codeOf(q.redrive())).toBe('STORAGE_LIMIT_EXCEEDED');
-    expect((await q.listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['big', 'small']);
+    expect(await codeOf(operatorOf(q).redrive())).toBe('STORAGE_LIMIT_EXCEEDED');
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['big', 'small']);
     expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([{ name: 'big' }, { name: 'small' }]);
-    expect(await q.redrive(['small'])).toBe(1);
+    expect(await operatorOf(q).redrive(['small'])).toBe(1);
 
     // 'big' re-added after its tombstone went (as after the retention period): redrive cannot clobber it.
     await q.deleteTask('filler');
     await t.sql(`delete from ${t.schema}.task_tombstones where name = 'big'`);
     await q.add({ name: 'big', payload: 'new' });
-    expect(await codeOf(q.redrive(['big']))).toBe('TASK_ALREADY_EXISTS');
+    expect(await codeOf(operatorOf(q).redrive(['big']))).toBe('TASK_ALREADY_EXISTS');
     expect((await q.getTask('big')).payload.toString()).toBe('new');
-    expect((await q.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['big']);
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['big']);
   });
 
   it('the cleanup job removes dead letters past the retention period', async () => {
@@ -145,7 +146,7 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     await t.sql(`update ${t.schema}.task_dead_letters set died_at = now() - interval '1 day 23 hours' where name = 'young'`);
     const result = (await t.service.runCleanup()) as { deadLettersRemoved: number };
     expect(result.deadLettersRemoved).toBe(1);
-    expect((await q.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['young']);
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['young']);
   });
 
   it('a name that dies again replaces its older dead letter', async () => {
@@ -156,7 +157,7 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     await t.sql(`delete from ${t.schema}.task_tombstones`);
     await q.add({ name: 'twice', payload: 'second' });
     await killAll(['twice']);
-    const dead = await q.listDeadLetters({ limit: 10 });
+    const dead = await operatorOf(q).listDeadLetters({ limit: 10 });
     expect(dead.map((d) => [d.name, d.payload.toString()])).toEqual([['twice', 'second']]);
   });
 });

@@ -5,6 +5,7 @@ import { generateTaskName } from '../../src/core/generated-name.js';
 import { importedTask, toExportLine } from '../../src/core/task-export.js';
 import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -36,7 +37,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     const [g1, g2] = await q.add([{}, {}, { name: 'chosen' }]);
     expect(await q.deleteTask([g1!.name, 'chosen', g2!.name, 'unknown'])).toEqual([true, true, true, false]);
     expect(await tombstoneRows()).toEqual([['chosen', 'deleted']]);
-    expect((await q.listTombstones()).map((x) => x.name)).toEqual(['chosen']);
+    expect((await operatorOf(q).listTombstones()).map((x) => x.name)).toEqual(['chosen']);
     expect(await q.listTasks()).toEqual([]);
     // The storage counters gave the deleted tasks back either way.
     expect((await q.fetchStatistics()).totalTasks).toBe(0);
@@ -73,7 +74,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second' where name = $1`, [dies!.name]);
     expect(await q.leaseTasks({ lease: 60, maxTasks: 1 })).toEqual([]);
-    expect(await q.purge()).toBe(1);
+    expect(await operatorOf(q).purge()).toBe(1);
     expect(new Set(await tombstoneRows())).toEqual(new Set([[dies!.name, 'retry_limit'], [purged!.name, 'purged']]));
   });
 
@@ -87,7 +88,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     await expect(q.getTask(task!.name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { queue: 'q', task: task!.name } });
     await expect(q.modifyTaskLease(leased!, 10)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { task: task!.name } });
     await expect(q.updateTask(leased!, { lease: 10, tag: 'x' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
-    await expect(q.releaseLease(task!.name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+    await expect(operatorOf(q).releaseLease(task!.name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     expect(await q.deleteTask(task!.name)).toBe(false);
     expect((await q.missingTaskError(task!.name)).code).toBe('TOMBSTONED_TASK');
     // A chosen name nobody used is still unknown, and a live task's stale lease still expired.
@@ -127,7 +128,7 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     // An import restores exported tasks under their generated names.
     const [a, b] = await q.add([{ payload: 'a', tag: 't' }, { payload: 'b', countdownSeconds: 600 }]);
     const lines = [a!, b!].map(toExportLine);
-    await q.purge();
+    await operatorOf(q).purge();
     await t.sql(`delete from ${t.schema}.task_tombstones`);
     const restored = await q.add(lines.map(importedTask), { restore: true });
     expect(restored.map(toExportLine)).toEqual(lines);

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
-import { TaskQueue } from '../../src/core/task-queue.js';
-import { recordingStore } from '../helpers/recording-store.js';
+import { queueOver, recordingStore } from '../helpers/recording-store.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 /** Resolves after `ms`. */
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,12 +69,12 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
   it('waits on a paused queue: QUEUE_PAUSED at the end if still paused, the tasks if resumed meanwhile', async () => {
     const q = await open();
     await q.add({ name: 'held' });
-    await q.pause();
+    await operatorOf(q).pause();
     const error = await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 300 }).catch((e: unknown) => e);
     expect(isQueueError(error, 'QUEUE_PAUSED')).toBe(true);
     const leasing = q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000 });
     await later(100);
-    await q.resume();
+    await operatorOf(q).resume();
     expect((await leasing).map((task) => task.name)).toEqual(['held']);
   });
 
@@ -90,8 +90,8 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
   it('between attempts waits through the store seam (waitForTasks), holding no connection', async () => {
     const q = await open();
     // The core sees only the TaskStore interface: record which of its methods a waiting lease uses.
-    const { store: recording, calls } = recordingStore(t.service.store);
-    const watched = new TaskQueue(recording, q.config, q.id);
+    const { store: recording, calls } = recordingStore(t.store);
+    const watched = queueOver(recording, q);
     expect(await watched.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 1500 })).toEqual([]);
     expect(new Set(calls)).toEqual(new Set(['leaseTasks', 'waitForTasks']));
     // About one attempt per second: the fallback for what no notification announces.

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
-import { TaskQueue } from '../../src/core/task-queue.js';
-import { recordingStore } from '../helpers/recording-store.js';
+import { queueOver, recordingStore } from '../helpers/recording-store.js';
 import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe.each(ENGINES)('leasing on %s', (engine) => {
   let t: TestService;
@@ -106,8 +106,8 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
       { name: 'blue2', tag: 'blue', eta: new Date(now - 6000) },
       { name: 'plain1', eta: new Date(now - 5000) },
     ]);
-    const { store: recording, calls } = recordingStore(t.service.store);
-    const watched = new TaskQueue(recording, q.config, q.id);
+    const { store: recording, calls } = recordingStore(t.store);
+    const watched = queueOver(recording, q);
     expect((await watched.leaseTasks({ lease: 60, maxTasks: 1, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
     // One call of the store: the tag is found by the lease statement itself.
     expect(calls).toEqual(['leaseTasks']);
@@ -133,7 +133,7 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
     expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['plain1']);
     // Grouped leases of a paused queue fail as any lease does.
     await q.add({ name: 'later', tag: 'red' });
-    await q.pause();
+    await operatorOf(q).pause();
     const paused = await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true }).catch((e: unknown) => e);
     expect(isQueueError(paused, 'QUEUE_PAUSED')).toBe(true);
   });
@@ -149,7 +149,7 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
     expect((await q.leaseTasks({ lease: 60, maxTasks: 1 })).map((x) => x.name)).toEqual(['spent']);
     await t.sql(`update ${t.schema}.tasks set eta = now() - interval '10 seconds' where name = 'spent'`);
     expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
-    expect((await q.listDeadLetters({ limit: 10 })).map((x) => x.name)).toEqual(['spent']);
+    expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((x) => x.name)).toEqual(['spent']);
   });
 
   it('drops a task leased maxLeases times, tombstoned with the reason', async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_RATE } from '../../src/core/queue-config.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe.each(ENGINES)('overview and operator views on %s', (engine) => {
   let t: TestService;
@@ -38,7 +39,7 @@ describe.each(ENGINES)('overview and operator views on %s', (engine) => {
       `insert into ${t.schema}.lease_history (queue_id, leased_at, task_count) values ($1, now() - interval '10 minutes', 5)`,
       [a.id],
     );
-    await t.service.getQueue('b').pause();
+    await operatorOf(t.service.getQueue('b')).pause();
     return a;
   };
 
@@ -89,7 +90,7 @@ describe.each(ENGINES)('overview and operator views on %s', (engine) => {
     const a = await knownSequence();
     await a.deleteTask('a3');
     await t.service.getQueue('b').add({ name: 'gone' });
-    expect(await t.service.getQueue('b').purge()).toBe(1);
+    expect(await operatorOf(t.service.getQueue('b')).purge()).toBe(1);
 
     const [stats] = await t.sql<Record<string, unknown>>(
       `select queue, mode, paused, total_tasks::int as total, available_tasks::int as available, leased_tasks::int as leased,

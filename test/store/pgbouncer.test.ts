@@ -7,11 +7,10 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
-import type { ServiceConfig } from '../../src/core/queue-config.js';
-import { openTaskQueue } from '../../src/open-task-queue.js';
+import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
+import { openServiceParts, openTaskQueue } from '../../src/open-task-queue.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
 
 /** Schemas this file makes, dropped when it ends. */
@@ -40,6 +39,7 @@ const config: ServiceConfig = {
       maxLeases: null,
       storageLimitBytes: null,
       leaseRate: null,
+      retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
     },
   ],
@@ -125,7 +125,7 @@ describe('behind PgBouncer in transaction mode', () => {
 
   it('runs migrations, adds, leases, deletes and caller transactions with prepared statements off', async () => {
     const schema = freshSchema();
-    const tq = await openTaskQueue({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config, cleanupIntervalMs: 0, poolSize: 8 });
+    const { service: tq, database } = await openServiceParts({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config, cleanupIntervalMs: 0, poolSize: 8 });
     const client = new pg.Client({ connectionString: bouncerUrl });
     await client.connect();
     try {
@@ -138,7 +138,7 @@ describe('behind PgBouncer in transaction mode', () => {
       expect(await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 5 })).toEqual([]);
 
       // The planner settings are set in each transaction, since none can be given at connect.
-      const db = (tq.store as PgTaskStore).database.db;
+      const db = database.db;
       const inside = await db.transaction().execute(async (trx) => (await sql<{ v: string }>`select current_setting('enable_hashjoin') as v`.execute(trx)).rows[0]?.v);
       expect(inside).toBe('off');
 

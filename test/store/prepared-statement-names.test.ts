@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { openTestService, type TestService } from '../helpers/engines.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe('prepared statement names (postgres)', () => {
   let t: TestService;
@@ -18,7 +18,7 @@ describe('prepared statement names (postgres)', () => {
     await q.getTask('b');
     await q.listTasks();
     await q.fetchStatistics();
-    await q.pause();
+    await operatorOf(q).pause();
     await q.isPaused();
     await q.deleteTask(['a', 'b']);
     await expect(q.getTask('a')).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
@@ -27,7 +27,7 @@ describe('prepared statement names (postgres)', () => {
     await q.deleteTask(generated.name);
     await expect(q.add({ name: generated.name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
 
-    const db = (t.service.store as PgTaskStore).database.db;
+    const db = t.db;
     const rows = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
     const labels = new Set(rows.map((row) => /^taskqueue_([a-z_]+)_[0-9a-f]{12}$/.exec(row.name)?.[1]));
     for (const label of ['insert_tasks', 'lease_tasks', 'modify_lease', 'get_task', 'list_tasks', 'queue_stats', 'set_paused', 'is_paused', 'delete_tasks', 'is_tombstoned',

@@ -1,7 +1,9 @@
+import type { BrowseOptions } from '../../src/core/browse-tasks.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 /** Resolves to the QueueError code a promise fails with, or 'resolved'. */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -29,7 +31,7 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     await here.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
 
     expect(await there.isPaused()).toBe(false);
-    await here.pause();
+    await operatorOf(here).pause();
     expect(await here.isPaused()).toBe(true);
     expect(await there.isPaused()).toBe(true);
 
@@ -49,11 +51,11 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
 
     // Pausing twice keeps the time the pause began.
     const [before] = await t.sql<{ paused_at: Date }>(`select paused_at from ${t.schema}.queues where name = 'q'`);
-    await there.pause();
+    await operatorOf(there).pause();
     const [after] = await t.sql<{ paused_at: Date }>(`select paused_at from ${t.schema}.queues where name = 'q'`);
     expect(after!.paused_at).toEqual(before!.paused_at);
 
-    await there.resume();
+    await operatorOf(there).resume();
     expect(await here.isPaused()).toBe(false);
     expect((await here.leaseTasks({ lease: 60, maxTasks: 10 })).map((x) => x.name)).toEqual(['b', 'c', 'd']);
     expect(await t.sql(`select paused, paused_at from ${t.schema}.queues where name = 'q'`)).toEqual([
@@ -64,7 +66,7 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
   it('a pause survives a restart (the configuration sync leaves it alone)', async () => {
     const config = serviceConfig([pullQueue('q')]);
     t = await openTestService(engine, config);
-    await t.service.getQueue('q').pause();
+    await operatorOf(t.service.getQueue('q')).pause();
     const restarted = await t.openAnother();
     expect(await restarted.getQueue('q').isPaused()).toBe(true);
   });
@@ -73,15 +75,15 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1, leaseRate: { calls: 1, windowSeconds: 3600 } })]));
     const q = t.service.getQueue('q');
     await q.add({ name: 'a' });
-    await q.pause();
+    await operatorOf(q).pause();
     expect(await codeOf(q.leaseTasks({ lease: 60, maxTasks: 1 }))).toBe('QUEUE_PAUSED');
     expect(await t.sql(`select * from ${t.schema}.lease_rate_windows`)).toEqual([]);
-    await q.resume();
+    await operatorOf(q).resume();
     expect((await q.leaseTasks({ lease: 60, maxTasks: 1 })).map((x) => x.name)).toEqual(['a']);
     await expireAll();
     // The one call of the window is used: the next returns nothing, and the exhausted task stays.
     expect(await q.leaseTasks({ lease: 60, maxTasks: 1 })).toEqual([]);
-    await q.pause();
+    await operatorOf(q).pause();
     await t.sql(`delete from ${t.schema}.lease_rate_windows`);
     expect(await codeOf(q.leaseTasks({ lease: 60, maxTasks: 1 }))).toBe('QUEUE_PAUSED');
     expect(await t.sql(`select name from ${t.schema}.tasks`)).toEqual([{ name: 'a' }]);
@@ -99,8 +101,8 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     await q.add({ name: 'later', countdownSeconds: 3600 });
     await t.service.getQueue('kept').add({ name: 'k', payload: 'keep me' });
 
-    expect(await q.purge()).toBe(total + 1);
-    expect(await q.purge()).toBe(0);
+    expect(await operatorOf(q).purge()).toBe(total + 1);
+    expect(await operatorOf(q).purge()).toBe(0);
     const stats = await q.fetchStatistics();
     expect([stats.totalTasks, stats.totalBytes, stats.oldestEtaUsec]).toEqual([0, 0, null]);
     const [tombstones] = await t.sql<{ n: string; reasons: string[] }>(
@@ -124,7 +126,8 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     const [held] = await q.leaseTasks({ lease: 3600, maxTasks: 1 });
     expect(held?.name).toBe('held');
 
-    const released = await q.releaseLease('held');
+    const { task: released, released: wasLeased } = await operatorOf(q).releaseLease('held');
+    expect(wasLeased).toBe(true);
     expect(released.retryCount).toBe(1);
     expect(released.etaUsec).toBeLessThan(held!.etaUsec);
     // The old holder's token no longer works; the task is leasable at once (available since now, after 'free').
@@ -135,13 +138,14 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     ]);
 
     // A delayed task that was never leased is not made available.
-    const later = await q.releaseLease('later');
+    const { task: later, released: laterReleased } = await operatorOf(q).releaseLease('later');
+    expect(laterReleased).toBe(false);
     expect(later.etaUsec).toBe((await q.getTask('later')).etaUsec);
     expect(await q.leaseTasks({ lease: 60, maxTasks: 10 })).toEqual([]);
 
-    expect(await codeOf(q.releaseLease('nope'))).toBe('UNKNOWN_TASK');
+    expect(await codeOf(operatorOf(q).releaseLease('nope'))).toBe('UNKNOWN_TASK');
     await q.deleteTask('free');
-    expect(await codeOf(q.releaseLease('free'))).toBe('TOMBSTONED_TASK');
+    expect(await codeOf(operatorOf(q).releaseLease('free'))).toBe('TOMBSTONED_TASK');
   });
 
   it('browseTasks filters by state and tag, a page at a time', async () => {
@@ -156,7 +160,7 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
       { name: 'd1', tag: 'a', countdownSeconds: 3600 },
     ]);
     await q.leaseTasks({ lease: 600, maxTasks: 1, tag: 'b' });
-    const names = async (options: Parameters<typeof q.browseTasks>[0]) => (await q.browseTasks(options)).map((x) => x.name);
+    const names = async (options: BrowseOptions) => (await operatorOf(q).browseTasks(options)).map((x) => x.name);
 
     expect(await names({ state: 'available' })).toEqual(['a1', 'n1', 'a2']);
     expect(await names({ state: 'leased' })).toEqual(['b1']);
@@ -164,10 +168,10 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     expect(await names({ tag: 'a' })).toEqual(['a1', 'a2', 'd1']);
     expect(await names({ tag: null })).toEqual(['n1']);
     expect(await names({ state: 'available', tag: 'a' })).toEqual(['a1', 'a2']);
-    const page = await q.browseTasks({ state: 'available', limit: 2, withoutPayload: true });
+    const page = await operatorOf(q).browseTasks({ state: 'available', limit: 2, withoutPayload: true });
     expect(page.map((x) => x.name)).toEqual(['a1', 'n1']);
     expect(await names({ state: 'available', limit: 2, after: page[1]! })).toEqual(['a2']);
-    expect(await codeOf(q.browseTasks({ state: 'gone' as 'leased' }))).toBe('INVALID_REQUEST');
-    expect(await codeOf(q.browseTasks({ limit: 0 }))).toBe('INVALID_REQUEST');
+    expect(await codeOf(operatorOf(q).browseTasks({ state: 'gone' as 'leased' }))).toBe('INVALID_REQUEST');
+    expect(await codeOf(operatorOf(q).browseTasks({ limit: 0 }))).toBe('INVALID_REQUEST');
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CapturedEvents } from '../helpers/capture-events.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { operatorOf } from '../helpers/operator-of.js';
 
 describe.each(ENGINES)('TaskEvents counts on %s', (engine) => {
   let t: TestService;
@@ -35,9 +36,9 @@ describe.each(ENGINES)('TaskEvents counts on %s', (engine) => {
     expect(events.totals()).toMatchObject({ 'leased:q': 5, 'expired:q': 3, 'deadLettered:q': 1 });
 
     // A purge counts as deletes, a redrive as adds; a paused lease counts nothing.
-    expect(await q.purge()).toBe(1);
-    expect(await q.redrive()).toBe(1);
-    await q.pause();
+    expect(await operatorOf(q).purge()).toBe(1);
+    expect(await operatorOf(q).redrive()).toBe(1);
+    await operatorOf(q).pause();
     await expect(q.leaseTasks({ lease: 60, maxTasks: 10 })).rejects.toThrow(/paused/);
     expect(events.totals()).toEqual({
       'added:q': 4,

@@ -1,18 +1,45 @@
+import { basename } from 'node:path';
 import type { Command } from 'commander';
+import type { CronConfig } from '../../core/cron-job.js';
 import { loadConfigFile } from '../../config/load-config.js';
+import { findCronFile, loadCronFile } from '../../config/load-cron-config.js';
 import { settingsFromEnvironment, type ServiceSettings } from '../../config/service-settings.js';
 import type { CommandContext } from '../command-context.js';
+import { UsageError } from '../usage-error.js';
 
-/** `taskqueue check-config FILE`: validates and summarises; errors name file, queue and element. */
+/** A file named cron.yaml, cron.yml or cron.xml is a cron file, as App Engine's tools tell them apart. */
+const CRON_FILE_NAME = /^cron\.(ya?ml|xml)$/i;
+
+/**
+ * `taskqueue check-config [FILE] [--cron FILE]`: validates and summarises
+ * the queue file (FILE, else $TASKQUEUE_CONFIG) and the cron file (--cron,
+ * else $TASKQUEUE_CRON, else ./cron.yaml or ./cron.xml when present).
+ * A FILE named cron.yaml / cron.xml is checked as a cron file. Errors name
+ * the file, queue or job, and element.
+ */
 export async function checkConfigCommand(
   files: readonly string[],
   settings: ServiceSettings,
   out: NodeJS.WritableStream,
+  options: { readonly cron?: string } = {},
 ): Promise<number> {
-  const file = files[0] ?? settings.configPath;
-  if (!file || files.length > 1) {
-    throw new Error('give exactly one file: taskqueue check-config queue.xml');
+  if (files.length > 1) throw new UsageError('give at most one queue file: taskqueue check-config queue.xml');
+  const given = files[0];
+  const givenIsCron = given !== undefined && CRON_FILE_NAME.test(basename(given));
+  if (givenIsCron && options.cron !== undefined) {
+    throw new UsageError(`${given} is a cron file, and so is --cron ${options.cron}: give one`);
   }
+  const cronFile = givenIsCron ? given : await findCronFile(options.cron ?? settings.cronPath);
+  const queueFile = givenIsCron ? null : (given ?? settings.configPath);
+  if (queueFile === null && cronFile === null) {
+    throw new Error('give a file: taskqueue check-config queue.xml (or set TASKQUEUE_CONFIG), or --cron cron.yaml');
+  }
+  if (queueFile !== null) await checkQueueFile(queueFile, settings, out);
+  if (cronFile !== null) summariseCron(await loadCronFile(cronFile), out);
+  return 0;
+}
+
+async function checkQueueFile(file: string, settings: ServiceSettings, out: NodeJS.WritableStream): Promise<void> {
   const config = await loadConfigFile(file, { maxActiveQueues: settings.maxActiveQueues });
   out.write(`${file}: OK, ${config.queues.length} queue(s)\n`);
   for (const queue of config.queues) {
@@ -28,17 +55,39 @@ export async function checkConfigCommand(
     out.write(`  ${queue.name}: ${facts.join(', ')}\n`);
   }
   if (config.totalStorageLimitBytes !== null) out.write(`  total storage limit: ${config.totalStorageLimitBytes} B\n`);
-  return 0;
 }
 
-/** Registers `taskqueue check-config [FILE]`. */
+function summariseCron(config: CronConfig, out: NodeJS.WritableStream): void {
+  out.write(`${config.source}: OK, ${config.jobs.length} cron job(s)\n`);
+  for (const job of config.jobs) {
+    const facts = [
+      `${job.url} ${JSON.stringify(job.schedule)}`,
+      job.timezone === 'UTC' ? null : job.timezone,
+      job.queue === null ? null : `queue ${job.queue}`,
+      job.retry.jobRetryLimit === null ? null : `${job.retry.jobRetryLimit} retries`,
+    ].filter((fact) => fact !== null);
+    out.write(`  ${job.name}: ${facts.join(', ')}\n`);
+  }
+  // Said plainly, so that a file that checks out is not taken for jobs that run.
+  if (config.jobs.length > 0) out.write('  (checked only: cron jobs are not fired yet; see docs/cron.md)\n');
+}
+
+/** Registers `taskqueue check-config [FILE] [--cron FILE]`. */
 export function registerCheckConfig(program: Command, ctx: CommandContext): void {
   program
     .command('check-config')
-    .summary('validate a queue.xml or queue.yaml file')
-    .description('Validates a queue.xml or queue.yaml file and summarises its queues; errors name the file, queue and element.')
-    .argument('[file]', 'the file (default $TASKQUEUE_CONFIG)')
-    .action(async (file: string | undefined) => {
-      ctx.exitCode = await checkConfigCommand(file === undefined ? [] : [file], settingsFromEnvironment(ctx.io.env), ctx.io.out as NodeJS.WritableStream);
+    .summary('validate a queue.xml / queue.yaml and a cron.yaml / cron.xml')
+    .description(
+      'Validates a queue.xml or queue.yaml file and summarises its queues, then the cron file (--cron, else $TASKQUEUE_CRON, else ./cron.yaml or ./cron.xml when present) and its jobs; errors name the file, queue or job, and element. A FILE named cron.yaml or cron.xml is checked as a cron file.',
+    )
+    .argument('[file]', 'the queue file (default $TASKQUEUE_CONFIG)')
+    .option('--cron <file>', 'the cron file (default $TASKQUEUE_CRON, else ./cron.yaml, else ./cron.xml)')
+    .action(async (file: string | undefined, flags: { cron?: string }) => {
+      ctx.exitCode = await checkConfigCommand(
+        file === undefined ? [] : [file],
+        settingsFromEnvironment(ctx.io.env),
+        ctx.io.out as NodeJS.WritableStream,
+        flags.cron === undefined ? {} : { cron: flags.cron },
+      );
     });
 }

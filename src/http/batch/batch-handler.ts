@@ -7,7 +7,7 @@ import { HttpError } from '../http-error.js';
 import { QueryParams } from '../query-params.js';
 import { readBody } from '../read-body.js';
 import { parseBatch, type BatchPart } from './batch-parts.js';
-import type { BatchCallEnv } from './batch-wait.js';
+import type { BatchCallEnv } from '../wait-budget.js';
 import { errorPart, writeMultipart, type PartResponse } from './batch-response.js';
 import { combinedCall, decisionCache, type CombinedCall } from './combined-call.js';
 import { runDeleteGroup } from './delete-group.js';
@@ -53,7 +53,7 @@ export interface BatchOptions {
  * concurrently; as with Google, their order of execution is not defined,
  * only the order of the answers. Long-poll leases count their `waitSecs`
  * from the batch's start, so a batch holds its client at most its longest
- * `waitSecs`, not their sum (batch-wait.ts). A malformed batch is one 400; a call that
+ * `waitSecs`, not their sum (wait-budget.ts). A malformed batch is one 400; a call that
  * fails is its part's error, and the batch is still 200.
  *
  * Plain DELETEs and inserts skip the routing: those of one queue are

@@ -1,5 +1,4 @@
 import { LIMITS } from '../../core/limits.js';
-import { MAX_WAIT_SECONDS } from '../routes/lease-tasks.js';
 import { DISCOVERY_DOCUMENT, type DiscoveryMethod, type DiscoveryParameter, type DiscoverySchema } from './discovery-document.js';
 
 type Json = Record<string, unknown>;
@@ -20,7 +19,7 @@ const EXTRA_PARAMETERS: Readonly<Record<string, readonly Json[]>> = {
       name: 'waitSecs',
       in: 'query',
       description: `Extension: when nothing can be leased, wait up to this many seconds for tasks before answering (long poll).`,
-      schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 },
+      schema: { type: 'integer', minimum: 0, maximum: LIMITS.maxLeaseWaitMs / 1000, default: 0 },
     },
     {
       name: 'lease_secs',

@@ -1,9 +1,20 @@
 import { deadLetterRecord } from '../../core/dead-letter.js';
 import { LIMITS } from '../../core/limits.js';
 import { jsonEtag } from '../etag.js';
+import type { ResponseShape } from '../fields/check-fields.js';
 import { decodePageToken, encodePageToken } from '../page-token.js';
 import type { RestMethod } from '../rest-handler.js';
 import { writeJson } from '../write-json.js';
+import { flatShape, operationsOf } from './admin-operator.js';
+
+const SHAPE: ResponseShape = {
+  type: 'object',
+  properties: {
+    kind: { type: 'value' },
+    items: { type: 'array', items: flatShape('name', 'tag', 'retryCount', 'enqueuedUsec', 'diedUsec', 'payloadBase64') },
+    nextPageToken: { type: 'value' },
+  },
+};
 
 /**
  * Operator extension: `GET /taskqueue/admin/v1/taskqueues/{queue}/deadLetters[?maxResults=N&pageToken=T]`,
@@ -13,12 +24,13 @@ import { writeJson } from '../write-json.js';
  */
 export const ADMIN_LIST_DEAD_LETTERS: RestMethod = {
   action: 'queue.admin',
-  shape: null,
-  async run({ c, query, params, queue }) {
+  shape: SHAPE,
+  async run(call) {
+    const { c, query, params } = call;
     const maxResults = query.integer('maxResults', { min: 1, max: LIMITS.maxTasksPerLease }) ?? 100;
     const token = query.string('pageToken');
     const position = token === undefined ? undefined : decodePageToken(token, 'pageToken');
-    const letters = await queue.listDeadLetters({
+    const letters = await operationsOf(call).listDeadLetters({
       limit: maxResults,
       ...(position === undefined ? {} : { after: { name: position.name, diedUsec: position.etaUsec } }),
     });

@@ -3,10 +3,14 @@ import type { ResolvedDeps } from '../app-deps.js';
 import { parseCommonParams, prettyForErrors } from '../common-params.js';
 import { writeError } from '../error-response.js';
 import { jsonEtag } from '../etag.js';
+import type { ResponseShape } from '../fields/check-fields.js';
 import { QueryParams } from '../query-params.js';
 import { requestCredentials } from '../request-credentials.js';
 import { noteCaller } from '../request-notes.js';
 import { writeJson } from '../write-json.js';
+import { QUEUE_OVERVIEW_SHAPE } from './admin-operator.js';
+
+const SHAPE: ResponseShape = { type: 'object', properties: { kind: { type: 'value' }, items: { type: 'array', items: QUEUE_OVERVIEW_SHAPE } } };
 
 /**
  * Operator extension: `GET /taskqueue/admin/v1/taskqueues`, every
@@ -19,7 +23,7 @@ export function adminListQueues(deps: ResolvedDeps): Handler {
     let query: QueryParams | undefined;
     try {
       query = QueryParams.fromUrl(c.req.url);
-      const params = parseCommonParams(query, null);
+      const params = parseCommonParams(query, SHAPE);
       const decision = await deps.accessControl.check(requestCredentials(c, query), null, 'queue.admin');
       noteCaller(c, decision.principal?.email);
       const items = await deps.service.overview();

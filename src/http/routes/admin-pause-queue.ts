@@ -1,20 +1,22 @@
 import { jsonEtag } from '../etag.js';
 import type { RestCall, RestMethod } from '../rest-handler.js';
-import { recordAudit } from './admin-audit.js';
 import { writeJson } from '../write-json.js';
+import { flatShape, operationsOf } from './admin-operator.js';
+
+const SHAPE = flatShape('name', 'paused');
 
 /**
  * Operator extensions: `POST /taskqueue/admin/v1/taskqueues/{queue}/pause`
  * and `.../resume`. The state lives in the database, so every server
- * sharing it sees it at once. Recorded in the audit log. Answers `{"name": ..., "paused": ...}`.
+ * sharing it sees it at once. Recorded in the audit log (by the core). Answers `{"name": ..., "paused": ...}`.
  */
-export const ADMIN_PAUSE_QUEUE: RestMethod = { action: 'queue.admin', shape: null, run: (call) => setPaused(call, true) };
-export const ADMIN_RESUME_QUEUE: RestMethod = { action: 'queue.admin', shape: null, run: (call) => setPaused(call, false) };
+export const ADMIN_PAUSE_QUEUE: RestMethod = { action: 'queue.admin', shape: SHAPE, run: (call) => setPaused(call, true) };
+export const ADMIN_RESUME_QUEUE: RestMethod = { action: 'queue.admin', shape: SHAPE, run: (call) => setPaused(call, false) };
 
 async function setPaused(call: RestCall, paused: boolean): Promise<Response> {
   const { c, params, queue } = call;
-  await (paused ? queue.pause() : queue.resume());
-  await recordAudit(call, paused ? 'pause' : 'resume', 0);
+  const operations = operationsOf(call);
+  await (paused ? operations.pause() : operations.resume());
   const body = { name: queue.name, paused };
   return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
 }

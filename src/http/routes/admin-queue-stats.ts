@@ -2,6 +2,7 @@ import { QueueError } from '../../core/errors.js';
 import { jsonEtag } from '../etag.js';
 import type { RestMethod } from '../rest-handler.js';
 import { writeJson } from '../write-json.js';
+import { QUEUE_OVERVIEW_SHAPE } from './admin-operator.js';
 
 /**
  * Operator extension: `GET /taskqueue/admin/v1/taskqueues/{queue}`, the
@@ -10,7 +11,7 @@ import { writeJson } from '../write-json.js';
  */
 export const ADMIN_QUEUE_STATS: RestMethod = {
   action: 'queue.admin',
-  shape: null,
+  shape: QUEUE_OVERVIEW_SHAPE,
   async run({ c, deps, params, queue }) {
     const [body] = await deps.service.overview([queue.name]);
     if (!body) throw new QueueError('UNKNOWN_QUEUE', `Queue "${queue.name}" is not defined`, { queue: queue.name });

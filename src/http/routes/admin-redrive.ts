@@ -3,18 +3,18 @@ import { invalidField } from '../http-error.js';
 import { parseJsonObject } from '../json-body.js';
 import { readBody } from '../read-body.js';
 import type { RestMethod } from '../rest-handler.js';
-import { recordAudit } from './admin-audit.js';
 import { writeJson } from '../write-json.js';
+import { flatShape, operationsOf } from './admin-operator.js';
 
 /**
  * Operator extension: `POST /taskqueue/admin/v1/taskqueues/{queue}/deadLetters/redrive`
  * with `{"names": [...]}` (or an empty body: every dead letter of the
  * queue) puts dead letters back as new tasks under their names; answers
- * `{"name": ..., "redriven": N}` (and records it in the audit log). Names with no dead letter are ignored.
+ * `{"name": ..., "redriven": N}` (recorded in the audit log by the core). Names with no dead letter are ignored.
  */
 export const ADMIN_REDRIVE: RestMethod = {
   action: 'queue.admin',
-  shape: null,
+  shape: flatShape('name', 'redriven'),
   async run(call) {
     const { c, params, queue } = call;
     const request = parseJsonObject(await readBody(c));
@@ -23,8 +23,7 @@ export const ADMIN_REDRIVE: RestMethod = {
     if (names !== undefined && (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))) {
       throw invalidField('names', 'names must be an array of task names');
     }
-    const body = { name: queue.name, redriven: await queue.redrive(names as string[] | undefined) };
-    await recordAudit(call, 'redrive', body.redriven);
+    const body = { name: queue.name, redriven: await operationsOf(call).redrive(names as string[] | undefined) };
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
 };

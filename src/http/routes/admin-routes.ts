@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { ResolvedDeps } from '../app-deps.js';
 import { restHandler } from '../rest-handler.js';
 import { ADMIN_LIST_DEAD_LETTERS } from './admin-dead-letters.js';
+import { ADMIN_DELETE_TASKS, ADMIN_RELEASE_LEASE } from './admin-delete-tasks.js';
 import { ADMIN_EXPORT_TASKS } from './admin-export-tasks.js';
 import { ADMIN_IMPORT_TASKS } from './admin-import-tasks.js';
 import { adminListQueues } from './admin-list-queues.js';
@@ -29,4 +30,6 @@ export function registerAdminRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post(`${queue}/deadLetters/redrive`, restHandler(deps, ADMIN_REDRIVE));
   app.get(`${queue}/tasks/export`, restHandler(deps, ADMIN_EXPORT_TASKS));
   app.post(`${queue}/tasks/import`, restHandler(deps, ADMIN_IMPORT_TASKS));
+  app.post(`${queue}/tasks/delete`, restHandler(deps, ADMIN_DELETE_TASKS));
+  app.post(`${queue}/tasks/:task/release`, restHandler(deps, ADMIN_RELEASE_LEASE));
 }

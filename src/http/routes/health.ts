@@ -12,7 +12,7 @@ import { writeJsonText } from '../write-json.js';
  */
 export async function health(c: Context, deps: ResolvedDeps): Promise<Response> {
   try {
-    await deps.service.store.ping();
+    await deps.service.ping();
   } catch (error) {
     // Whatever the store reports, for a health check it means one thing: not ready, try again.
     return writeError(c, new QueueError('TRANSIENT_ERROR', 'the database is unavailable', {}, { cause: error }), false);

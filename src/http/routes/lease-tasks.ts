@@ -1,7 +1,7 @@
 import { isQueueError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Task } from '../../core/task.js';
-import { remainingWaitMs } from '../batch/batch-wait.js';
+import { remainingWaitMs } from '../wait-budget.js';
 import { jsonEtag, taskEtag } from '../etag.js';
 import { invalidParameter, requiredParameter } from '../http-error.js';
 import { leaseRequestParams } from '../lease-body.js';
@@ -29,7 +29,7 @@ export const MAX_WAIT_SECONDS = LIMITS.maxLeaseWaitMs / 1000;
  * available. When nothing could be leased the answer has no `items` at all
  * (`{"kind": "taskqueues#tasks"}`, as Google's JSON APIs write an empty
  * collection). In a batch, `waitSecs` counts from the batch's start
- * (batch-wait.ts), so a batch waits at most its longest `waitSecs`.
+ * (wait-budget.ts), so a batch waits at most its longest `waitSecs`.
  * A paused queue answers 200 with no tasks, as App Engine's paused pull
  * queues did (in-process the same lease fails with QUEUE_PAUSED); a
  * long-poll on it waits out its `waitSecs`, seeing a resume within a second,

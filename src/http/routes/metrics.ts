@@ -1,16 +1,9 @@
 import type { Context } from 'hono';
-import type { ResolvedDeps } from '../app-deps.js';
+import type { MetricsSource, ResolvedDeps } from '../app-deps.js';
 import { writeError } from '../error-response.js';
 import { QueryParams } from '../query-params.js';
 import { requestCredentials } from '../request-credentials.js';
 import { noteCaller } from '../request-notes.js';
-
-/** The Prometheus exposition the server renders (see ops/service-metrics.ts). */
-export interface MetricsSource {
-  /** `on`: anyone may scrape; `token`: only an administrator's bearer token. (`off` registers no route.) */
-  readonly access: 'on' | 'token';
-  render(): Promise<{ readonly contentType: string; readonly body: string }>;
-}
 
 /**
  * `GET /metrics` in Prometheus text format. With TASKQUEUE_METRICS=token the

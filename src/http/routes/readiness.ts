@@ -1,10 +1,6 @@
 import type { Context } from 'hono';
+import type { Readiness } from '../app-deps.js';
 import { writeJsonText } from '../write-json.js';
-
-/** Whether the server can take traffic, and if not, why (a short machine-readable reason and a sentence). */
-export type Readiness =
-  | { readonly ready: true }
-  | { readonly ready: false; readonly reason: 'database' | 'migrations' | 'config' | 'stopping'; readonly message: string };
 
 /**
  * `GET /readyz`: 200 `{"status":"ready"}` when the database answers, its

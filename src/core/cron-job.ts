@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { QueueError } from './errors.js';
+
+/**
+ * Retry parameters of a cron job (App Engine's `retry_parameters`). Null
+ * means "not given": App Engine then retries a failed firing not at all
+ * (job_retry_limit 0), with backoff from 5 s to 1 h and 5 doublings.
+ */
+export interface CronRetryParameters {
+  /** Retries after the first attempt, 0-5. */
+  readonly jobRetryLimit: number | null;
+  /** How long retries may go on, measured from the first attempt, in seconds. */
+  readonly jobAgeLimitSeconds: number | null;
+  readonly minBackoffSeconds: number | null;
+  readonly maxBackoffSeconds: number | null;
+  readonly maxDoublings: number | null;
+}
+
+/** One job of a cron.yaml / cron.xml file. */
+export interface CronJob {
+  /** Stable id: the `name` extension, or one derived from url, schedule, timezone and target. */
+  readonly name: string;
+  /** Path of the app the firing requests with GET, starting with `/`. */
+  readonly url: string;
+  /** The schedule as written: App Engine's grammar, or a five-field cron expression. */
+  readonly schedule: string;
+  readonly description: string | null;
+  /** IANA zone the schedule's local times are read in; `UTC` when not given. */
+  readonly timezone: string;
+  /** App Engine's service/version; accepted and kept, not routed. */
+  readonly target: string | null;
+  /** The push queue that delivers the firings (extension); null = the built-in cron queue. */
+  readonly queue: string | null;
+  readonly retry: CronRetryParameters;
+}
+
+/** Jobs read from one file. */
+export interface CronConfig {
+  /** The file the jobs came from. */
+  readonly source: string;
+  readonly jobs: readonly CronJob[];
+}
+
+/** A job's name: letters, digits, `_` and `-`, 1 to 100, so that its task names stay valid and short. */
+export const CRON_JOB_NAME_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** Longest slug of the url kept in a derived name, before the hash. */
+const SLUG_LENGTH = 40;
+
+/**
+ * The name of a job that has none: a slug of its url and a hash of what
+ * makes it distinct (url, schedule, and the timezone and target when
+ * given), such as `tasks-summary-1f3a9c0e`. The same file gives the same
+ * names on every process and after every restart; changing the url or the
+ * schedule makes it another job.
+ */
+export function defaultCronJobName(job: { url: string; schedule: string; timezone?: string | null; target?: string | null }): string {
+  const identity = [job.url, job.schedule, job.timezone ?? '', job.target ?? ''].join('\n');
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  const slug = job.url
+    .replace(/[?#].*$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_LENGTH)
+    .replace(/-+$/, '');
+  return slug === '' ? `job-${hash}` : `${slug}-${hash}`;
+}
+
+/**
+ * The task name of a job's firing at an instant: `cron-<job>-<UTC instant>`,
+ * e.g. `cron-digest-20260301T090000Z`. Deterministic, so any number of
+ * processes adding the firing make one task (the others meet
+ * TASK_ALREADY_EXISTS or TOMBSTONED_TASK), and always a valid task name.
+ */
+export function cronTaskName(jobName: string, instant: Date): string {
+  if (!CRON_JOB_NAME_PATTERN.test(jobName)) {
+    throw new QueueError('INVALID_CONFIG', `cron job name must match ${CRON_JOB_NAME_PATTERN.source}, got ${JSON.stringify(jobName)}`, {
+      field: 'name',
+    });
+  }
+  const time = instant.getTime();
+  if (!Number.isFinite(time)) throw new QueueError('INVALID_REQUEST', 'a firing needs a valid instant', { field: 'instant' });
+  const stamp = instant.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  if (!/^\d{8}T\d{6}Z$/.test(stamp)) {
+    throw new QueueError('INVALID_REQUEST', `a firing instant must fall in years 0000-9999, got ${instant.toISOString()}`, { field: 'instant' });
+  }
+  return `cron-${jobName}-${stamp}`;
+}

@@ -1,0 +1,26 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { AuditIntent } from '../core/audit-log.js';
+import { table, type StoreContext } from './store-context.js';
+
+/**
+ * The audit entry of an operator action as one more CTE of the statement
+ * that does the action (`, audited as (insert ...)`): the action and its
+ * record commit together or not at all. `counted` names the CTE whose rows
+ * the entry counts; null counts 0. `when`: the entry is written only if it
+ * holds (an action that fails, such as the release of a task that is not
+ * live, records nothing). Empty without an intent.
+ */
+export function auditedCte(
+  ctx: StoreContext,
+  intent: AuditIntent | undefined,
+  counted: string | null,
+  when: RawBuilder<unknown> = sql`true`,
+): RawBuilder<unknown> {
+  if (intent === undefined) return sql``;
+  const count = counted === null ? sql`0` : sql`(select count(*) from ${sql.ref(counted)})::int4`;
+  return sql`, audited as (
+      insert into ${table(ctx, 'audit_log')} (actor, action, queue, target, count, source)
+      select ${intent.actor}, ${intent.action}, ${intent.queue}, ${intent.target ?? null}::text, ${count}, ${intent.source ?? 'console'}
+       where ${when}
+    )`;
+}

@@ -1,0 +1,149 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../src/core/audit-log.js';
+import { cli } from '../cli/cli-harness.js';
+import { ADMIN, browser, csrfOf, openConsoleHarness, type ConsoleHarness } from '../console/console-harness.js';
+import { testPgUrl } from '../helpers/engines.js';
+
+/**
+ * The audit promise, kept whichever way an operator comes: every action
+ * that changes a queue, driven through the console, the admin REST routes,
+ * and the CLI (on the database and over a server), is read back from the
+ * audit log with its actor, source, target and count.
+ */
+describe('every operator action from every front-end is in the audit log', () => {
+  let h: ConsoleHarness;
+  let server: ServerType;
+  let url: string;
+  let token: string;
+  let dir: string;
+  beforeAll(async () => {
+    h = await openConsoleHarness('postgres');
+    token = await h.issuer!.mint(ADMIN);
+    server = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    dir = mkdtempSync(join(tmpdir(), 'taskqueue-audit-'));
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    await h.t.sql(`delete from ${h.t.schema}.tasks`);
+    await h.t.sql(`delete from ${h.t.schema}.task_tombstones`);
+    await h.t.sql(`delete from ${h.t.schema}.task_dead_letters`);
+    await h.t.sql(`delete from ${h.t.schema}.audit_log`);
+  });
+
+  const jobs = () => h.t.service.getQueue('jobs');
+  /** A dead letter (jobs drops a task at its third lease), a leased task, and one more. */
+  async function prepare(): Promise<void> {
+    await jobs().add({ name: 'doomed' });
+    for (let i = 0; i < 3; i++) {
+      await jobs().leaseTasks({ lease: 60, maxTasks: 10 });
+      await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
+    }
+    await jobs().add([{ name: 'held' }, { name: 'gone' }]);
+    expect((await jobs().leaseTasks({ lease: 3600, maxTasks: 1 })).map((task) => task.name)).toEqual(['held']);
+  }
+  /** Purged names are held; an import of the same names needs them free. */
+  const freeNames = () => h.t.sql(`delete from ${h.t.schema}.task_tombstones`);
+  async function log(): Promise<[string, string, string, string | null, number][]> {
+    const entries: AuditEntry[] = await h.audit.list({ limit: 100 });
+    return entries.reverse().map((e) => [e.source, e.actor, e.action, e.target, e.count]);
+  }
+
+  it('through the console', async () => {
+    await prepare();
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const csrf = csrfOf(await b.send('/console/queues/jobs'));
+    const act = async (action: string, form: Record<string, string> = {}) =>
+      expect((await b.send(`/console/queues/jobs/${action}`, { form: { _csrf: csrf, ...form } })).status).toBe(303);
+    await act('pause');
+    await act('resume');
+    await act('release', { task: 'held' });
+    await act('redrive', { task: 'doomed' });
+    await act('delete', { task: 'gone' });
+    await act('purge', { confirm: 'jobs' });
+    expect(await log()).toEqual([
+      ['console', ADMIN, 'pause', null, 0],
+      ['console', ADMIN, 'resume', null, 0],
+      ['console', ADMIN, 'release_lease', 'held', 1],
+      ['console', ADMIN, 'redrive', 'doomed', 1],
+      ['console', ADMIN, 'delete_task', 'gone', 1],
+      ['console', ADMIN, 'purge', null, 2],
+    ]);
+  });
+
+  it('through the admin REST routes', async () => {
+    await prepare();
+    const admin = `${url}/taskqueue/admin/v1/taskqueues/jobs`;
+    const call = async (method: string, path: string, body?: string, type = 'application/json') => {
+      const response = await fetch(`${admin}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': type }) },
+        ...(body === undefined ? {} : { body }),
+      });
+      expect(response.status, `${method} ${path}`).toBe(200);
+      return response.text();
+    };
+    await call('POST', '/pause');
+    await call('POST', '/resume');
+    await call('POST', '/tasks/held/release');
+    await call('POST', '/deadLetters/redrive', JSON.stringify({ names: ['doomed'] }));
+    await call('POST', '/tasks/delete', JSON.stringify({ names: ['gone'] }));
+    const exported = await call('GET', '/tasks/export');
+    await call('POST', '/purge');
+    await freeNames();
+    await call('POST', '/tasks/import', exported, 'application/x-ndjson');
+    expect(await log()).toEqual([
+      ['rest', ADMIN, 'pause', null, 0],
+      ['rest', ADMIN, 'resume', null, 0],
+      ['rest', ADMIN, 'release_lease', 'held', 1],
+      ['rest', ADMIN, 'redrive', 'doomed', 1],
+      ['rest', ADMIN, 'delete_task', 'gone', 1],
+      ['rest', ADMIN, 'export_tasks', null, 2],
+      ['rest', ADMIN, 'purge', null, 2],
+      ['rest', ADMIN, 'import_tasks', null, 2],
+    ]);
+  });
+
+  it('through the CLI, on the database and over a server', async () => {
+    const file = join(dir, 'export.jsonl');
+    for (const [source, actor, env] of [
+      ['cli', 'cli:operator', { DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: h.t.schema, USER: 'operator' }],
+      ['rest', ADMIN, { TASKQUEUE_URL: url, TASKQUEUE_TOKEN: token }],
+    ] as const) {
+      await h.t.sql(`delete from ${h.t.schema}.audit_log`);
+      await h.t.sql(`delete from ${h.t.schema}.tasks`);
+      await h.t.sql(`delete from ${h.t.schema}.task_tombstones`);
+      await prepare();
+      const run = async (...argv: string[]) => expect((await cli(argv, env)).code, argv.join(' ')).toBe(0);
+      await run('pause', 'jobs');
+      await run('resume', 'jobs');
+      await run('redrive', 'jobs', 'doomed');
+      await run('delete', 'jobs', 'gone');
+      const exported = await cli(['export', 'jobs'], env);
+      writeFileSync(file, exported.outBytes);
+      await run('purge', 'jobs', '--yes');
+      await freeNames();
+      await run('import', 'jobs', '--file', file);
+      expect(await log(), source).toEqual([
+        [source, actor, 'pause', null, 0],
+        [source, actor, 'resume', null, 0],
+        [source, actor, 'redrive', 'doomed', 1],
+        [source, actor, 'delete_task', 'gone', 1],
+        [source, actor, 'export_tasks', null, 2],
+        [source, actor, 'purge', null, 2],
+        [source, actor, 'import_tasks', null, 2],
+      ]);
+    }
+  });
+});
