@@ -73,7 +73,7 @@ export interface Page {
 /** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
 export function browser(h: ConsoleHarness) {
   let cookie: string | null = null;
-  const send = async (path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
+  const send = async (path: string, init: { method?: string; form?: Record<string, string> | [string, string][]; headers?: Record<string, string> } = {}): Promise<Page> => {
     const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
     if (cookie) headers.cookie = cookie;
     const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };

@@ -86,7 +86,7 @@ describe('console views, server side', () => {
       queues: [pullQueue('alpha'), pullQueue('bravo', { maxLeases: 1 }), pullQueue('charlie', { storageLimitBytes: 100 }), pullQueue('delta')],
     });
     await h.t.service.getQueue('charlie').add({ name: 'big', payload: 'x'.repeat(90) });
-    await h.t.service.getQueue('delta').pause();
+    await h.t.operate('delta').pause();
     const bravo = h.t.service.getQueue('bravo');
     await bravo.add({ name: 'doomed' });
     for (let i = 0; i < 2; i++) {
