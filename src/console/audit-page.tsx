@@ -32,7 +32,7 @@ export function AuditPage(props: {
           </option>
           {props.actions.map((action) => (
             <option value={action} selected={filter.action === action}>
-              {action.replace('_', ' ')}
+              {action.replaceAll('_', ' ')}
             </option>
           ))}
         </select>

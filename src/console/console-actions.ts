@@ -77,6 +77,8 @@ export function noticeOf(done: string | undefined, n: string | undefined): strin
       return count === 1 ? 'Released the lease: the task is available again.' : `Released the leases of ${tasks(count)}: available again.`;
     case 'redrive':
       return `Put back ${tasks(count)} from the dead letters.`;
+    case 'forget':
+      return `Deleted ${count} dead letter${count === 1 ? '' : 's'} for good.`;
     default:
       return null;
   }

@@ -13,6 +13,7 @@ const BULK: Record<string, { readonly verb: string; readonly tab: string }> = {
   delete: { verb: 'Delete', tab: '' },
   release: { verb: 'Release the leases of', tab: '' },
   redrive: { verb: 'Put back in the queue', tab: '/dead-letters' },
+  forget: { verb: 'Delete for good', tab: '/dead-letters' },
 };
 const MAX_SELECTED = 1000;
 
@@ -35,7 +36,7 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
   if (names.length > MAX_SELECTED || names.some((name) => !TASK_NAME_PATTERN.test(name))) {
     return showError(c, viewer, 400, 'Nothing done', `Select at most ${MAX_SELECTED} tasks, by their names.`, `${back}${bulk.tab}`);
   }
-  const what = `${bulk.verb} ${plural(names.length, op === 'redrive' ? 'dead letter' : 'task')} of ${config.name}`;
+  const what = `${bulk.verb} ${plural(names.length, bulk.tab === '/dead-letters' ? 'dead letter' : 'task')} of ${config.name}`;
   if (form.confirm === undefined) {
     return renderPage(c, {
       title: 'Confirm',
@@ -54,7 +55,7 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
             {names.map((name) => (
               <input type="hidden" name="task" value={name} />
             ))}
-            <button type="submit" class={op === 'delete' ? 'danger' : undefined}>
+            <button type="submit" class={op === 'delete' || op === 'forget' ? 'danger' : undefined}>
               {what}
             </button>
             <a href={`${back}${bulk.tab}`}>Cancel</a>
@@ -74,6 +75,7 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
 /** The action, and how many tasks it touched: only those released, deleted or put back count. */
 async function perform(operations: QueueOperations, op: string, names: readonly string[]): Promise<number> {
   if (op === 'redrive') return operations.redrive(names);
+  if (op === 'forget') return operations.deleteDeadLetters(names);
   const done = op === 'delete' ? await operations.deleteTasks(names) : await operations.releaseLeases(names);
   return done.filter(Boolean).length;
 }

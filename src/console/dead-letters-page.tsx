@@ -34,7 +34,7 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
         <input id="dead-tag" name="tag" value={data.tag ?? ''} placeholder="any tag" />
         <button type="submit">Filter</button>
       </form>
-      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-dead-letters" ops={[['redrive', 'Redrive']]} />}
+      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-dead-letters" ops={[['redrive', 'Redrive'], ['forget', 'Delete for good']]} />}
       <table class="dead-letters cards" id="dead-letters-table">
         <thead>
           <tr>

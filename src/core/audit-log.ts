@@ -12,6 +12,7 @@ export type AuditAction =
   | 'delete_task'
   | 'release_lease'
   | 'redrive'
+  | 'delete_dead_letters'
   | 'import_tasks'
   | 'export_tasks';
 

@@ -206,6 +206,30 @@ export class QueueOperations {
   }
 
   /**
+   * Deletes dead letters by name for good (letters that must never run
+   * again), and records it in the same statement, counting those deleted.
+   * Their names stay held until their tombstones expire. Names with no dead
+   * letter are ignored; names that can never be task names are
+   * INVALID_TASK_NAME before anything happens. Resolves to how many went.
+   */
+  async deleteDeadLetters(names: readonly string[]): Promise<number> {
+    this.#requireNames(names, 'deleteDeadLetters');
+    if (names.length > LIMITS.maxTasksPerDelete) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} dead letters may be deleted at once, got ${names.length}`, {
+        queue: this.name,
+      });
+    }
+    // No names asked for: nothing to do, and nothing to record.
+    if (names.length === 0) return 0;
+    const unique = [...new Set(names)];
+    return this.#ctx.store.deleteDeadLetters({
+      ...this.#ctx.ref,
+      names: unique,
+      audit: this.#intent('delete_dead_letters', unique.length === 1 ? unique[0]! : null),
+    });
+  }
+
+  /**
    * Adds up to 100 exported tasks (export lines) in one statement, all or
    * nothing, under their names and ETAs; exported generated names come back
    * under their names. Resolves to how many were added.

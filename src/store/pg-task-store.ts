@@ -8,6 +8,7 @@ import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
   CleanupResult,
+  DeadLetterDeleteParams,
   DeadLetterListParams,
   DeadLetterRedriveParams,
   LeaseResult,
@@ -34,7 +35,7 @@ import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
-import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
+import { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaExists, schemaVersion } from './migrate.js';
 import { deleteTasks } from './delete-tasks.js';
 import { hasLeasableTasks } from './has-leasable-tasks.js';
@@ -210,6 +211,10 @@ export class PgTaskStore implements TaskStore {
 
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]> {
     return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
+  }
+
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number> {
+    return this.#guard(() => deleteDeadLetters(this.#ctx, params), params.queueName);
   }
 
   /**

@@ -98,11 +98,20 @@ describe('every operator action from every front-end is in the audit log', () =>
     expect(await bulk('release', ['gone'])).toBe('/console/queues/jobs?done=release&n=0');
     expect(await bulk('redrive', ['doomed', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
     expect(await bulk('delete', ['held', 'gone', 'doomed', 'never-was'])).toBe('/console/queues/jobs?done=delete&n=3');
+    // A task dies again and is deleted for good from the dead letters.
+    await jobs().add({ name: 'doomed-again' });
+    for (let i = 0; i < 3; i++) {
+      await jobs().leaseTasks({ lease: 60, maxTasks: 10 });
+      await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
+    }
+    expect(await bulk('forget', ['doomed-again', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=forget&n=1');
+    expect(await h.t.operate('jobs').listDeadLetters({ limit: 10 })).toEqual([]);
     expect(await log()).toEqual([
       ['console', ADMIN, 'release_lease', null, 1],
       ['console', ADMIN, 'release_lease', 'gone', 0],
       ['console', ADMIN, 'redrive', null, 1],
       ['console', ADMIN, 'delete_task', null, 3],
+      ['console', ADMIN, 'delete_dead_letters', null, 1],
     ]);
   });
 

@@ -73,8 +73,10 @@ describe('QueueOperations (in-memory store)', () => {
       await expect(ops.deleteTasks([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
       await expect(ops.redrive([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
       await expect(ops.releaseLease(bad)).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
+      await expect(ops.deleteDeadLetters([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     }
     expect(await ops.redrive([])).toBe(0);
+    expect(await ops.deleteDeadLetters([])).toBe(0);
     expect(store.calls).toEqual([]);
     expect(store.audit).toEqual([]);
   });
