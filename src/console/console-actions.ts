@@ -73,7 +73,7 @@ export function noticeOf(done: string | undefined, n: string | undefined): strin
     case 'delete':
       return count === 0 ? 'Nothing deleted: already gone.' : count === 1 ? 'Deleted the task.' : `Deleted ${tasks(count)}.`;
     case 'release':
-      if (count === 0) return 'Nothing released: not leased.';
+      if (count === 0) return 'The task was not leased: nothing to release.';
       return count === 1 ? 'Released the lease: the task is available again.' : `Released the leases of ${tasks(count)}: available again.`;
     case 'redrive':
       return `Put back ${tasks(count)} from the dead letters.`;
