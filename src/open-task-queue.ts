@@ -6,6 +6,7 @@ import { loadConfigFile, builtInConfig } from './config/load-config.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { AuditLog, Operator } from './core/audit-log.js';
 import type { Clock } from './core/clock.js';
+import type { DepthHistory } from './core/depth-history.js';
 import { QueueError } from './core/errors.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { withPushBaseUrl, type QueueConfig, type ServiceConfig } from './core/queue-config.js';
@@ -21,6 +22,7 @@ import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { configuredQueues } from './store/configured-queues.js';
 import { openDatabase, type DatabaseOptions, type EngineKind, type OpenDatabase } from './store/database.js';
+import { PgDepthHistory } from './store/depth-history.js';
 import { latestMigration, migrate } from './store/migrate.js';
 import { prepareSqlApi } from './store/sql-api-settings.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
@@ -125,6 +127,8 @@ export interface OpenTaskQueue {
   readonly authStore: AuthStore;
   /** The operators' audit log (the same database and schema): the core records into it, the console lists it. */
   readonly auditLog: AuditLog;
+  /** The console's samples of queue depth (the same database and schema). */
+  readonly depthHistory: DepthHistory;
   /** The migrations applied to the schema now (`current`; TRANSIENT_ERROR when the schema is gone) and the latest this package ships. */
   schemaStatus(): Promise<{ readonly current: number; readonly latest: number }>;
   /** The PostgreSQL connection pool's figures now; null on the embedded engine. */
@@ -296,6 +300,7 @@ async function assemble(
     schema,
     authStore: authStore satisfies AuthStore,
     auditLog: new PgAuditLog({ db: database.db, schema }),
+    depthHistory: new PgDepthHistory({ db: database.db, schema }),
     schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
     poolStats: () => {
       const pool = database.pool;

@@ -108,7 +108,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       shutdown: stopping.signal,
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
-    webConsole = settings.console ? mountConsole(app, { service, accessControl, auditLog: service.auditLog }) : null;
+    webConsole = settings.console
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory })
+      : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).
     app.get('/.well-known/jwks.json', async (c) => c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }));
     const { server, address, url } = await listen(app.fetch, settings.port, settings.host);

@@ -1,38 +1,78 @@
-import type { AuditEntry } from '../core/audit-log.js';
-import { formatUsec } from './format.js';
+import type { AuditAction, AuditEntry } from '../core/audit-log.js';
+import { When } from './when.js';
 
-/** The audit log: who did what to which queue, when, and how many tasks it touched; newest first. */
-export function AuditPage(props: { readonly entries: readonly AuditEntry[]; readonly next: string | null }) {
+export interface AuditFilter {
+  readonly queue: string | null;
+  readonly actor: string | null;
+  readonly action: AuditAction | null;
+  readonly source: string | null;
+}
+
+/** The audit log: who did what to which queue, when, from where, and how many tasks it touched; newest first. */
+export function AuditPage(props: {
+  readonly entries: readonly AuditEntry[];
+  readonly next: string | null;
+  readonly filter: AuditFilter;
+  readonly actions: readonly AuditAction[];
+  readonly nowMs: number;
+}) {
+  const { filter } = props;
   return (
     <section>
       <h1>Audit log</h1>
-      <table class="audit" id="audit-table">
+      <form method="get" action="/console/audit" class="filter wrap" id="audit-filter">
+        <label for="audit-queue">Queue</label>
+        <input id="audit-queue" name="queue" value={filter.queue ?? ''} placeholder="any" />
+        <label for="audit-actor">Who</label>
+        <input id="audit-actor" name="actor" value={filter.actor ?? ''} placeholder="anyone" />
+        <label for="audit-action">Action</label>
+        <select id="audit-action" name="action">
+          <option value="" selected={filter.action === null}>
+            any
+          </option>
+          {props.actions.map((action) => (
+            <option value={action} selected={filter.action === action}>
+              {action.replaceAll('_', ' ')}
+            </option>
+          ))}
+        </select>
+        <label for="audit-source">Source</label>
+        <input id="audit-source" name="source" value={filter.source ?? ''} placeholder="any" />
+        <button type="submit">Filter</button>
+      </form>
+      <table class="audit cards" id="audit-table">
         <thead>
           <tr>
-            <th>When</th>
-            <th>Who</th>
-            <th>Action</th>
-            <th>Queue</th>
-            <th>Task</th>
-            <th class="num">Tasks</th>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Queue</th>
+            <th scope="col">Task</th>
+            <th class="num" scope="col">Tasks</th>
+            <th scope="col">Source</th>
           </tr>
         </thead>
         <tbody>
           {props.entries.map((e) => (
             <tr data-action={e.action}>
-              <td>{formatUsec(e.atUsec)}</td>
-              <td>{e.actor}</td>
-              <td>{e.action.replace('_', ' ')}</td>
-              <td>
+              <td data-label="When">
+                <When usec={e.atUsec} nowMs={props.nowMs} absolute />
+              </td>
+              <td data-label="Who">{e.actor}</td>
+              <td data-label="Action">{e.action.replace('_', ' ')}</td>
+              <td data-label="Queue">
                 <a href={`/console/queues/${encodeURIComponent(e.queue)}`}>{e.queue}</a>
               </td>
-              <td>{e.target ?? ''}</td>
-              <td class="num">{String(e.count)}</td>
+              <td data-label="Task">{e.target ?? ''}</td>
+              <td class="num" data-label="Tasks">
+                {String(e.count)}
+              </td>
+              <td data-label="Source">{e.source}</td>
             </tr>
           ))}
           {props.entries.length === 0 && (
             <tr>
-              <td colspan={6}>No action recorded yet.</td>
+              <td colspan={7}>{Object.values(filter).some((v) => v !== null) ? 'No entry matches.' : 'No action recorded yet.'}</td>
             </tr>
           )}
         </tbody>

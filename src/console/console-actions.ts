@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import type { QueueOperations } from '../core/queue-operations.js';
+import { guardAction } from './action-guard.js';
 import { showError } from './console-errors.js';
-import { csrfMatches, isCrossSite } from './console-session.js';
 import type { ConsoleContext } from './console-deps.js';
-import { isSignedOut, resolveViewer } from './console-viewer.js';
 
 /** The actions, by the last segment of their URL: POST /console/queues/:queue/:action. */
 export const ACTIONS = ['pause', 'resume', 'purge', 'delete', 'release', 'redrive'] as const;
@@ -19,21 +18,12 @@ export type ConsoleAction = (typeof ACTIONS)[number];
  * queue's name.
  */
 export async function runAction(c: Context, ctx: ConsoleContext, action: ConsoleAction): Promise<Response> {
-  if (isCrossSite(c)) return showError(c, null, 403, 'Refused', 'Actions must come from the console itself.');
-  const queues = ctx.service.queues();
-  const viewer = await resolveViewer(c, ctx.accessControl, queues);
-  if (isSignedOut(viewer)) return showError(c, null, 401, 'Signed out', 'Sign in again to do that.', '/console/sign-in');
-  const form = await c.req.parseBody();
-  if (!csrfMatches(form._csrf, viewer.csrf)) {
-    return showError(c, viewer, 403, 'Refused', 'The form was stale or did not come from this console. Reload the page and try again.');
-  }
-  if (!viewer.admin) return showError(c, viewer, 403, 'Refused', 'Only administrators may act on queues.');
-  const name = c.req.param('queue') ?? '';
-  const config = queues.find((queue) => queue.name === name);
-  if (!config) return showError(c, viewer, 404, 'No such queue', `There is no queue "${name}".`, '/console');
+  const guarded = await guardAction(c, ctx);
+  if (guarded instanceof Response) return guarded;
+  const { viewer, form, config, back } = guarded;
+  const name = config.name;
   const operations = ctx.service.operate(name, { actor: viewer.email ?? 'anonymous', source: 'console' });
   const task = typeof form.task === 'string' && form.task !== '' ? form.task : null;
-  const back = `/console/queues/${encodeURIComponent(name)}`;
 
   if (action === 'purge' && form.confirm !== name) {
     return showError(c, viewer, 400, 'Not purged', 'To purge, type the queue name exactly as shown.', back);
@@ -43,7 +33,9 @@ export async function runAction(c: Context, ctx: ConsoleContext, action: Console
   }
   const count = await perform(operations, action, task);
   // The outcome travels as an action and a count, never as text: the page words it.
-  return c.redirect(`${back}?done=${action}&n=${count}`, 303);
+  // Back to the tab the action was taken on (dead letters have theirs).
+  const tab = form.tab === 'dead-letters' ? '/dead-letters' : '';
+  return c.redirect(`${back}${tab}?done=${action}&n=${count}`, 303);
 }
 
 /** The action, and how many tasks it touched (for the notice). */
@@ -79,11 +71,14 @@ export function noticeOf(done: string | undefined, n: string | undefined): strin
     case 'purge':
       return `Purged ${tasks(count)}.`;
     case 'delete':
-      return count === 0 ? 'The task was already gone.' : 'Deleted the task.';
+      return count === 0 ? 'Nothing deleted: already gone.' : count === 1 ? 'Deleted the task.' : `Deleted ${tasks(count)}.`;
     case 'release':
-      return count === 0 ? 'The task was not leased: nothing to release.' : 'Released the lease: the task is available again.';
+      if (count === 0) return 'The task was not leased: nothing to release.';
+      return count === 1 ? 'Released the lease: the task is available again.' : `Released the leases of ${tasks(count)}: available again.`;
     case 'redrive':
       return `Put back ${tasks(count)} from the dead letters.`;
+    case 'forget':
+      return `Deleted ${count} dead letter${count === 1 ? '' : 's'} for good.`;
     default:
       return null;
   }

@@ -1,5 +1,6 @@
 import type { AccessControl } from '../auth/access-control.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
+import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
 import type { QueueOverview } from '../core/queue-overview.js';
@@ -23,9 +24,11 @@ export interface ConsoleDeps {
   readonly accessControl?: AccessControl;
   /** What the audit page lists (the core records the actions itself: TaskQueueService.operate). */
   readonly auditLog: Pick<AuditLog, 'list'>;
+  /** Where the depth chart's samples are kept (sql/0014); without it, in this process's memory. */
+  readonly depthHistory?: DepthHistory;
   /** Seconds between samples of the overview for the charts (default 10). */
   readonly sampleIntervalSeconds?: number;
-  /** Seconds between refreshes of the queues table in the browser (default 5). */
+  /** Default seconds between refreshes of a page's figures and charts in the browser (default 5). */
   readonly refreshSeconds?: number;
 }
 

@@ -68,3 +68,22 @@ export function formatUsec(usec: number): string {
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
+
+export { formatRelative } from './relative-time.js';
+
+/** A byte count spelled out, for a payload's size: "1 byte", "2,048 bytes (2.0 KiB)". */
+export function formatSize(bytes: number): string {
+  if (bytes === 1) return '1 byte';
+  return bytes < 1024 ? `${formatCount(bytes)} bytes` : `${formatCount(bytes)} bytes (${formatBytes(bytes)})`;
+}
+
+/** Storage against its limit as a whole percentage, or null without a limit. */
+export function storagePercent(used: number, limit: number | null): number | null {
+  if (limit === null || limit <= 0) return null;
+  return Math.floor((used / limit) * 100);
+}
+
+/** "1 dead letter", "1,063 dead letters". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

@@ -6,13 +6,20 @@ export interface LayoutProps {
   readonly viewer: Viewer | null;
   /** `?v=` of the asset URLs, so a new build is fetched at once. */
   readonly assetVersion: string;
+  /** Seconds between refreshes of the page's live parts; absent on pages with none. */
+  readonly refreshSeconds?: number;
+  /** When the page's figures were read (epoch ms): the start of "updated N s ago". */
+  readonly renderedAt: number;
   readonly children?: Child;
 }
 
 /**
  * The frame of every page: the asset links (a script and a stylesheet from
  * this server; the Content-Security-Policy allows nothing inline), the
- * navigation, who is signed in, and sign-out for pasted-token sessions.
+ * navigation, who is signed in, and sign-out for pasted-token sessions;
+ * the time zone times are shown in; and on pages whose figures refresh, how
+ * fresh they are, the refresh rate (or paused), and the banner that says
+ * when they stopped refreshing and why.
  */
 export function Layout(props: LayoutProps) {
   const { viewer } = props;
@@ -56,7 +63,35 @@ export function Layout(props: LayoutProps) {
             </div>
           )}
         </header>
-        <main>{props.children}</main>
+        {viewer && (
+          <div class="status-bar">
+            <label class="zone">
+              Times in{' '}
+              <select id="time-zone" aria-label="Time zone">
+                <option value="UTC">UTC</option>
+                <option value="local">local time</option>
+              </select>
+            </label>
+            {props.refreshSeconds !== undefined && (
+              <>
+                <span id="freshness" class="fresh" role="status" data-rendered-at={String(props.renderedAt)}>
+                  updated just now
+                </span>
+                <label class="refresh" hidden>
+                  Refresh{' '}
+                  <select id="refresh-rate" data-default={String(props.refreshSeconds)} aria-label="Refresh rate">
+                    {[...new Set([props.refreshSeconds, 2, 5, 15, 60])].sort((a, b) => a - b).map((s) => (
+                      <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
+                    ))}
+                    <option value="0">paused</option>
+                  </select>
+                </label>
+              </>
+            )}
+          </div>
+        )}
+        <div id="banner" class="banner" role="alert" hidden></div>
+        <main data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}>{props.children}</main>
       </body>
     </html>
   );

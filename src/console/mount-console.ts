@@ -2,9 +2,11 @@ import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import { ACTIONS, runAction, type ConsoleAction } from './console-actions.js';
 import { consoleAssets } from './console-assets.js';
+import { runBulk } from './console-bulk.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
-import { auditPage, queuePage, queueSeries, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
+import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
+import { deadLettersPage, findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
 import { CONSOLE_PATH } from './console-session.js';
 import type { Viewer } from './console-viewer.js';
 import { OverviewSampler } from './overview-sampler.js';
@@ -43,6 +45,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   const sampler = new OverviewSampler({
     read: () => deps.service.overview(),
     ...(deps.sampleIntervalSeconds === undefined ? {} : { intervalSeconds: deps.sampleIntervalSeconds }),
+    ...(deps.depthHistory === undefined ? {} : { history: deps.depthHistory }),
   });
   const ctx: ConsoleContext = {
     service: deps.service,
@@ -79,6 +82,10 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/audit', page(auditPage));
   console.get('/queues/:queue', page(queuePage));
   console.get('/queues/:queue/series.json', page(queueSeries));
+  console.get('/queues/:queue/dead-letters', page(deadLettersPage));
+  console.get('/queues/:queue/tasks', page(findTask));
+  console.get('/queues/:queue/tasks/:task', page(taskPage));
+  console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
   for (const action of ACTIONS) {
     console.post(`/queues/:queue/${action}`, (c) => runAction(c, ctx, action as ConsoleAction));
   }

@@ -1,3 +1,4 @@
+import type { DepthHistory, DepthSeries } from '../core/depth-history.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 
 /** One queue's figures at one moment. */
@@ -10,12 +11,7 @@ export interface QueueSample {
 }
 
 /** A queue's samples as columns, the shape uPlot draws. */
-export interface QueueSeries {
-  readonly at: number[];
-  readonly available: number[];
-  readonly leased: number[];
-  readonly delayed: number[];
-}
+export type QueueSeries = DepthSeries;
 
 export interface OverviewSamplerOptions {
   /** Reads every queue's figures (TaskQueueService.overview). */
@@ -24,22 +20,30 @@ export interface OverviewSamplerOptions {
   readonly intervalSeconds?: number;
   /** How far back samples are kept, in seconds (default one hour). */
   readonly keepSeconds?: number;
-  /** Clock in epoch ms (tests). */
+  /** Clock in epoch ms (tests of the in-memory samples). */
   readonly now?: () => number;
+  /**
+   * Where samples are kept: the database (sql/0014), so charts cover the
+   * whole window after a restart and agree between processes. Without it,
+   * this process's memory (embedding tests and tools).
+   */
+  readonly history?: DepthHistory;
 }
 
 /**
  * Samples the overview every few seconds and keeps the last hour, so the
  * console can chart a queue's depth without a time-series store: the
- * service remembers only what the chart shows. (Leases per minute need no
- * sampling: the database keeps an hour of lease history.) A sample that
- * fails (database away) is skipped; the chart shows the gap.
+ * service remembers only what the chart shows, in the database when given
+ * a DepthHistory. (Leases per minute need no sampling: the database keeps
+ * an hour of lease history.) A sample that fails (database away) is
+ * skipped; the chart shows the gap.
  */
 export class OverviewSampler {
   readonly #read: () => Promise<readonly QueueOverview[]>;
   readonly #intervalMs: number;
   readonly #keepSeconds: number;
   readonly #now: () => number;
+  readonly #history: DepthHistory | null;
   readonly #samples = new Map<string, QueueSample[]>();
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
@@ -49,6 +53,7 @@ export class OverviewSampler {
     this.#intervalMs = (options.intervalSeconds ?? 10) * 1000;
     this.#keepSeconds = options.keepSeconds ?? 3600;
     this.#now = options.now ?? Date.now;
+    this.#history = options.history ?? null;
   }
 
   /** Takes a sample now and then every interval; the timer never keeps the process alive. */
@@ -68,7 +73,8 @@ export class OverviewSampler {
   }
 
   /** The kept samples of one queue, oldest first. */
-  series(queue: string): QueueSeries {
+  async series(queue: string): Promise<QueueSeries> {
+    if (this.#history) return this.#history.series(queue, this.#keepSeconds);
     const samples = this.#samples.get(queue) ?? [];
     return {
       at: samples.map((s) => s.at),
@@ -89,6 +95,12 @@ export class OverviewSampler {
     try {
       rows = await this.#read();
     } catch {
+      return;
+    }
+    if (this.#history) {
+      const samples = rows.map((row) => ({ queue: row.name, available: row.availableTasks, leased: row.leasedTasks, delayed: row.delayedTasks }));
+      const bucketSeconds = Math.max(1, Math.round(this.#intervalMs / 1000));
+      await this.#history.record(samples, { bucketSeconds, keepSeconds: this.#keepSeconds }).catch(() => undefined);
       return;
     }
     const at = Math.round(this.#now() / 1000);

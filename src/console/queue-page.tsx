@@ -1,30 +1,39 @@
-import type { DeadLetter } from '../core/dead-letter.js';
+import type { AuditEntry } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task } from '../core/task.js';
 import type { TaskState } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
+import { ActionForm, BulkBar, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
-import { formatAge, formatBytes, formatCount, formatUsec, previewPayload } from './format.js';
+import { Payload } from './payload-view.js';
+import { QueueHeader } from './queue-header.js';
+import { etaMeaning, taskStateOf } from './task-state.js';
+import { When } from './when.js';
+import { plural } from './format.js';
 
 /** What the queue page shows; the route gathers it from the core. */
 export interface QueuePageData {
   readonly overview: QueueOverview;
+  /** The entry of the pause, when the queue is paused and the audit log knows who paused it. */
+  readonly pausedBy: AuditEntry | null;
   /** Null when the viewer may read the queue but not list its tasks (an ACL writer). */
   readonly tasks: readonly Task[] | null;
   readonly filter: { readonly state: TaskState | null; readonly tag: string | null };
   /** The URL of the next page of tasks, if there is one. */
   readonly nextTasks: string | null;
   readonly tombstones: readonly Tombstone[] | null;
-  readonly deadLetters: readonly DeadLetter[] | null;
   /** What the last action did (from the redirect after it), already worded. */
   readonly notice: string | null;
+  /** When the page was made (epoch ms): relative times count from it. */
+  readonly nowMs: number;
 }
 
 /**
- * One queue: its figures, charts of depth and lease rate over the last hour
- * (drawn by the client script from /console/queues/:queue/series.json), the
- * tasks (filtered by state and tag, a page at a time), recent tombstones and
- * dead letters; and for administrators, the actions.
+ * One queue: its figures and charts over the last hour (refreshed
+ * together, at the page's one refresh rate), the actions for
+ * administrators, its tasks (each with its state, filtered by state and
+ * tag, a page at a time, or found by name) and its recent tombstones. Dead
+ * letters have their own tab.
  */
 export function QueuePage(props: { readonly viewer: Viewer; readonly data: QueuePageData }) {
   const { viewer, data } = props;
@@ -32,31 +41,7 @@ export function QueuePage(props: { readonly viewer: Viewer; readonly data: Queue
   const base = `/console/queues/${encodeURIComponent(q.name)}`;
   return (
     <section>
-      <p class="crumbs">
-        <a href="/console">Queues</a> / {q.name}
-      </p>
-      <h1>
-        {q.name} {q.paused ? <span class="badge paused">paused</span> : <span class="badge running">running</span>}
-      </h1>
-      {data.notice && (
-        <p class="notice" role="status">
-          {data.notice}
-        </p>
-      )}
-      <dl class="figures">
-        <Figure label="Available" value={formatCount(q.availableTasks)} />
-        <Figure label="Leased" value={formatCount(q.leasedTasks)} />
-        <Figure label="Delayed" value={formatCount(q.delayedTasks)} />
-        <Figure label="Oldest task" value={formatAge(q.oldestAvailableAgeSeconds)} />
-        <Figure label="Leased last minute" value={formatCount(q.leasedLastMinute)} />
-        <Figure label="Leased last hour" value={formatCount(q.leasedLastHour)} />
-        <Figure label="Dead letters" value={formatCount(q.deadLetters)} />
-        <Figure
-          label="Storage"
-          value={`${formatBytes(q.storageBytes)}${q.storageLimitBytes === null ? '' : ` of ${formatBytes(q.storageLimitBytes)}`}`}
-        />
-      </dl>
-
+      <QueueHeader viewer={viewer} overview={q} pausedBy={data.pausedBy} nowMs={data.nowMs} notice={data.notice} tab="tasks" />
       {viewer.admin && <Actions viewer={viewer} queue={q} base={base} />}
 
       <div class="charts">
@@ -77,33 +62,15 @@ export function QueuePage(props: { readonly viewer: Viewer; readonly data: Queue
         <TaskSection viewer={viewer} base={base} data={data} tasks={data.tasks} />
       )}
 
-      {data.deadLetters !== null && <DeadLetters viewer={viewer} base={base} deadLetters={data.deadLetters} />}
-      {data.tombstones !== null && <Tombstones tombstones={data.tombstones} />}
+      {data.tombstones !== null && <Tombstones tombstones={data.tombstones} nowMs={data.nowMs} />}
     </section>
-  );
-}
-
-function Figure(props: { readonly label: string; readonly value: string }) {
-  return (
-    <div>
-      <dt>{props.label}</dt>
-      <dd>{props.value}</dd>
-    </div>
-  );
-}
-
-/** A POST form with the CSRF token: every action goes this way. */
-function ActionForm(props: { readonly viewer: Viewer; readonly action: string; readonly children?: unknown; readonly class?: string }) {
-  return (
-    <form method="post" action={props.action} class={props.class ?? 'inline'}>
-      <input type="hidden" name="_csrf" value={props.viewer.csrf} />
-      {props.children}
-    </form>
   );
 }
 
 function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview; readonly base: string }) {
   const { viewer, queue, base } = props;
+  const dead = plural(queue.deadLetters, 'dead letter');
+  const tasks = queue.availableTasks + queue.leasedTasks + queue.delayedTasks;
   return (
     <div class="actions" id="queue-actions">
       {queue.paused ? (
@@ -111,17 +78,25 @@ function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview
           <button type="submit">Resume</button>
         </ActionForm>
       ) : (
-        <ActionForm viewer={viewer} action={`${base}/pause`}>
+        <ConfirmedForm
+          viewer={viewer}
+          action={`${base}/pause`}
+          confirm={`Pause ${queue.name}? Leases will return none of its ${plural(queue.availableTasks, 'available task')} until it is resumed.`}
+        >
           <button type="submit">Pause</button>
-        </ActionForm>
+        </ConfirmedForm>
       )}
-      <ActionForm viewer={viewer} action={`${base}/redrive`}>
+      <ConfirmedForm
+        viewer={viewer}
+        action={`${base}/redrive`}
+        confirm={`Put ${queue.deadLetters === 1 ? 'the' : 'all'} ${dead} of ${queue.name} back in the queue?`}
+      >
         <button type="submit" disabled={queue.deadLetters === 0}>
-          Redrive all dead letters
+          {queue.deadLetters === 0 ? 'No dead letters to redrive' : `Redrive ${queue.deadLetters === 1 ? 'the' : 'all'} ${dead}`}
         </button>
-      </ActionForm>
+      </ConfirmedForm>
       <ActionForm viewer={viewer} action={`${base}/purge`} class="inline purge">
-        <label for="purge-confirm">Type the queue name to purge every task:</label>
+        <label for="purge-confirm">{`Type the queue name to purge ${tasks === 1 ? 'its' : 'all'} ${plural(tasks, 'task')}:`}</label>
         <input id="purge-confirm" name="confirm" autocomplete="off" data-confirm={queue.name} placeholder={queue.name} />
         <button type="submit" class="danger" data-confirm-button>
           Purge
@@ -137,69 +112,101 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
   const { viewer, base, data, tasks } = props;
   return (
     <div>
-      <form method="get" action={base} class="filter">
-        <label for="state">State</label>
-        <select id="state" name="state">
-          <option value="" selected={data.filter.state === null}>
-            any
-          </option>
-          {STATES.map((state) => (
-            <option value={state} selected={data.filter.state === state}>
-              {state}
+      <div class="filters">
+        <form method="get" action={base} class="filter">
+          <label for="state">State</label>
+          <select id="state" name="state">
+            <option value="" selected={data.filter.state === null}>
+              any
             </option>
-          ))}
-        </select>
-        <label for="tag">Tag</label>
-        <input id="tag" name="tag" value={data.filter.tag ?? ''} placeholder="any tag" />
-        <button type="submit">Filter</button>
-      </form>
-      <table class="tasks" id="tasks-table">
+            {STATES.map((state) => (
+              <option value={state} selected={data.filter.state === state}>
+                {state}
+              </option>
+            ))}
+          </select>
+          <label for="tag">Tag</label>
+          <input id="tag" name="tag" value={data.filter.tag ?? ''} placeholder="any tag" />
+          <button type="submit">Filter</button>
+        </form>
+        <form method="get" action={`${base}/tasks`} class="filter" role="search">
+          <label for="task-name">Task name</label>
+          <input id="task-name" name="name" required placeholder="exact name" autocomplete="off" />
+          <button type="submit">Find</button>
+        </form>
+      </div>
+      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-tasks" ops={[['delete', 'Delete'], ['release', 'Release leases of']]} />}
+      <table class="tasks cards" id="tasks-table">
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Tag</th>
-            <th class="num">Retries</th>
-            <th>ETA or lease expiry</th>
-            <th>Last error</th>
-            <th>Payload</th>
-            {viewer.admin && <th></th>}
+            {viewer.admin && (
+              <th scope="col" class="select">
+                <input type="checkbox" data-select-all="bulk-tasks" aria-label="Select every task on this page" />
+              </th>
+            )}
+            <th scope="col">Name</th>
+            <th scope="col">State</th>
+            <th scope="col">When</th>
+            <th scope="col">Tag</th>
+            <th class="num" scope="col">Retries</th>
+            <th scope="col">Last error</th>
+            <th scope="col">Payload</th>
+            {viewer.admin && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
-          {tasks.map((task) => (
-            <tr data-task={task.name}>
-              <td class="name">{task.name}</td>
-              <td>{task.tag ?? ''}</td>
-              <td class="num">{String(task.retryCount)}</td>
-              <td>
-                {task.retryCount > 0 ? 'lease until ' : 'eta '}
-                {formatUsec(task.etaUsec)}
-              </td>
-              <td class="last-error">{task.lastError ?? ''}</td>
-              <td>
-                <Payload payload={task.payload} />
-              </td>
-              {viewer.admin && (
-                <td class="row-actions">
-                  {task.retryCount > 0 && (
-                    <ActionForm viewer={viewer} action={`${base}/release`}>
-                      <input type="hidden" name="task" value={task.name} />
-                      <button type="submit">Release lease</button>
-                    </ActionForm>
-                  )}
-                  <ActionForm viewer={viewer} action={`${base}/delete`}>
-                    <input type="hidden" name="task" value={task.name} />
-                    <button type="submit" class="danger">
-                      Delete
-                    </button>
-                  </ActionForm>
+          {tasks.map((task) => {
+            const state = taskStateOf(task, data.nowMs);
+            return (
+              <tr data-task={task.name} data-state={state}>
+                {viewer.admin && (
+                  <td class="select" data-label="Select">
+                    <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+                  </td>
+                )}
+                <td class="name" data-label="Name">
+                  <a href={`${base}/tasks/${encodeURIComponent(task.name)}`}>{task.name}</a>
                 </td>
-              )}
-            </tr>
-          ))}
+                <td data-label="State">
+                  <span class={`badge state-${state}`}>{state}</span>
+                </td>
+                <td data-label="When">
+                  <span class="hint">{etaMeaning(state, task.retryCount)}</span> <When usec={task.etaUsec} nowMs={data.nowMs} />
+                </td>
+                <td data-label="Tag">{task.tag ?? ''}</td>
+                <td class="num" data-label="Retries">
+                  {String(task.retryCount)}
+                </td>
+                <td class="last-error" data-label="Last error">
+                  {task.lastError ?? ''}
+                </td>
+                <td data-label="Payload">
+                  <Payload payload={task.payload} />
+                </td>
+                {viewer.admin && (
+                  <td class="row-actions" data-label="Actions">
+                    {state === 'leased' && (
+                      <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+                        <input type="hidden" name="task" value={task.name} />
+                        <button type="submit" class="quiet">
+                          Release
+                        </button>
+                      </ConfirmedForm>
+                    )}
+                    <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
+                      <input type="hidden" name="task" value={task.name} />
+                      <button type="submit" class="quiet danger-text">
+                        Delete
+                      </button>
+                    </ConfirmedForm>
+                  </td>
+                )}
+              </tr>
+            );
+          })}
           {tasks.length === 0 && (
             <tr>
-              <td colspan={7}>No task matches.</td>
+              <td colspan={viewer.admin ? 9 : 7}>No task matches.</td>
             </tr>
           )}
         </tbody>
@@ -213,86 +220,32 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
   );
 }
 
-function Payload(props: { readonly payload: Uint8Array }) {
-  const preview = previewPayload(props.payload);
-  if (preview.kind === 'empty') return <span class="hint">empty</span>;
-  return (
-    <code class={`payload ${preview.kind}`}>
-      {preview.text}
-      {preview.truncated ? ' …' : ''}
-    </code>
-  );
-}
-
-function DeadLetters(props: { readonly viewer: Viewer; readonly base: string; readonly deadLetters: readonly DeadLetter[] }) {
-  const { viewer, base, deadLetters } = props;
-  return (
-    <div>
-      <h2>Dead letters</h2>
-      <table class="dead-letters" id="dead-letters-table">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Tag</th>
-            <th class="num">Retries</th>
-            <th>Died</th>
-            <th>Last error</th>
-            <th>Payload</th>
-            {viewer.admin && <th></th>}
-          </tr>
-        </thead>
-        <tbody>
-          {deadLetters.map((dead) => (
-            <tr data-dead-letter={dead.name}>
-              <td class="name">{dead.name}</td>
-              <td>{dead.tag ?? ''}</td>
-              <td class="num">{String(dead.retryCount)}</td>
-              <td>{formatUsec(dead.diedUsec)}</td>
-              <td class="last-error">{dead.lastError ?? ''}</td>
-              <td>
-                <Payload payload={dead.payload} />
-              </td>
-              {viewer.admin && (
-                <td class="row-actions">
-                  <ActionForm viewer={viewer} action={`${base}/redrive`}>
-                    <input type="hidden" name="task" value={dead.name} />
-                    <button type="submit">Redrive</button>
-                  </ActionForm>
-                </td>
-              )}
-            </tr>
-          ))}
-          {deadLetters.length === 0 && (
-            <tr>
-              <td colspan={7}>No dead letters.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function Tombstones(props: { readonly tombstones: readonly Tombstone[] }) {
+function Tombstones(props: { readonly tombstones: readonly Tombstone[]; readonly nowMs: number }) {
   return (
     <div>
       <h2>Recent tombstones</h2>
-      <table class="tombstones" id="tombstones-table">
+      <table class="tombstones cards" id="tombstones-table">
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Reason</th>
-            <th>When</th>
-            <th class="num">Retries</th>
+            <th scope="col">Name</th>
+            <th scope="col">Reason</th>
+            <th scope="col">When</th>
+            <th class="num" scope="col">Retries</th>
           </tr>
         </thead>
         <tbody>
           {props.tombstones.map((t) => (
             <tr>
-              <td class="name">{t.name}</td>
-              <td>{t.reason.replace('_', ' ')}</td>
-              <td>{formatUsec(t.deletedUsec)}</td>
-              <td class="num">{String(t.retryCount)}</td>
+              <td class="name" data-label="Name">
+                {t.name}
+              </td>
+              <td data-label="Reason">{t.reason.replace('_', ' ')}</td>
+              <td data-label="When">
+                <When usec={t.deletedUsec} nowMs={props.nowMs} />
+              </td>
+              <td class="num" data-label="Retries">
+                {String(t.retryCount)}
+              </td>
             </tr>
           ))}
           {props.tombstones.length === 0 && (

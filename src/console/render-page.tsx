@@ -8,12 +8,18 @@ import { Layout } from './layout.js';
 /** Sends a whole page: the layout around `body`, as HTML with a doctype. */
 export async function renderPage(
   c: Context,
-  page: { readonly title: string; readonly viewer: Viewer | null; readonly body: Child },
+  page: { readonly title: string; readonly viewer: Viewer | null; readonly body: Child; readonly refreshSeconds?: number },
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   const assets = await consoleAssets();
   const element = (
-    <Layout title={page.title} viewer={page.viewer} assetVersion={assets.version}>
+    <Layout
+      title={page.title}
+      viewer={page.viewer}
+      assetVersion={assets.version}
+      renderedAt={Date.now()}
+      {...(page.refreshSeconds === undefined ? {} : { refreshSeconds: page.refreshSeconds })}
+    >
       {page.body}
     </Layout>
   );

@@ -12,6 +12,7 @@ export type AuditAction =
   | 'delete_task'
   | 'release_lease'
   | 'redrive'
+  | 'delete_dead_letters'
   | 'import_tasks'
   | 'export_tasks';
 
@@ -63,6 +64,12 @@ export interface AuditListOptions {
   readonly before?: Pick<AuditEntry, 'id'>;
   /** Only entries about this queue. */
   readonly queue?: string;
+  /** Only entries by this actor. */
+  readonly actor?: string;
+  /** Only entries of these actions. */
+  readonly actions?: readonly AuditAction[];
+  /** Only entries from this source. */
+  readonly source?: string;
 }
 
 export interface AuditLog {

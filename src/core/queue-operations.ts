@@ -11,6 +11,7 @@ import { importedTask, toExportLine, type ExportLine } from './task-export.js';
 import type { TaskQueue } from './task-queue.js';
 import type { LeaseCount, QueueStats } from './task-store.js';
 import type { Tombstone } from './tombstone.js';
+import { validateTag } from './validate-tag.js';
 
 /** Tasks deleted per statement by `purge`, dead letters put back per statement by `redrive`. */
 const PURGE_BATCH = 1000;
@@ -27,6 +28,8 @@ export interface DeadLetterListOptions {
   readonly limit: number;
   /** Continue after this dead letter (the last of the previous page). */
   readonly after?: DeadLetterRef;
+  /** Only dead letters with this tag. */
+  readonly tag?: string;
 }
 
 /**
@@ -140,6 +143,38 @@ export class QueueOperations {
   }
 
   /**
+   * Ends the leases on several tasks at once (a selection in the console),
+   * as `releaseLease` does for one, and records one entry counting the
+   * tasks that were leased and are now released. Names that are not live
+   * (gone since they were chosen) or not leased are left as they are.
+   * Resolves to true for each task released.
+   */
+  async releaseLeases(names: readonly string[]): Promise<boolean[]> {
+    this.#requireNames(names, 'releaseLeases');
+    if (names.length > LIMITS.maxTasksPerDelete) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} leases may be released at once, got ${names.length}`, {
+        queue: this.name,
+      });
+    }
+    if (names.length === 0) return [];
+    const unique = [...new Set(names)];
+    const target = unique.length === 1 ? unique[0]! : null;
+    const released = new Set<string>();
+    try {
+      for (const name of unique) {
+        const result = await this.#ctx.store.releaseLease({ ...this.#ctx.ref, name });
+        if (result?.released) released.add(name);
+      }
+    } catch (error) {
+      // Leases released before the failure are recorded.
+      if (released.size > 0) await this.#record('release_lease', released.size, target);
+      throw error;
+    }
+    await this.#record('release_lease', released.size, target);
+    return names.map((name) => released.has(name));
+  }
+
+  /**
    * Puts dead letters back as new tasks under their names (their tombstones
    * give way), leasable at once with a retry count of 0: the named ones, or
    * with no names all of the queue's. Storage limits apply; a name that is
@@ -168,6 +203,30 @@ export class QueueOperations {
     if (redriven > 0) this.#ctx.events.added(this.name, redriven);
     await this.#record('redrive', redriven, target);
     return redriven;
+  }
+
+  /**
+   * Deletes dead letters by name for good (letters that must never run
+   * again), and records it in the same statement, counting those deleted.
+   * Their names stay held until their tombstones expire. Names with no dead
+   * letter are ignored; names that can never be task names are
+   * INVALID_TASK_NAME before anything happens. Resolves to how many went.
+   */
+  async deleteDeadLetters(names: readonly string[]): Promise<number> {
+    this.#requireNames(names, 'deleteDeadLetters');
+    if (names.length > LIMITS.maxTasksPerDelete) {
+      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} dead letters may be deleted at once, got ${names.length}`, {
+        queue: this.name,
+      });
+    }
+    // No names asked for: nothing to do, and nothing to record.
+    if (names.length === 0) return 0;
+    const unique = [...new Set(names)];
+    return this.#ctx.store.deleteDeadLetters({
+      ...this.#ctx.ref,
+      names: unique,
+      audit: this.#intent('delete_dead_letters', unique.length === 1 ? unique[0]! : null),
+    });
   }
 
   /**
@@ -219,10 +278,12 @@ export class QueueOperations {
     if (after && (!Number.isSafeInteger(after.diedUsec) || typeof after.name !== 'string')) {
       throw new QueueError('INVALID_REQUEST', 'after must be a dead letter (integer diedUsec and a name)', { queue: this.name, field: 'after' });
     }
+    const tag = options.tag === undefined ? null : validateTag(options.tag, { queue: this.name, field: 'tag' });
     return this.#ctx.store.listDeadLetters({
       ...this.#ctx.ref,
       limit,
       ...(after ? { after: { name: after.name, diedUsec: after.diedUsec } } : {}),
+      ...(tag === null ? {} : { tag }),
     });
   }
 

@@ -41,6 +41,8 @@ export interface TaskStore {
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]>;
   /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many. */
   redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
+  /** Deletes the named dead letters of a queue; resolves to how many there were. */
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number>;
   /** Tasks leased per minute over the last hour, oldest minute first (the last is the minute now running). */
   leaseCounts(params: QueueRef): Promise<LeaseCount[]>;
   /** A queue's most recent tombstones, newest first. */
@@ -207,6 +209,8 @@ export interface DeadLetterListParams extends QueueRef {
   readonly limit: number;
   /** Continue after this dead letter in (diedUsec, name) order. */
   readonly after?: DeadLetterRef;
+  /** Only dead letters with this tag. */
+  readonly tag?: string;
 }
 
 /** Tasks leased in one minute. */
@@ -225,6 +229,11 @@ export interface DeadLetterRedriveParams extends QueueRef {
   readonly names: readonly string[] | null;
   /** Dead letters per statement. */
   readonly batchSize: number;
+}
+
+export interface DeadLetterDeleteParams extends QueueRef, Audited {
+  /** The dead letters to delete, by name. */
+  readonly names: readonly string[];
 }
 
 export interface QueueStats {

@@ -34,18 +34,21 @@ export class PgAuditLog implements AuditLog {
     }
   }
 
-  /** Newest first, `limit` at a time; `before` continues a listing, `queue` narrows it. */
+  /** Newest first, `limit` at a time; `before` continues a listing, `queue`, `actor`, `actions` and `source` narrow it. */
   async list(options: AuditListOptions): Promise<AuditEntry[]> {
     if (!Number.isInteger(options.limit) || options.limit < 1 || options.limit > 1000) {
       throw new QueueError('INVALID_REQUEST', 'limit must be an integer from 1 to 1000', { field: 'limit' });
     }
     const before = options.before === undefined ? sql`` : sql`and id < ${options.before.id}::int8`;
     const queue = options.queue === undefined ? sql`` : sql`and queue = ${options.queue}`;
+    const actor = options.actor === undefined ? sql`` : sql`and actor = ${options.actor}`;
+    const actions = options.actions === undefined ? sql`` : sql`and action = any(${[...options.actions]}::text[])`;
+    const source = options.source === undefined ? sql`` : sql`and source = ${options.source}`;
     try {
       // Ids grow with time (an identity), so id order is the order of the actions.
       const result = await sql<AuditRow>`/* audit_list */
         select ${COLUMNS} from ${table(this.#ctx, 'audit_log')}
-         where true ${before} ${queue}
+         where true ${before} ${queue} ${actor} ${actions} ${source}
          order by id desc
          limit ${options.limit}::int4`.execute(this.#ctx.db);
       return result.rows.map(entryFromRow);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DeadLetter } from '../core/dead-letter.js';
-import type { DeadLetterListParams, QueueRef } from '../core/task-store.js';
+import type { DeadLetterDeleteParams, DeadLetterListParams, QueueRef } from '../core/task-store.js';
+import { auditedCte } from './audit-row.js';
 import { table, timestampFromUsec, toBuffer, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface DeadLetterRow {
@@ -21,11 +22,12 @@ export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListP
   const after = params.after
     ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
     : sql``;
+  const tag = params.tag === undefined ? sql`` : sql`and tag = ${params.tag}`;
   const result = await sql<DeadLetterRow>`/* list_dead_letters */
     select name, tag, payload, retry_count, last_error,
            ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
       from ${table(ctx, 'task_dead_letters')}
-     where queue_id = ${params.queueId} ${after}
+     where queue_id = ${params.queueId} ${after} ${tag}
      order by died_at, name
      limit ${params.limit}::int4`.execute(ctx.db);
   return result.rows.map((row) => ({
@@ -81,5 +83,22 @@ export async function redriveDeadLetters(
       returning name
     )
     select count(*) as n from inserted`.execute(ctx.db);
+  return toNumber(result.rows[0]?.n);
+}
+
+/**
+ * Deletes named dead letters for good (an operator's clean-up of letters
+ * that should never run again), in one statement with its audit entry,
+ * which counts the letters deleted. Their tombstones are left: the names
+ * stay held for the rest of the retention period. Returns how many there were.
+ */
+export async function deleteDeadLetters(ctx: StoreContext, params: DeadLetterDeleteParams): Promise<number> {
+  const result = await sql<{ n: unknown }>`/* delete_dead_letters */
+    with deleted as (
+      delete from ${table(ctx, 'task_dead_letters')}
+       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
+      returning name
+    )${auditedCte(ctx, params.audit, 'deleted')}
+    select count(*) as n from deleted`.execute(ctx.db);
   return toNumber(result.rows[0]?.n);
 }

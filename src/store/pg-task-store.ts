@@ -8,6 +8,7 @@ import type { Task } from '../core/task.js';
 import type {
   CleanupParams,
   CleanupResult,
+  DeadLetterDeleteParams,
   DeadLetterListParams,
   DeadLetterRedriveParams,
   LeaseResult,
@@ -35,7 +36,7 @@ import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './database.js';
 import { DatabaseWatch } from './database-watch.js';
-import { listDeadLetters, redriveDeadLetters } from './dead-letters.js';
+import { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dead-letters.js';
 import { schemaExists, schemaVersion } from './migrate.js';
 import { deleteLeasedTasks } from './delete-leased-tasks.js';
 import { deleteTasks } from './delete-tasks.js';
@@ -216,6 +217,10 @@ export class PgTaskStore implements TaskStore {
 
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]> {
     return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
+  }
+
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number> {
+    return this.#guard(() => deleteDeadLetters(this.#ctx, params), params.queueName);
   }
 
   /**

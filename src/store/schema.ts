@@ -164,6 +164,14 @@ export interface AuditLogTable {
   source: Generated<string>;
 }
 
+export interface QueueDepthSamplesTable {
+  queue: string;
+  at: Date;
+  available: number;
+  leased: number;
+  delayed: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -187,6 +195,7 @@ export interface Database {
   dead_letters: DeadLettersView;
   schema_migrations: SchemaMigrationsTable;
   audit_log: AuditLogTable;
+  queue_depth_samples: QueueDepthSamplesTable;
   auth_signing_keys: AuthSigningKeysTable;
 }
 

@@ -82,6 +82,39 @@ describe('every operator action from every front-end is in the audit log', () =>
     ]);
   });
 
+  it('through the console, on a selection: one entry per action, counting only what was done', async () => {
+    await prepare();
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const csrf = csrfOf(await b.send('/console/queues/jobs'));
+    const bulk = async (op: string, names: string[]) => {
+      const fields: [string, string][] = [['_csrf', csrf], ['op', op], ['confirm', String(names.length)], ...names.map((name): [string, string] => ['task', name])];
+      const response = await b.send('/console/queues/jobs/bulk', { form: fields });
+      expect(response.status).toBe(303);
+      return response.headers.get('location');
+    };
+    // 'gone' is not leased: released is 'held' alone.
+    expect(await bulk('release', ['held', 'gone'])).toBe('/console/queues/jobs?done=release&n=1');
+    expect(await bulk('release', ['gone'])).toBe('/console/queues/jobs?done=release&n=0');
+    expect(await bulk('redrive', ['doomed', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
+    expect(await bulk('delete', ['held', 'gone', 'doomed', 'never-was'])).toBe('/console/queues/jobs?done=delete&n=3');
+    // A task dies again and is deleted for good from the dead letters.
+    await jobs().add({ name: 'doomed-again' });
+    for (let i = 0; i < 3; i++) {
+      await jobs().leaseTasks({ lease: 60, maxTasks: 10 });
+      await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
+    }
+    expect(await bulk('forget', ['doomed-again', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=forget&n=1');
+    expect(await h.t.operate('jobs').listDeadLetters({ limit: 10 })).toEqual([]);
+    expect(await log()).toEqual([
+      ['console', ADMIN, 'release_lease', null, 1],
+      ['console', ADMIN, 'release_lease', 'gone', 0],
+      ['console', ADMIN, 'redrive', null, 1],
+      ['console', ADMIN, 'delete_task', null, 3],
+      ['console', ADMIN, 'delete_dead_letters', null, 1],
+    ]);
+  });
+
   it('through the admin REST routes', async () => {
     await prepare();
     const admin = `${url}/taskqueue/admin/v1/taskqueues/jobs`;

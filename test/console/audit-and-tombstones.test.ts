@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
+import { OverviewSampler } from '../../src/console/overview-sampler.js';
 import { PgAuditLog } from '../../src/store/audit-log.js';
+import { PgDepthHistory } from '../../src/store/depth-history.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { operatorOf } from '../helpers/operator-of.js';
@@ -88,5 +90,29 @@ describe.each(ENGINES)('audit log and recent tombstones on %s', (engine) => {
     expect(counts.filter((c) => c.tasks === 3)).toHaveLength(1);
     const [now] = await t.sql<{ minute: string }>(`select extract(epoch from date_trunc('minute', now()))::int8::text as minute`);
     expect(counts.at(-1)!.minuteStart).toBe(Number(now!.minute));
+  });
+
+  it('keeps depth samples in the database: one per queue and bucket, the last hour, read back after a restart', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q'), pullQueue('r')]));
+    const history = new PgDepthHistory({ db: t.db, schema: t.schema });
+    await t.service.getQueue('q').add([{ name: 'a' }, { name: 'b' }]);
+    const sampler = new OverviewSampler({ read: () => t.service.overview(), intervalSeconds: 3600, history });
+    await sampler.sample();
+    // A second process sampling in the same bucket adds no row; its figures, the latest, win.
+    await t.service.getQueue('q').add({ name: 'c' });
+    await new OverviewSampler({ read: () => t.service.overview(), intervalSeconds: 3600, history }).sample();
+    const [{ n }] = (await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.queue_depth_samples`)) as [{ n: string }];
+    expect(n).toBe('3');
+    // Moved to a known time (the hour's bucket may have begun up to an hour ago); an older sample, and one past the hour that the next sample forgets.
+    await t.sql(`update ${t.schema}.queue_depth_samples set at = now() - interval '1 minute'`);
+    await t.sql(`insert into ${t.schema}.queue_depth_samples values ('q', now() - interval '30 minutes', 7, 1, 0), ('q', now() - interval '2 hours', 9, 9, 9)`);
+    await history.record([], { bucketSeconds: 10, keepSeconds: 3600 });
+    // A new sampler (a restarted process) reads what was kept.
+    const series = await new OverviewSampler({ read: async () => [], history }).series('q');
+    expect(series.available).toEqual([7, 3]);
+    expect(series.leased).toEqual([1, 0]);
+    expect(Math.abs(series.at[1]! - series.at[0]! - 29 * 60)).toBeLessThanOrEqual(2);
+    expect((await history.series('r', 3600)).available).toEqual([0]);
+    expect(await history.series('nothing', 3600)).toEqual({ at: [], available: [], leased: [], delayed: [] });
   });
 });

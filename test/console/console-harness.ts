@@ -5,6 +5,7 @@ import { mountConsole, type MountedConsole } from '../../src/console/mount-conso
 import type { QueueConfig } from '../../src/core/queue-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import { PgAuditLog } from '../../src/store/audit-log.js';
+import { PgDepthHistory } from '../../src/store/depth-history.js';
 import { createTestTokenIssuer, testAuthSettings, type TestTokenIssuer } from '../auth/test-token-issuer.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { openTestService, type TestEngine, type TestService } from '../helpers/engines.js';
@@ -45,6 +46,7 @@ export async function openConsoleHarness(
     service: t.service,
     ...(accessControl ? { accessControl } : {}),
     auditLog: audit,
+    depthHistory: new PgDepthHistory({ db: t.db, schema: t.schema }),
     ...(options.sampleIntervalSeconds === undefined ? {} : { sampleIntervalSeconds: options.sampleIntervalSeconds }),
     ...(options.refreshSeconds === undefined ? {} : { refreshSeconds: options.refreshSeconds }),
   });
@@ -71,7 +73,7 @@ export interface Page {
 /** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
 export function browser(h: ConsoleHarness) {
   let cookie: string | null = null;
-  const send = async (path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Page> => {
+  const send = async (path: string, init: { method?: string; form?: Record<string, string> | [string, string][]; headers?: Record<string, string> } = {}): Promise<Page> => {
     const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
     if (cookie) headers.cookie = cookie;
     const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };

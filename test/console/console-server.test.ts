@@ -172,12 +172,12 @@ describe('web console, server side', () => {
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
     expect((await operatorOf(jobs).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
-    const withDead = await b.send('/console/queues/jobs');
+    const withDead = await b.send('/console/queues/jobs/dead-letters');
     expect(withDead.text).toContain('data-dead-letter="doomed"');
-    expect(withDead.text).toContain('retry limit');
-    expect((await b.send('/console/queues/jobs/redrive', { form: { _csrf: csrf, task: 'doomed' } })).headers.get('location')).toBe(
-      '/console/queues/jobs?done=redrive&n=1',
-    );
+    expect(withDead.text).toContain('retry limit: leased 2 times');
+    expect((await b.send('/console/queues/jobs')).text).toContain('Dead letters (1)');
+    const redriven = await b.send('/console/queues/jobs/redrive', { form: { _csrf: csrf, task: 'doomed', tab: 'dead-letters' } });
+    expect(redriven.headers.get('location')).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
     expect((await jobs.listTasks()).map((task) => task.name)).toEqual(['doomed']);
 
     const entries = await h.audit.list({ limit: 20 });

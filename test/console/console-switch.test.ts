@@ -62,13 +62,13 @@ describe('overview sampler', () => {
       await sampler.sample();
       now += 10_000;
     }
-    const series = sampler.series('q');
+    const series = await sampler.series('q');
     expect(series.at.length).toBe(361);
     expect(series.at.at(-1)! - series.at[0]!).toBe(3600);
     expect(series.available.at(-1)).toBe(399);
     fail = true;
     await sampler.sample();
-    expect(sampler.series('q').at.length).toBe(361);
-    expect(sampler.series('unknown')).toEqual({ at: [], available: [], leased: [], delayed: [] });
+    expect((await sampler.series('q')).at.length).toBe(361);
+    expect(await sampler.series('unknown')).toEqual({ at: [], available: [], leased: [], delayed: [] });
   });
 });

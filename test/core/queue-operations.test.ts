@@ -40,6 +40,23 @@ describe('QueueOperations (in-memory store)', () => {
     ]);
   });
 
+  it('releases a selection with one entry, counting only tasks that were leased (the fake leases none)', async () => {
+    const { store, q, ops } = await open();
+    await q.add([{ name: 'a' }, { name: 'b' }]);
+    expect(await ops.releaseLeases(['a', 'nobody', 'b', 'a'])).toEqual([false, false, false, false]);
+    expect(store.calls.filter((call) => call === 'releaseLease')).toHaveLength(3);
+    expect(await ops.releaseLeases(['b'])).toEqual([false]);
+    const who = { actor: 'ops@example.com', source: 'test', queue: 'q' };
+    expect(store.audit).toEqual([
+      { ...who, action: 'release_lease', target: null, count: 0 },
+      { ...who, action: 'release_lease', target: 'b', count: 0 },
+    ]);
+    await expect(ops.releaseLeases(['ok', '<b>'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
+    await expect(ops.releaseLeases(Array.from({ length: 1001 }, (_, i) => `t${i}`))).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
+    expect(await ops.releaseLeases([])).toEqual([]);
+    expect(store.audit).toHaveLength(2);
+  });
+
   it('an export left early is recorded with what went out', async () => {
     const { store, q, ops } = await open();
     await q.add(Array.from({ length: 5 }, (_, i) => ({ name: `t${i}` })));
@@ -56,8 +73,10 @@ describe('QueueOperations (in-memory store)', () => {
       await expect(ops.deleteTasks([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
       await expect(ops.redrive([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
       await expect(ops.releaseLease(bad)).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
+      await expect(ops.deleteDeadLetters([bad])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     }
     expect(await ops.redrive([])).toBe(0);
+    expect(await ops.deleteDeadLetters([])).toBe(0);
     expect(store.calls).toEqual([]);
     expect(store.audit).toEqual([]);
   });

@@ -28,7 +28,7 @@ describe('GET /readyz', () => {
       expect(r.headers.get('retry-after')).toBe('1');
       const body = (await r.json()) as { status: string; reason: string; message: string };
       expect(body).toMatchObject({ status: 'not ready', reason: 'migrations' });
-      // The one before it (numbers may skip those reserved by other branches).
+      // The one before it: the schema is now at that migration.
       expect(body.message).toContain(`migration ${previous!.version},`);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     } finally {

@@ -116,6 +116,37 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     expect(await codeOf(operatorOf(q).redrive(['bad name!']))).toBe('INVALID_TASK_NAME');
   });
 
+  it('deletes dead letters by name for good, with one audit entry counting them; their names stay held', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 2 }), pullQueue('other', { maxLeases: 2 })]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    await killAll(['a', 'b', 'c']);
+    const other = t.service.getQueue('other');
+    await other.add({ name: 'a' });
+    for (let round = 0; round < 3; round++) {
+      await other.leaseTasks({ lease: 60, maxTasks: 10 });
+      await expireAll();
+    }
+    const ops = t.operate('q');
+    expect(await ops.deleteDeadLetters(['a', 'b', 'a', 'nope'])).toBe(2);
+    expect(await ops.deleteDeadLetters(['a'])).toBe(0);
+    expect(await ops.deleteDeadLetters([])).toBe(0);
+    expect(await codeOf(ops.deleteDeadLetters(['bad name!']))).toBe('INVALID_TASK_NAME');
+    expect((await ops.listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['c']);
+    // Another queue's dead letter of the same name is untouched.
+    expect((await t.operate('other').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['a']);
+    // The names stay held: an add of one is refused until its tombstone expires.
+    expect(await codeOf(q.add({ name: 'a' }))).toBe('TOMBSTONED_TASK');
+    expect(await operatorOf(q).redrive(['a', 'b'])).toBe(0);
+    const entries = await t.sql<{ action: string; target: string | null; count: number }>(
+      `select action, target, count from ${t.schema}.audit_log where action = 'delete_dead_letters' order by id`,
+    );
+    expect(entries).toEqual([
+      { action: 'delete_dead_letters', target: null, count: 2 },
+      { action: 'delete_dead_letters', target: 'a', count: 0 },
+    ]);
+  });
+
   it('redrive is refused whole by a storage limit, and by a name that is live again', async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1, storageLimitBytes: 1000 })]));
     const q = t.service.getQueue('q');

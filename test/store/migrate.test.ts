@@ -65,6 +65,7 @@ const COLUMNS = {
   dead_letters: ['queue', 'task_name', 'tag', 'retry_count', 'enqueued_at', 'died_at', 'payload_bytes', 'payload'],
   schema_migrations: ['version', 'name', 'applied_at'],
   audit_log: ['id', 'at', 'actor', 'action', 'queue', 'target', 'count', 'source'],
+  queue_depth_samples: ['queue', 'at', 'available', 'leased', 'delayed'],
   auth_signing_keys: ['kid', 'algorithm', 'public_jwk', 'private_jwk', 'max_token_seconds', 'created_at', 'retired_at', 'verify_until'],
 } as const satisfies { [T in keyof Database]: readonly (keyof Database[T])[] };
 

@@ -11,13 +11,9 @@ describe('src/store/migrations.ts', () => {
     expect(await readFile(MODULE_PATH, 'utf8')).toBe(renderMigrationsModule(fromSql));
   });
 
-  it('numbers the migrations 1, 2, 3, ... without gaps (but numbers reserved by work merged separately)', () => {
-    // 12-14 are reserved for migrations of other branches; once they are
-    // merged this list changes nothing and can go.
-    const reserved = new Set([12, 13, 14]);
+  it('numbers the migrations 1, 2, 3, ... without gaps', () => {
     const versions = MIGRATIONS.map((m) => m.version);
-    const last = Math.max(...versions);
-    const expected = Array.from({ length: last }, (_, i) => i + 1).filter((v) => !reserved.has(v) || versions.includes(v));
+    const expected = Array.from({ length: versions.length }, (_, i) => i + 1);
     expect(versions).toEqual(expected);
   });
 });

@@ -1,0 +1,89 @@
+import type { AuditEntry } from '../core/audit-log.js';
+import type { QueueOverview } from '../core/queue-overview.js';
+import type { Task } from '../core/task.js';
+import { ConfirmedForm } from './action-form.js';
+import type { Viewer } from './console-viewer.js';
+import { formatSize } from './format.js';
+import { payloadView } from './payload-detail.js';
+import { QueueHeader } from './queue-header.js';
+import { etaMeaning, taskStateOf } from './task-state.js';
+import { When } from './when.js';
+
+/**
+ * One task in full: state, times, retry count, tag, and the whole payload:
+ * pretty-printed when it is JSON, as text when it is text, else as hex and
+ * ASCII side by side; its size, and a button that copies it.
+ */
+export function TaskPage(props: {
+  readonly viewer: Viewer;
+  readonly overview: QueueOverview;
+  readonly pausedBy: AuditEntry | null;
+  readonly task: Task;
+  readonly nowMs: number;
+}) {
+  const { viewer, task, nowMs } = props;
+  const base = `/console/queues/${encodeURIComponent(props.overview.name)}`;
+  const state = taskStateOf(task, nowMs);
+  const view = payloadView(task.payload);
+  return (
+    <section>
+      <QueueHeader viewer={viewer} overview={props.overview} pausedBy={props.pausedBy} nowMs={nowMs} notice={null} tab="task" />
+      <h2 class="name" id="task-name">
+        {task.name}
+      </h2>
+      <dl class="details" id="task-details">
+        <dt>State</dt>
+        <dd>
+          <span class={`badge state-${state}`}>{state}</span>
+        </dd>
+        <dt>{capitalized(etaMeaning(state, task.retryCount))}</dt>
+        <dd>
+          <When usec={task.etaUsec} nowMs={nowMs} />
+        </dd>
+        <dt>Added</dt>
+        <dd>
+          <When usec={task.enqueuedUsec} nowMs={nowMs} />
+        </dd>
+        <dt>Retries</dt>
+        <dd>{`${task.retryCount} lease${task.retryCount === 1 ? '' : 's'} so far`}</dd>
+        <dt>Tag</dt>
+        <dd>{task.tag ?? <span class="hint">none</span>}</dd>
+        <dt>Last error</dt>
+        <dd class="last-error">{task.lastError ?? <span class="hint">none</span>}</dd>
+        <dt>Payload</dt>
+        <dd>{`${formatSize(task.payload.length)}, ${view.kind === 'json' ? 'JSON' : view.kind === 'text' ? 'text' : view.kind === 'empty' ? 'empty' : 'binary'}`}</dd>
+      </dl>
+      {viewer.admin && (
+        <div class="actions">
+          {state === 'leased' && (
+            <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+              <input type="hidden" name="task" value={task.name} />
+              <button type="submit">Release lease</button>
+            </ConfirmedForm>
+          )}
+          <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
+            <input type="hidden" name="task" value={task.name} />
+            <button type="submit" class="quiet danger-text">
+              Delete
+            </button>
+          </ConfirmedForm>
+        </div>
+      )}
+      {view.kind !== 'empty' && (
+        <div class="payload-full">
+          <button type="button" class="copy" data-copy="payload-text" hidden>
+            Copy payload
+          </button>
+          <pre class={`payload ${view.kind}`} id="payload-text" tabindex={0}>
+            {view.text}
+          </pre>
+          {view.truncated && <p class="hint">The first 64 KiB are shown as hex.</p>}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
