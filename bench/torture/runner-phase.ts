@@ -29,6 +29,9 @@ export interface RunnerReport {
  * none is left.
  */
 export async function runRunners(bed: TestBed, tasks: number, processes: number, log: (line: string) => void): Promise<RunnerReport> {
+  // The load phase's last kill -9 may still be restarting a server: this
+  // phase kills runners, not servers, so it starts once all of them answer.
+  await Promise.all(bed.fleet.slots.map((slot) => slot.waitHealthy()));
   const started = Date.now();
   const client = new TaskQueueClient({ baseUrl: bed.fleet.slots[0]!.url, getToken: () => bed.token });
   const queue = client.queue(RUNNER_QUEUE);
