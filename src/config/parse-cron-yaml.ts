@@ -1,7 +1,8 @@
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
 import type { CronConfig } from '../core/cron-job.js';
 import { buildCronConfig } from './build-cron-config.js';
 import { configError, type ConfigErrorLocation } from './config-error.js';
+import { parseYamlDocument } from './parse-yaml-document.js';
 import { configNode, type ConfigNode, type ConfigSyntax } from './config-node.js';
 
 /** cron.yaml keys and the canonical (cron.xml) names they stand for. */
@@ -45,20 +46,7 @@ export function parseCronYaml(text: string, source: string): CronConfig {
 
 /** Checks cron.yaml syntax and turns it into the format-neutral tree (root `cronentries`). */
 export function readCronYaml(text: string, source: string): ConfigNode {
-  const lineCounter = new LineCounter();
-  let doc: ReturnType<typeof parseDocument>;
-  try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  } catch (error) {
-    throw configError({ file: source }, `malformed YAML: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
-  }
-  const problem = doc.errors[0] ?? doc.warnings[0];
-  if (problem !== undefined) {
-    const { line, col } = lineCounter.linePos(problem.pos[0]);
-    throw configError({ file: source, line, column: col }, `malformed YAML: ${problem.message}`);
-  }
+  const doc = parseYamlDocument(text, source);
   const contents = doc.contents;
   // An empty cron.yaml is a file with no jobs, as App Engine's `cron:` with nothing under it.
   if (contents === null || (isScalar(contents) && contents.value === null)) return configNode('cronentries', 'cronentries', '');

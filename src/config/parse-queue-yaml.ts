@@ -1,7 +1,8 @@
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Scalar } from 'yaml';
 import { QUEUE_NAME_PATTERN, type ServiceConfig } from '../core/queue-config.js';
 import { buildServiceConfig, type ConfigOptions } from './build-service-config.js';
 import { configError, type ConfigErrorLocation } from './config-error.js';
+import { parseYamlDocument } from './parse-yaml-document.js';
 import { configNode, type ConfigNode, type ConfigSyntax } from './config-node.js';
 
 /** queue.yaml keys and the canonical (queue.xml) names they stand for. */
@@ -57,22 +58,7 @@ export function parseQueueYaml(text: string, source: string, options: ConfigOpti
 
 /** Checks queue.yaml syntax and turns it into the format-neutral tree. */
 export function readQueueYaml(text: string, source: string): ConfigNode {
-  const lineCounter = new LineCounter();
-  let doc: ReturnType<typeof parseDocument>;
-  try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  } catch (error) {
-    // The library reports most problems in doc.errors; whatever it throws instead still names the file.
-    throw configError({ file: source }, `malformed YAML: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
-  }
-  // Warnings (an unknown `!tag`, say) are treated as errors: a config file should not half-work.
-  const problem = doc.errors[0] ?? doc.warnings[0];
-  if (problem !== undefined) {
-    const { line, col } = lineCounter.linePos(problem.pos[0]);
-    throw configError({ file: source, line, column: col }, `malformed YAML: ${problem.message}`);
-  }
+  const doc = parseYamlDocument(text, source);
   const reader = new YamlReader(doc, source);
   const contents = doc.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) {
