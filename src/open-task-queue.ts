@@ -352,6 +352,7 @@ function postgresOptions(
     url,
     poolSize: options.poolSize ?? settings.poolSize,
     preparedStatements: options.preparedStatements ?? settings.preparedStatements,
+    planCache: settings.planCache,
     ...(listenUrl ? { listenUrl } : {}),
   };
 }

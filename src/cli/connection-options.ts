@@ -69,6 +69,7 @@ export function postgresOptions(url: string, settings: ServiceSettings, poolSize
     url,
     poolSize,
     preparedStatements: settings.preparedStatements,
+    planCache: settings.planCache,
     ...(settings.listenDatabaseUrl ? { listenUrl: settings.listenDatabaseUrl } : {}),
   };
 }

@@ -2,6 +2,10 @@ import { QueueError } from '../core/errors.js';
 import { checkBaseUrl } from '../core/push-url.js';
 import { checkDatabaseUrl } from './database-url.js';
 
+/** TASKQUEUE_PLAN_CACHE: `generic` (forced generic plans, the default) or `auto` (required on Citus). */
+export const PLAN_CACHE_SETTINGS = ['generic', 'auto'] as const;
+export type PlanCacheSetting = (typeof PLAN_CACHE_SETTINGS)[number];
+
 /**
  * Settings of a service process, from the environment (or CLI flags). Pure:
  * it takes the environment as an argument; only src/environment.ts reads
@@ -37,6 +41,12 @@ export interface ServiceSettings {
    * Off behind a pooler in transaction mode (PgBouncer).
    */
   readonly preparedStatements: boolean;
+  /**
+   * How prepared statements are planned (TASKQUEUE_PLAN_CACHE): `generic`
+   * from the first call (default), or `auto`, PostgreSQL's choice, which a
+   * Citus cluster requires (docs/scaling.md).
+   */
+  readonly planCache: PlanCacheSetting;
   /** A direct PostgreSQL URL for LISTEN when DATABASE_URL goes through a pooler; null = none. */
   readonly listenDatabaseUrl: string | null;
   /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
@@ -81,6 +91,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   deadLetterDays: 7,
   maxActiveQueues: 100,
   preparedStatements: true,
+  planCache: 'generic',
   listenDatabaseUrl: null,
   console: true,
   logLevel: 'info',
@@ -131,6 +142,12 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       'TASKQUEUE_PREPARED_STATEMENTS',
       text('TASKQUEUE_PREPARED_STATEMENTS'),
       DEFAULT_SETTINGS.preparedStatements,
+    ),
+    planCache: choiceSetting(
+      'TASKQUEUE_PLAN_CACHE',
+      text('TASKQUEUE_PLAN_CACHE')?.toLowerCase(),
+      PLAN_CACHE_SETTINGS,
+      DEFAULT_SETTINGS.planCache,
     ),
     listenDatabaseUrl: text('TASKQUEUE_LISTEN_DATABASE_URL') ?? DEFAULT_SETTINGS.listenDatabaseUrl,
     pushBaseUrl: pushBaseUrlSetting(text('TASKQUEUE_PUSH_BASE_URL')),

@@ -43,9 +43,24 @@ export const PLANNER_SETTINGS: Readonly<Record<string, string>> = {
   jit: 'off',
 };
 
+/**
+ * How prepared statements are planned (TASKQUEUE_PLAN_CACHE): `generic`, the
+ * default, as PLANNER_SETTINGS says; `auto`, PostgreSQL's own choice. On
+ * Citus the forced generic plans fail most multi-CTE statements (`could not
+ * create distributed plan`) and crashed the coordinator on one; there `auto`
+ * is required (docs/scaling.md). On plain PostgreSQL `auto` costs a re-plan
+ * of the lease per call (see above).
+ */
+export type PlanCacheMode = 'generic' | 'auto';
+
+/** PLANNER_SETTINGS with the plan cache mode chosen. */
+export function plannerSettings(planCache: PlanCacheMode = 'generic'): Readonly<Record<string, string>> {
+  return planCache === 'generic' ? PLANNER_SETTINGS : { ...PLANNER_SETTINGS, plan_cache_mode: 'auto' };
+}
+
 /** The settings as a libpq `options` string: `-c a=b -c c=d`. */
-function plannerOptions(): string {
-  return Object.entries(PLANNER_SETTINGS)
+function plannerOptions(planCache: PlanCacheMode): string {
+  return Object.entries(plannerSettings(planCache))
     .map(([name, value]) => `-c ${name}=${value}`)
     .join(' ');
 }
@@ -53,9 +68,9 @@ function plannerOptions(): string {
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** The session settings as SET LOCAL statements, for each transaction behind a pooler. */
-function transactionSettings(statementTimeoutMs: number): string {
+function transactionSettings(statementTimeoutMs: number, planCache: PlanCacheMode): string {
   return [
-    ...Object.entries(PLANNER_SETTINGS).map(([name, value]) => `set local ${name} = ${value}`),
+    ...Object.entries(plannerSettings(planCache)).map(([name, value]) => `set local ${name} = ${value}`),
     `set local statement_timeout = ${Math.trunc(statementTimeoutMs)}`,
     `set local idle_in_transaction_session_timeout = ${IDLE_IN_TRANSACTION_TIMEOUT_MS}`,
   ].join('; ');
@@ -91,6 +106,8 @@ export type DatabaseOptions =
       readonly preparedStatements?: boolean;
       /** A direct connection (not through the pooler) for LISTEN; absent = `url`, or polling when `preparedStatements` is false. */
       readonly listenUrl?: string;
+      /** How prepared statements are planned (default `generic`; `auto` on Citus). */
+      readonly planCache?: PlanCacheMode;
     }
   | {
       readonly kind: 'pglite';
@@ -141,11 +158,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
 function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): OpenDatabase {
   const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
   const prepared = options.preparedStatements ?? true;
+  const planCache = options.planCache ?? 'generic';
   const sessionSettings = {
     statement_timeout: statementTimeoutMs,
     // A transaction left open by a crashed caller must not pin the vacuum horizon.
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
-    options: plannerOptions(),
+    options: plannerOptions(planCache),
   };
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -173,7 +191,7 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   pool.on('connect', (client) => client.on('error', () => {}));
   const statementOptions = prepared
     ? { prepared: true, transactionSettings: '' }
-    : { prepared: false, transactionSettings: transactionSettings(statementTimeoutMs) };
+    : { prepared: false, transactionSettings: transactionSettings(statementTimeoutMs, planCache) };
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool, statementOptions) }) });
   return {
     db,

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 import { validateSchemaName } from './schema-name.js';
+import { splitSql } from './split-sql.js';
 
 export type { Migration } from './migration.js';
 
@@ -18,6 +19,13 @@ export interface MigrateResult {
  * migration once: the others wait, then find nothing left to do. The files
  * are plain SQL with unqualified names, run with search_path set to our
  * schema; nothing outside that schema is touched.
+ *
+ * Each file runs one statement per query (split-sql.ts): Citus fails a
+ * multi-statement query string under schema-based sharding. Where the
+ * citus extension is installed, the session allows the statement triggers
+ * of 0004/0011 on distributed tables (citus.enable_unsafe_triggers, for this
+ * transaction only); distributing the tables is an operator's step after
+ * the migration (docs/scaling.md).
  */
 export async function migrate(db: Kysely<Database>, schemaName: string): Promise<MigrateResult> {
   const schema = validateSchemaName(schemaName);
@@ -26,6 +34,9 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
     await sql`/* migrate_search_path */ set local search_path to ${sql.id(schema)}`.execute(trx);
+    await sql`/* migrate_citus_triggers */
+      select set_config('citus.enable_unsafe_triggers', 'on', true)
+       where exists (select 1 from pg_catalog.pg_extension where extname = 'citus')`.execute(trx);
     await sql`/* migrate_create_table */
       create table if not exists schema_migrations (
         version    integer primary key,
@@ -38,7 +49,7 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     const applied: number[] = [];
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
-      await sql.raw(migration.text).execute(trx);
+      for (const statement of splitSql(migration.text)) await sql.raw(statement).execute(trx);
       await sql`/* migrate_record */ insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})`.execute(
         trx,
       );

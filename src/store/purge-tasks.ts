@@ -36,7 +36,7 @@ export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonl
         insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
         select ${params.queueId}::int4, name, 'purged', retry_count from gone
         on conflict (queue_id, name) do update
-          set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+          set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
       )
       select count(*) as n from gone`.execute(ctx.db);
     const removed = Number(result.rows[0]?.n ?? 0);

@@ -59,6 +59,13 @@ export interface QueueStorageTable {
   byte_count: ColumnType<string, number, number>;
 }
 
+/** sql/0016: dead letters per queue, in counter rows sharded like queue_storage. */
+export interface DeadLetterCountsTable {
+  queue_id: number;
+  shard: number;
+  dead_letters: ColumnType<string, number, number>;
+}
+
 export interface LeaseHistoryTable {
   queue_id: number;
   leased_at: Generated<Date>;
@@ -188,6 +195,7 @@ export interface Database {
   lease_rate_windows: LeaseRateWindowsTable;
   queue_waiters: QueueWaitersTable;
   task_dead_letters: TaskDeadLettersTable;
+  dead_letter_counts: DeadLetterCountsTable;
   push_queue_state: PushQueueStateTable;
   queue_stats: QueueStatsView;
   leased_tasks: LeasedTasksView;

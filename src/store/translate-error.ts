@@ -3,7 +3,9 @@ import { errorCodeOfSqlState } from './sql-api-errors.js';
 
 /**
  * The one place where database errors become QueueErrors. Codes are decided
- * by SQLSTATE and constraint name, never by message text.
+ * by SQLSTATE and constraint name; message text is read only where a server
+ * leaves the constraint out (Citus re-raises a worker's unique violation with
+ * its message and detail only, naming the shard's index: tasks_pkey_102021).
  */
 export function translateError(error: unknown, context: { queue?: string } = {}): QueueError {
   if (isQueueError(error)) return error;
@@ -26,7 +28,7 @@ export function translateError(error: unknown, context: { queue?: string } = {})
     case 'TQ002':
       return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
     case '23505':
-      if (constraint === 'tasks_pkey') {
+      if (isDuplicateTask(constraint, e.message, e.detail)) {
         const task = nameFromKeyDetail(e.detail);
         return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, {
           cause: error,
@@ -99,6 +101,22 @@ function isNetworkError(code: string, message: string): boolean {
       message,
     )
   );
+}
+
+/**
+ * A unique violation of the tasks' primary key: named by the constraint
+ * field, or (when the field is missing) by the message, which names the index
+ * (`tasks_pkey`, or a Citus shard's `tasks_pkey_102021`), or by the detail's key
+ * columns. Other tables keyed by (queue_id, name), such as tombstones and
+ * dead letters, have their own index names, so a missing constraint with only
+ * the detail to go on counts only when the message names no other index.
+ */
+function isDuplicateTask(constraint: string, message: unknown, detail: unknown): boolean {
+  if (constraint !== '') return constraint === 'tasks_pkey';
+  const text = typeof message === 'string' ? message : '';
+  const index = /unique constraint "([^"]+)"/.exec(text)?.[1];
+  if (index !== undefined) return /^tasks_pkey(_\d+)?$/.test(index);
+  return nameFromKeyDetail(detail) !== undefined;
 }
 
 /** `Key (queue_id, name)=(3, my-task) already exists.` -> `my-task`. */

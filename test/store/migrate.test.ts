@@ -37,6 +37,7 @@ const COLUMNS = {
   lease_rate_windows: ['queue_id', 'window_start', 'calls'],
   queue_waiters: ['queue_id', 'until'],
   task_dead_letters: ['queue_id', 'name', 'tag', 'payload', 'retry_count', 'enqueued_at', 'died_at', 'last_error', 'push', 'last_status'],
+  dead_letter_counts: ['queue_id', 'shard', 'dead_letters'],
   push_queue_state: ['queue_id', 'tokens', 'refilled_at', 'slow_until', 'hold_until'],
   queue_stats: [
     'queue_id',
