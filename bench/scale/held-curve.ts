@@ -1,4 +1,6 @@
 import type { TaskQueue } from '../../src/core/task-queue.js';
+import { progress } from './progress.js';
+import { formatCount } from './svg-chart.js';
 import { benchAdd, openBenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
 import { inRounds, relationSizes, seqScans, timeCalls, type Latency, type RelationSizes } from './measure.js';
@@ -85,6 +87,7 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
            from generate_series($4::int8, $5::int8) g`,
         [queue!.id, held, SPAN_DAYS, from, Math.min(held, from + 5_000_000 - 1)],
       );
+      if (held > 5_000_000) progress(`  filled ${formatCount(Math.min(held, from + 5_000_000 - 1))} of ${formatCount(held)} tombstones`);
     }
     await bench.admin.query(`vacuum (analyze) ${t}`);
     const fillSeconds = (performance.now() - fillStarted) / 1000;

@@ -15,6 +15,8 @@ import { mb, measureMigrationSeqScans, type Latency } from './measure.js';
 import { pagesPoint, type PagesPoint } from './pages-curve.js';
 import { queuesPoint, type QueuesPoint } from './queues-curve.js';
 import { heldCharts, pagesCharts, queuesCharts, waitingCharts, type Charts } from './scale-charts.js';
+import { checkDisk } from './disk-check.js';
+import { progress } from './progress.js';
 import { parseScaleOptions, type ScaleOptions } from './scale-options.js';
 import { formatCount, renderLineChart } from './svg-chart.js';
 import { waitingPoint, type WaitingPoint } from './waiting-curve.js';
@@ -24,9 +26,7 @@ const lat = (l: Latency) => `${ms(l.p50Ms)} / ${ms(l.p99Ms)}`;
 const int = (value: number) => Math.round(value).toLocaleString('en-US');
 const size = (bytes: number) => `${mb(bytes).toFixed(1)}`;
 
-function log(line: string): void {
-  console.log(`[scale ${new Date().toISOString().slice(11, 19)}] ${line}`);
-}
+const log = progress;
 
 async function waitingCurve(url: string, points: readonly number[]): Promise<WaitingPoint[]> {
   const results: WaitingPoint[] = [];
@@ -181,6 +181,7 @@ export async function runScale(url: string, argv: readonly string[]): Promise<vo
   const note = `PostgreSQL, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores at start`;
   const results: Record<string, unknown> = { date: new Date().toISOString(), loadAverage: loadavg(), cores: cpus().length, options };
   const charts: Charts = {};
+  await checkDisk(url, options, argv.includes('--skip-disk-check'));
   await measureMigrationSeqScans(url);
   if (options.curves.includes('waiting')) {
     const points = await waitingCurve(url, options.waiting);

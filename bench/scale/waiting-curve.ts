@@ -1,5 +1,7 @@
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import { runCycle } from '../lib/cycle.js';
+import { progress } from './progress.js';
+import { formatCount } from './svg-chart.js';
 import { benchAdd, openBenchService, type BenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
 import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes } from './measure.js';
@@ -59,6 +61,7 @@ export async function fillTasks(bench: BenchService, count: number, chunk = FILL
          from generate_series($3::int8, $4::int8) g`,
       [row!.id, Buffer.alloc(64, 'x'), from, Math.min(count, from + chunk - 1)],
     );
+    if (count > chunk) progress(`  filled ${formatCount(Math.min(count, from + chunk - 1))} of ${formatCount(count)} tasks`);
   }
 }
 
