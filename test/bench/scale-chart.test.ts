@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { diskNeeded } from '../../bench/scale/disk-check.js';
 import { DEFAULT_POINTS, parseCount, parseScaleOptions } from '../../bench/scale/scale-options.js';
 import { formatCount, formatValue, linearTicks, logTicks, renderLineChart } from '../../bench/scale/svg-chart.js';
 
 describe('scale options', () => {
+  it('puts the full run at about 15 GB of disk (the 50M-held-name point), a small run at a few', () => {
+    const gb = (argv: string[]) => diskNeeded(parseScaleOptions(['--scale', ...argv])) / 1024 ** 3;
+    expect(gb([])).toBeGreaterThan(12);
+    expect(gb([])).toBeLessThan(16);
+    expect(gb(['--waiting=10k,1m', '--held=1m', '--pages=1m'])).toBeLessThan(3);
+  });
+
   it('reads counts written the way the docs write them', () => {
     expect(parseCount('10k')).toBe(10_000);
     expect(parseCount('1m')).toBe(1_000_000);
