@@ -39,7 +39,7 @@ const ALLOWED_IMPORTS = {
   server: ['core', 'config', 'auth', 'http', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
   // The REST client (`taskqueue/client`): no driver, Kysely or Hono; core's plain parts only.
-  client: ['core'],
+  client: ['core', 'undici', 'node:events'],
   'environment.ts': ['config'],
   'main.ts': ['environment.ts', 'cli', 'node:fs', 'node:url'],
   'index.ts': ['core', 'config', 'auth', 'environment.ts', 'open-task-queue.ts'],

@@ -103,6 +103,8 @@ function plan(quick: boolean): Step[] {
     // Warm-up (not measured): the JIT and the database's caches, for both cycle shapes.
     { key: 'warmup#1', preload: 500, job: cycle(1, 500, 'each', false) },
     { key: 'warmup#100', preload: 2_000, job: cycle(100, 2_000, 'each', false) },
+    // The runner's code (the client, undici, TaskWorker) warmed like the loops' before it is measured.
+    { key: 'warmup#runner', preload: 2_000, job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: 2_000, seconds } },
     { key: 'warmup#noop', preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: 3_000, seconds: 2 } },
     { key: 'noop', preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: quick ? 20_000 : 40_000, seconds: quick ? 2 : 3 } },
     ...abba('cycle1', 1, half1),

@@ -31,10 +31,9 @@ export class TaskQueueApiError extends Error {
 }
 
 /** Reads an error answer into a TaskQueueApiError; a body that is not Google's envelope keeps the status. */
-export async function apiError(response: Response): Promise<TaskQueueApiError> {
-  const text = await response.text().catch(() => '');
-  let reason = response.status === 503 ? 'backendError' : 'error';
-  let message = `HTTP ${response.status} ${response.statusText}`.trim();
+export function apiError(status: number, text: string, retryAfterHeader: string | null): TaskQueueApiError {
+  let reason = status === 503 ? 'backendError' : 'error';
+  let message = `HTTP ${status}`;
   try {
     const envelope = JSON.parse(text) as { error?: { message?: unknown; errors?: { reason?: unknown }[] } };
     if (typeof envelope.error?.message === 'string') message = envelope.error.message;
@@ -43,8 +42,8 @@ export async function apiError(response: Response): Promise<TaskQueueApiError> {
   } catch {
     // Not the envelope (a proxy's page): the status says enough.
   }
-  const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-  return new TaskQueueApiError(response.status, reason, `${message} (HTTP ${response.status})`, retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter });
+  const retryAfter = retryAfterSeconds(retryAfterHeader);
+  return new TaskQueueApiError(status, reason, `${message} (HTTP ${status})`, retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter });
 }
 
 /** `Retry-After` in seconds: a number of seconds or an HTTP date. */

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { lastErrorMessage } from '../core/last-error.js';
 import { DEFAULT_RETRY_PARAMETERS, type RetryParameters } from '../core/queue-config.js';
 import { retryBackoffSeconds } from '../core/retry-backoff.js';
@@ -24,6 +25,7 @@ export function startRestWorker(queue: QueueCalls, handler: TaskHandler<ClientTa
 class RestBackend implements WorkerBackend<ClientTask> {
   readonly #queue: QueueCalls;
   #retry: Promise<RetryParameters> | null = null;
+  #stopSignal: AbortSignal | null = null;
 
   constructor(queue: QueueCalls) {
     this.#queue = queue;
@@ -34,6 +36,11 @@ class RestBackend implements WorkerBackend<ClientTask> {
   }
 
   async lease(request: WorkerLeaseRequest): Promise<ClientTask[]> {
+    if (request.signal !== this.#stopSignal) {
+      // Every lease call in flight listens to the worker's stop signal (up to concurrency / batchSize of them).
+      this.#stopSignal = request.signal;
+      setMaxListeners(0, request.signal);
+    }
     try {
       return await this.#queue.lease({
         numTasks: request.maxTasks,

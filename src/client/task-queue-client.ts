@@ -2,6 +2,7 @@ import type { TaskHandler, TaskWorker } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import { apiError, TaskQueueApiError } from './client-errors.js';
 import { clientTask, type ClientTask, type TaskJson } from './client-task.js';
+import { FetchTransport, UndiciTransport, type HttpCall, type HttpTransport } from './http-transport.js';
 import type { ClientLeaseOptions, ClientQueueInfo, QueueCalls } from './queue-calls.js';
 import { startRestWorker } from './rest-worker.js';
 
@@ -19,8 +20,14 @@ export interface TaskQueueClientOptions {
   readonly getToken?: () => string | Promise<string>;
   /** Retries of idempotent calls (get, update, delete, batchDelete) answered 503 or not answered (default 3). */
   readonly retries?: number;
-  /** The fetch to use (default the global one). */
+  /**
+   * A fetch to make the calls with (a proxy's, a test's). Without it the
+   * client uses undici with a connection pool of its own, never the global
+   * fetch's.
+   */
   readonly fetch?: typeof fetch;
+  /** Longest wait for an answer, in ms (default 30 000; a long-polling lease adds its wait). */
+  readonly timeoutMs?: number;
 }
 
 /** A new task for `insert`. */
@@ -43,19 +50,23 @@ const MAX_RETRY_AFTER_MS = 30_000;
  */
 export class TaskQueueClient {
   readonly #base: string;
+  readonly #prefix: string;
   readonly #project: string | null;
   readonly #getToken: (() => string | Promise<string>) | undefined;
   readonly #retries: number;
-  readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
+  readonly #transport: HttpTransport;
 
   constructor(options: TaskQueueClientOptions) {
     const url = new URL(options.baseUrl);
     // A path prefix is kept: the API's paths go under it.
-    this.#base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    this.#prefix = url.pathname.replace(/\/+$/, '');
+    this.#base = `${url.origin}${this.#prefix}`;
     this.#project = options.project === undefined ? 'local' : options.project;
     this.#getToken = options.getToken;
     this.#retries = options.retries ?? 3;
-    this.#fetch = options.fetch ?? fetch;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#transport = options.fetch ? new FetchTransport(url.origin, options.fetch) : new UndiciTransport(url.origin);
   }
 
   /** One queue's calls, and its worker runner. */
@@ -83,6 +94,7 @@ export class TaskQueueClient {
     if (options.waitSecs) query.set('waitSecs', String(options.waitSecs));
     const json = (await this.#call('POST', `${this.#queuePath(queue)}/tasks/lease?${query}`, {
       ...(options.signal ? { signal: options.signal } : {}),
+      waitMs: (options.waitSecs ?? 0) * 1000,
     })) as { items?: TaskJson[] };
     return (json.items ?? []).map(clientTask);
   }
@@ -141,36 +153,44 @@ export class TaskQueueClient {
     return `${this.#queuePath(queue)}/tasks/${encodeURIComponent(name)}`;
   }
 
-  async #call(method: string, path: string, options: { body?: unknown; retry?: boolean; signal?: AbortSignal }): Promise<unknown> {
+  async #call(
+    method: HttpCall['method'],
+    path: string,
+    options: { body?: unknown; retry?: boolean; signal?: AbortSignal; waitMs?: number },
+  ): Promise<unknown> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
+      const headers: Record<string, string> = body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
       if (this.#getToken) headers.authorization = `Bearer ${await this.#getToken()}`;
       let error: TaskQueueApiError;
       try {
-        const response = await this.#fetch(`${this.#base}${path}`, {
+        const answer = await this.#transport.send({
           method,
+          path: `${this.#prefix}${path}`,
           headers,
-          ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-          ...(options.signal ? { signal: options.signal } : {}),
+          body,
+          signal: options.signal,
+          deadlineMs: this.#timeoutMs + (options.waitMs ?? 0),
         });
-        if (response.ok) {
-          const text = await response.text();
-          return text.length === 0 ? {} : (JSON.parse(text) as unknown);
-        }
-        error = await apiError(response);
+        if (answer.status >= 200 && answer.status < 300) return answer.text.length === 0 ? {} : (JSON.parse(answer.text) as unknown);
+        error = apiError(answer.status, answer.text, answer.retryAfter);
       } catch (cause) {
         if (cause instanceof TaskQueueApiError) throw cause;
         if (options.signal?.aborted) throw cause;
-        error = new TaskQueueApiError(0, 'networkError', `could not reach ${this.#base}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-          cause,
-        });
+        error = new TaskQueueApiError(0, 'networkError', `could not reach ${this.#base}: ${describe(cause)}`, { cause });
       }
       if (!options.retry || !error.retryable || attempt >= this.#retries) throw error;
       const waitMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 250 * 2 ** attempt;
       await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, MAX_RETRY_AFTER_MS)));
     }
   }
+}
+
+/** A network failure's message, with undici's code (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT) when it has one. */
+function describe(cause: unknown): string {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 /** The calls of one queue, and `work`. */

@@ -1,38 +1,18 @@
 import { backoffDelayMs, sleep } from './backoff-delay.js';
-import { CompletionBatcher } from './completion-batcher.js';
-import type { HeldLease, WorkerBackend, WorkerErrorKind, WorkerTask } from './worker-backend.js';
+import { CompletionBatcher, type CompletionResult } from './completion-batcher.js';
+import { HeldTask, TaskContext, type HandlerContext } from './held-task.js';
+import { RenewalSchedule } from './renewal-schedule.js';
+import type { WorkerBackend, WorkerErrorKind, WorkerTask } from './worker-backend.js';
 import { LeaseLostError, WorkerStoppedError } from './worker-errors.js';
 import { noWorkerMetrics, WorkerListeners, type WorkerEventMap, type WorkerMetrics, type WorkerState } from './worker-events.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 
-/** What a handler gets besides its task. */
-export interface HandlerContext {
-  /** Aborts when the task's lease is lost (LeaseLostError) or the worker stops past its grace (WorkerStoppedError). */
-  readonly signal: AbortSignal;
-}
+export type { HandlerContext } from './held-task.js';
 
 /** Resolves: success (the task is deleted). Throws: failure (the task comes back after the backoff delay). */
 export type TaskHandler<T> = (task: T, context: HandlerContext) => Promise<unknown> | unknown;
 
-/** A task the worker holds, leased and not yet settled. */
-class Held<T extends WorkerTask> implements HeldLease<T> {
-  token: number;
-  /** Node's clock when the lease ends unless renewed: the runner's own estimate, for scheduling only. */
-  expiresAt: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  renewing: Promise<void> | null = null;
-  /** The lease is gone (or handed back): nothing may delete or fail the task any more. */
-  settled = false;
-  readonly controller = new AbortController();
-
-  constructor(
-    readonly task: T,
-    leaseMs: number,
-  ) {
-    this.token = task.etaUsec;
-    this.expiresAt = Date.now() + leaseMs;
-  }
-}
+type Held<T extends WorkerTask> = HeldTask<T>;
 
 /**
  * The worker runner: leases tasks, runs the handler on each with at most
@@ -47,11 +27,14 @@ export class TaskWorker<T extends WorkerTask> {
   readonly #options: ResolvedWorkerOptions;
   readonly #metrics: WorkerMetrics;
   readonly #listeners = new WorkerListeners<T>();
-  readonly #completions: CompletionBatcher<T>;
+  readonly #completions: CompletionBatcher<T, Held<T>>;
   /** Every task held, buffered or running. */
   readonly #held = new Set<Held<T>>();
   readonly #buffer: Held<T>[] = [];
-  readonly #runs = new Set<Promise<void>>();
+  /** Handlers running or settling (their delete or failure in flight): stop() waits for these within the grace. */
+  #runs = 0;
+  #runsDone: (() => void) | null = null;
+  readonly #renewals: RenewalSchedule<Held<T>>;
   readonly #stopping = new AbortController();
   #running = 0;
   #state: WorkerState = 'running';
@@ -70,7 +53,8 @@ export class TaskWorker<T extends WorkerTask> {
     this.#metrics = metrics;
     // As many delete calls in flight as lease calls may be (one per batch that fits in concurrency, at most 16).
     const calls = Math.min(16, Math.max(1, Math.floor(options.concurrency / options.batchSize)));
-    this.#completions = new CompletionBatcher((held) => backend.complete(held), calls);
+    this.#completions = new CompletionBatcher<T, Held<T>>((held) => backend.complete(held), calls, (held, result) => this.#completed(held, result));
+    this.#renewals = new RenewalSchedule(this.#held, (held) => this.#renewDue(held));
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) queueMicrotask(() => void this.stop());
@@ -119,17 +103,19 @@ export class TaskWorker<T extends WorkerTask> {
     this.#stopping.abort();
     while (this.#leasing.size > 0) await Promise.all([...this.#leasing]);
     await Promise.all(this.#buffer.splice(0).map((held) => this.#release(held)));
-    if (this.#runs.size > 0) {
+    if (this.#runs > 0) {
       const grace = new AbortController();
-      await Promise.race([Promise.allSettled([...this.#runs]), sleep(this.#options.gracePeriodMs, grace.signal)]);
+      const drained = new Promise<void>((resolve) => (this.#runsDone = resolve));
+      await Promise.race([drained, sleep(this.#options.gracePeriodMs, grace.signal)]);
       grace.abort();
     }
     await Promise.all(
       [...this.#held].map(async (held) => {
-        held.controller.abort(new WorkerStoppedError(held.task.name));
+        held.abort(new WorkerStoppedError(held.task.name));
         await this.#release(held);
       }),
     );
+    this.#renewals.stop();
     this.#setState('stopped');
   }
 
@@ -176,72 +162,112 @@ export class TaskWorker<T extends WorkerTask> {
     }
     this.#recovered();
     this.#idle = tasks.length === 0;
+    if (tasks.length === 0) return;
+    const now = Date.now();
+    const leaseMs = this.#options.leaseSeconds * 1000;
     for (const task of tasks) {
-      const held = new Held(task, this.#options.leaseSeconds * 1000);
+      const held = new HeldTask(task, now, leaseMs);
       this.#held.add(held);
-      this.#scheduleRenewal(held);
       this.#buffer.push(held);
     }
+    this.#renewals.wake(now + leaseMs / 2);
     // A lease that returned after stop() began: its tasks are released by stop.
     if (!this.#stopping.signal.aborted) this.#dispatch();
   }
 
   #dispatch(): void {
-    while (this.#running < this.#options.concurrency && this.#buffer.length > 0) {
-      const held = this.#buffer.shift()!;
-      const run = this.#run(held);
-      this.#runs.add(run);
-      void run.finally(() => this.#runs.delete(run));
-    }
+    while (this.#running < this.#options.concurrency && this.#buffer.length > 0) this.#run(this.#buffer.shift()!);
   }
 
-  async #run(held: Held<T>): Promise<void> {
+  /**
+   * Runs the handler, then settles the task: deleted on success, handed
+   * back on failure. A handler that returns no promise settles in the same
+   * turn (no promise of ours per task for it).
+   */
+  #run(held: Held<T>): void {
     this.#running++;
+    this.#runs++;
     const started = performance.now();
-    let failure: { error: unknown } | null = null;
+    let result: unknown;
     try {
-      await this.#handler(held.task, { signal: held.controller.signal });
+      result = this.#handler(held.task, new TaskContext(held));
     } catch (error) {
-      failure = { error };
+      this.#settle(held, started, { error });
+      return;
     }
-    const seconds = (performance.now() - started) / 1000;
-    try {
-      // No renewal may change the token under the delete or the failure.
-      clearTimeout(held.timer);
-      await held.renewing;
-      if (!held.settled) {
-        if (failure) await this.#fail(held, failure.error, seconds);
-        else await this.#complete(held, seconds);
-      }
-    } finally {
-      this.#forget(held);
-      this.#running--;
-      this.#dispatch();
-      this.#pump();
+    if (typeof (result as PromiseLike<unknown> | null)?.then === 'function') {
+      (result as PromiseLike<unknown>).then(
+        () => this.#settle(held, started, null),
+        (error: unknown) => this.#settle(held, started, { error }),
+      );
+    } else {
+      this.#settle(held, started, null);
     }
   }
 
-  async #complete(held: Held<T>, seconds: number): Promise<void> {
+  #settle(held: Held<T>, started: number, failure: { error: unknown } | null): void {
+    held.seconds = (performance.now() - started) / 1000;
+    // No renewal may change the token under the delete or the failure.
+    held.ended = true;
+    held.renewAt = Infinity;
+    if (held.renewing) {
+      const next = () => this.#settleNow(held, failure);
+      void held.renewing.then(next, next);
+    } else {
+      this.#settleNow(held, failure);
+    }
+  }
+
+  #settleNow(held: Held<T>, failure: { error: unknown } | null): void {
+    if (held.settled) this.#done(held);
+    else if (failure) void this.#fail(held, failure.error, held.seconds).then(() => this.#done(held));
+    else this.#completions.submit(held);
+  }
+
+  /** The handler's run and its settling are over. */
+  #done(held: Held<T>): void {
+    this.#forget(held);
+    this.#running--;
+    if (--this.#runs === 0 && this.#runsDone) this.#runsDone();
+    this.#dispatch();
+    this.#pump();
+  }
+
+  /** The answer of a task's delete (the batcher's callback). */
+  #completed(held: Held<T>, result: CompletionResult): void {
+    if ('deleted' in result) {
+      this.#deleted(held, result.deleted);
+      this.#done(held);
+    } else {
+      void this.#completeAgain(held, result.error).then(() => this.#done(held));
+    }
+  }
+
+  #deleted(held: Held<T>, deleted: boolean): void {
+    held.settled = true;
+    this.#recovered();
+    if (deleted) {
+      this.#metrics.processed(this.#backend.queueName, held.seconds);
+      this.#listeners.emit('processed', held.task, held.seconds);
+    } else {
+      this.#lost(held, 'the task was not deleted: its lease had been taken over, or it was deleted or purged meanwhile');
+    }
+  }
+
+  /** A delete call failed: lost, or try again while the lease still runs (after it ends, the task comes back to be run again). */
+  async #completeAgain(held: Held<T>, firstError: unknown): Promise<void> {
+    let error = firstError;
     for (let attempt = 1; ; attempt++) {
+      const kind = this.#backend.classify(error);
+      if (kind === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
+      this.#trouble(kind, error);
+      const delay = backoffDelayMs(attempt, this.#options.pollIntervalMs);
+      if (Date.now() + delay >= held.expiresAt) return;
+      await sleep(delay);
       try {
-        const deleted = await this.#completions.complete(held);
-        held.settled = true;
-        this.#recovered();
-        if (deleted) {
-          this.#metrics.processed(this.#backend.queueName, seconds);
-          this.#listeners.emit('processed', held.task, seconds);
-        } else {
-          this.#lost(held, 'the task was not deleted: its lease had been taken over, or it was deleted or purged meanwhile');
-        }
-        return;
-      } catch (error) {
-        const kind = this.#backend.classify(error);
-        if (kind === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
-        this.#trouble(kind, error);
-        // The lease still runs: try again until it would end (then the task comes back to be run again).
-        const delay = backoffDelayMs(attempt, this.#options.pollIntervalMs);
-        if (Date.now() + delay >= held.expiresAt) return;
-        await sleep(delay);
+        return this.#deleted(held, await this.#completions.complete(held));
+      } catch (next) {
+        error = next;
       }
     }
   }
@@ -261,7 +287,7 @@ export class TaskWorker<T extends WorkerTask> {
 
   /** Hands a task back at once (worker stopping). */
   async #release(held: Held<T>): Promise<void> {
-    clearTimeout(held.timer);
+    held.renewAt = Infinity;
     await held.renewing;
     if (!held.settled) {
       held.settled = true;
@@ -276,15 +302,20 @@ export class TaskWorker<T extends WorkerTask> {
   }
 
   #forget(held: Held<T>): void {
-    clearTimeout(held.timer);
+    held.renewAt = Infinity;
     this.#held.delete(held);
   }
 
-  /** Renews when half the lease has passed (sooner after a failed renewal). */
+  /** Renewal is due (half the lease has passed, or sooner after a failed renewal). */
+  #renewDue(held: Held<T>): void {
+    held.renewAt = Infinity;
+    held.renewing = this.#renew(held).finally(() => (held.renewing = null));
+  }
+
   #scheduleRenewal(held: Held<T>, afterMs = (this.#options.leaseSeconds * 1000) / 2): void {
-    held.timer = setTimeout(() => {
-      held.renewing = this.#renew(held).finally(() => (held.renewing = null));
-    }, afterMs);
+    if (held.ended || held.settled) return;
+    held.renewAt = Date.now() + afterMs;
+    this.#renewals.wake(held.renewAt);
   }
 
   async #renew(held: Held<T>): Promise<void> {
@@ -309,9 +340,9 @@ export class TaskWorker<T extends WorkerTask> {
 
   #lost(held: Held<T>, detail: string, cause?: unknown): void {
     held.settled = true;
-    clearTimeout(held.timer);
+    held.renewAt = Infinity;
     const reason = new LeaseLostError(held.task.name, detail, cause === undefined ? undefined : { cause });
-    held.controller.abort(reason);
+    held.abort(reason);
     const buffered = this.#buffer.indexOf(held);
     if (buffered >= 0) {
       this.#buffer.splice(buffered, 1);
