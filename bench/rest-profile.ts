@@ -100,6 +100,23 @@ const print = (title: string, rows: Array<[string, number]>, n: number, total = 
   console.log(`\n${title} (sampled ${(total / requests).toFixed(0)} µs/request)`);
   for (const [k, v] of rows.slice(0, n)) console.log(`${(v / requests).toFixed(1).padStart(7)} µs  ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
 };
+/** Self time in a few buckets, for the before/after table of docs/performance.md. */
+const bucket = (node: Node): string => {
+  const w = where(node);
+  if (w === '((idle))') return 'idle';
+  if (w === '((garbage collector))') return 'garbage collector';
+  if (/^src\/http\//.test(w)) return 'our HTTP layer (src/http)';
+  if (/^src\/core\//.test(w)) return 'core (src/core)';
+  if (/^src\/store\//.test(w)) return 'store (src/store)';
+  if (w === 'kysely') return 'kysely';
+  if (w === 'pg' || w === 'pg-protocol' || w === 'pg-types' || w === 'pg-pool') return 'pg driver';
+  if (w === 'hono') return 'hono (router, context)';
+  if (w === '@hono/node-server') return '@hono/node-server';
+  if (/undici|webstreams|abort_controller|js_transferable|event_target/.test(w)) return 'web Request/Response/streams/AbortSignal';
+  if (/crypto/.test(w)) return 'crypto (ETags, statement names)';
+  return 'Node HTTP, sockets, timers, promises, other';
+};
+print('self time by bucket', group(bucket), 20);
 print('self time by package or file', group(where), 30);
 print('self time by function', group((node) => `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`), 40);
 
