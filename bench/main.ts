@@ -50,9 +50,10 @@ async function addSection(results: Record<string, unknown>): Promise<void> {
   // service prepares and plans its statements and warms the JIT on its first
   // adds; that cost is once per process, not per add), and within one run
   // ours and raw SQL are measured back to back, so the ratio is taken within
-  // the run rather than across blocks of runs minutes apart. Measured the old
-  // way (ours 3 times cold, then raw 3 times) the ratio was 0.36-0.43x; see
-  // docs/performance.md#adds-in-batches-of-100.
+  // the run rather than across blocks of runs minutes apart (before: ours 3
+  // times cold, then raw 3 times, medians divided). On a loaded machine the
+  // ratio stayed where it was; see docs/performance.md ("Adds in batches of
+  // 100 with 4 producers").
   const warmUp = Math.min(count, 2_000);
   const oursOnce = async () => {
     const bench = await openBenchService(URL, 10);
