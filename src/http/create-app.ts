@@ -64,7 +64,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use('/taskqueue/*', async (c, next) => {
     await next();
     // Decided from the parsed query, as the credentials are read (the batch's combined calls decide it alike).
-    if (tokenInUrl(QueryParams.fromUrl(c.req.url))) c.res.headers.set('cache-control', 'private');
+    const url = c.req.url;
+    if (queryMayNameToken(url) && tokenInUrl(QueryParams.fromUrl(url))) c.res.headers.set('cache-control', 'private');
   });
   for (const queuePath of QUEUE_PATHS) {
     const tasks = `${queuePath}/tasks`;
@@ -108,6 +109,17 @@ async function databaseAnswers(deps: ResolvedDeps): Promise<Readiness> {
   } catch {
     return { ready: false, reason: 'database', message: 'the database does not answer' };
   }
+}
+
+/**
+ * Whether a URL's query can hold `oauth_token` at all: it must say so
+ * plainly or carry a percent escape (`oauth%5Ftoken`). Most requests do
+ * neither (a lease's `?numTasks=1&leaseSecs=300`), and skip parsing their
+ * query a second time for this header.
+ */
+function queryMayNameToken(url: string): boolean {
+  const question = url.indexOf('?');
+  return question >= 0 && (url.includes('oauth_token', question) || url.includes('%', question));
 }
 
 /** A canonical path whose project is `taskqueues` may be the short form of a longer path: let the next route have it. */

@@ -1,5 +1,5 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { statementName } from './statement-name.js';
 
 /**
@@ -37,9 +37,7 @@ export function preparedStatementPool(pool: pg.Pool, options: StatementOptions =
             }
             return await client.query(sql);
           }
-          return options.prepared
-            ? await client.query({ name: statementName(sql), text: sql, values: [...parameters] })
-            : await client.query(sql, [...parameters]);
+          return options.prepared ? await namedQuery(client, statementName(sql), sql, [...parameters]) : await client.query(sql, [...parameters]);
         } catch (error) {
           // A SQLSTATE means the server answered: the connection is fine.
           const code = (error as { code?: unknown }).code;
@@ -59,6 +57,21 @@ export function preparedStatementPool(pool: pg.Pool, options: StatementOptions =
     },
     end: () => pool.end(),
   };
+}
+
+/**
+ * A named statement run through a `pg.Query` built from the text, its name
+ * set after. Handed a config object (`{ name, text, values }`), pg copies it
+ * property descriptor by property descriptor first, which was the driver's
+ * largest own cost per statement in a profile of single-task REST calls.
+ */
+function namedQuery(client: pg.PoolClient, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query(text, values, (error, result) => (error ? reject(error) : resolve(result as unknown as pg.QueryResult)));
+    // Typed without `name`, which pg reads from the query object (query.js) to prepare it.
+    (query as unknown as { name: string }).name = name;
+    client.query(query);
+  });
 }
 
 /** How statements run: named prepared or unnamed, and what each transaction sets first. */

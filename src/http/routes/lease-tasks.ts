@@ -51,7 +51,9 @@ export const LEASE_TASKS: RestMethod = {
     };
     // The core waits (long-poll); the client's going away ends the wait.
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
-    const tasks = await queue.leaseTasks({ ...options, waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) }).catch(noTasksWhenPaused);
+    // Only a wait needs the signal: reading `c.req.raw.signal` makes the adapter build an AbortController per request.
+    const wait = waitMs > 0 ? { waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
+    const tasks = await queue.leaseTasks({ ...options, ...wait }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
   },
