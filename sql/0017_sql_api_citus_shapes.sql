@@ -1,0 +1,318 @@
+-- 0017: the SQL API's upserts in the shape a sharded PostgreSQL (Citus)
+-- accepts, and push requests counted in storage.
+--
+-- 1. No now() in ON CONFLICT ... DO UPDATE SET: the tombstone and
+--    dead-letter upserts of lease_tasks and delete_tasks take
+--    excluded.deleted_at / excluded.died_at, the columns' default now()
+--    (the same value: now() is the transaction's start). The service's own
+--    statements (src/store/lease-tasks.ts, delete-tasks.ts,
+--    delete-leased-tasks.ts) changed alike.
+-- 2. A task's stored size (tasks.size_bytes, what storage limits count)
+--    includes its push request (url, method, headers, retry rules,
+--    deadline, as stored in tasks.push), not only payload, name and tag.
+--    PostgreSQL 15 cannot change a generated column's expression, so the
+--    column is dropped and added again (one rewrite of tasks), and the
+--    storage counters are recounted from the rows in the same transaction
+--    (the ALTER holds every writer of tasks out until it commits).
+
+-- As 0015's, with the upserts of item 1.
+CREATE OR REPLACE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
+                            group_by_tag boolean DEFAULT false)
+RETURNS SETOF leased_task
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q          queues;
+  want_tag   text := nullif(lease_tasks.tag, '');
+  lease      interval;
+  max_leases integer;
+  rate_calls integer;
+  rate_secs  integer;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'lease');  -- raises the error that fits
+  END IF;
+  IF max_tasks IS NULL OR max_tasks < 1 OR max_tasks > 1000 THEN
+    RAISE EXCEPTION 'max_tasks: must be from 1 to 1000, got %', coalesce(max_tasks::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(max_tasks::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > 604800 THEN
+    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to 604800 seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF octet_length(want_tag) > 500 THEN
+    RAISE EXCEPTION 'tag size: tag must be <= 500 bytes, got a % byte tag', octet_length(want_tag)
+      USING ERRCODE = 'TQ007', DETAIL = left(want_tag, 500), HINT = 'INVALID_TAG';
+  END IF;
+  IF q.paused THEN
+    -- As the in-process lease: a paused queue leases nothing and counts no call.
+    RAISE EXCEPTION 'queue paused: queue "%" is paused; leases return no tasks until it is resumed', queue
+      USING ERRCODE = 'TQ014', DETAIL = queue, HINT = 'QUEUE_PAUSED';
+  END IF;
+  lease := lease_seconds * interval '1 second';
+  max_leases := q.max_leases;
+  rate_calls := q.lease_rate_calls;
+  rate_secs := q.lease_rate_seconds;
+
+  -- The statement of src/store/lease-tasks.ts (its comment explains each
+  -- step) with the queue's settings as values: the lease rate, the
+  -- oldest leasable tasks FOR UPDATE SKIP LOCKED, the retry limit with its
+  -- tombstones and dead letters, the 32 MB payload budget, the lease, the
+  -- history. One statement per kind of pick (any, one tag, the oldest
+  -- task's tag), so each keeps its index under a generic plan.
+  IF want_tag IS NULL AND NOT coalesce(group_by_tag, false) THEN
+    RETURN QUERY
+    WITH permit AS (
+      INSERT INTO lease_rate_windows AS w (queue_id, window_start, calls)
+      SELECT q.id, floor(extract(epoch from now()) / rate_secs)::int8, 1
+       WHERE rate_calls IS NOT NULL
+      ON CONFLICT (queue_id) DO UPDATE
+        SET calls = CASE WHEN w.window_start = excluded.window_start THEN w.calls + 1 ELSE 1 END,
+            window_start = excluded.window_start
+      RETURNING w.calls <= rate_calls AS allowed
+    ), picked AS MATERIALIZED (
+      SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
+        FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now()
+         AND (rate_calls IS NULL OR (SELECT p.allowed FROM permit p))
+       ORDER BY t.eta
+       LIMIT max_tasks
+         FOR UPDATE SKIP LOCKED
+    ), exhausted AS (
+      DELETE FROM tasks t USING picked p
+       WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+    ), tombstoned AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    ), dead AS (
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+    ), fitting AS (
+      SELECT f.name, f.eta FROM (
+        SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
+          FROM picked p WHERE max_leases IS NULL OR p.retry_count < max_leases
+      ) f
+      WHERE f.running_bytes <= 33554432
+    ), leased AS (
+      UPDATE tasks t
+         SET eta = now() + lease, retry_count = t.retry_count + 1
+        FROM fitting f
+       WHERE t.queue_id = q.id AND t.name = f.name
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.eta, f.eta AS available_at
+    ), history AS (
+      INSERT INTO lease_history (queue_id, task_count)
+      SELECT q.id, count(*) FROM leased HAVING count(*) > 0
+    )
+    SELECT l.name::text, l.payload, l.tag::text, l.retry_count, l.eta FROM leased l ORDER BY l.available_at;
+  ELSIF want_tag IS NOT NULL THEN
+    -- By tag: its own statement, so its plan takes tasks_tag_lease_idx.
+    RETURN QUERY
+    WITH permit AS (
+      INSERT INTO lease_rate_windows AS w (queue_id, window_start, calls)
+      SELECT q.id, floor(extract(epoch from now()) / rate_secs)::int8, 1
+       WHERE rate_calls IS NOT NULL
+      ON CONFLICT (queue_id) DO UPDATE
+        SET calls = CASE WHEN w.window_start = excluded.window_start THEN w.calls + 1 ELSE 1 END,
+            window_start = excluded.window_start
+      RETURNING w.calls <= rate_calls AS allowed
+    ), picked AS MATERIALIZED (
+      SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
+        FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now() AND t.tag = want_tag
+         AND (rate_calls IS NULL OR (SELECT p.allowed FROM permit p))
+       ORDER BY t.eta
+       LIMIT max_tasks
+         FOR UPDATE SKIP LOCKED
+    ), exhausted AS (
+      DELETE FROM tasks t USING picked p
+       WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+    ), tombstoned AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    ), dead AS (
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+    ), fitting AS (
+      SELECT f.name, f.eta FROM (
+        SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
+          FROM picked p WHERE max_leases IS NULL OR p.retry_count < max_leases
+      ) f
+      WHERE f.running_bytes <= 33554432
+    ), leased AS (
+      UPDATE tasks t
+         SET eta = now() + lease, retry_count = t.retry_count + 1
+        FROM fitting f
+       WHERE t.queue_id = q.id AND t.name = f.name
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.eta, f.eta AS available_at
+    ), history AS (
+      INSERT INTO lease_history (queue_id, task_count)
+      SELECT q.id, count(*) FROM leased HAVING count(*) > 0
+    )
+    SELECT l.name::text, l.payload, l.tag::text, l.retry_count, l.eta FROM leased l ORDER BY l.available_at;
+  ELSE
+    -- Group by the oldest task's tag: `oldest` finds and locks it, one
+    -- branch takes its tag, the other untagged tasks when it has none.
+    RETURN QUERY
+    WITH permit AS (
+      INSERT INTO lease_rate_windows AS w (queue_id, window_start, calls)
+      SELECT q.id, floor(extract(epoch from now()) / rate_secs)::int8, 1
+       WHERE rate_calls IS NOT NULL
+      ON CONFLICT (queue_id) DO UPDATE
+        SET calls = CASE WHEN w.window_start = excluded.window_start THEN w.calls + 1 ELSE 1 END,
+            window_start = excluded.window_start
+      RETURNING w.calls <= rate_calls AS allowed
+    ), oldest AS MATERIALIZED (
+      SELECT t.tag FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now()
+         AND (rate_calls IS NULL OR (SELECT p.allowed FROM permit p))
+       ORDER BY t.eta
+       LIMIT 1
+         FOR UPDATE SKIP LOCKED
+    ), picked_tagged AS MATERIALIZED (
+      SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
+        FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now() AND t.tag = (SELECT o.tag FROM oldest o)
+       ORDER BY t.eta
+       LIMIT max_tasks
+         FOR UPDATE SKIP LOCKED
+    ), picked_untagged AS MATERIALIZED (
+      SELECT t.name, t.eta, t.retry_count, octet_length(t.payload) AS payload_bytes
+        FROM tasks t
+       WHERE t.queue_id = q.id AND t.eta <= now() AND t.tag IS NULL AND (SELECT o.tag IS NULL FROM oldest o)
+       ORDER BY t.eta
+       LIMIT max_tasks
+         FOR UPDATE SKIP LOCKED
+    ), picked AS MATERIALIZED (
+      SELECT * FROM picked_tagged UNION ALL SELECT * FROM picked_untagged
+    ), exhausted AS (
+      DELETE FROM tasks t USING picked p
+       WHERE t.queue_id = q.id AND t.name = p.name AND p.retry_count >= max_leases
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+    ), tombstoned AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, e.name, 'retry_limit', e.retry_count FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    ), dead AS (
+      INSERT INTO task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      SELECT q.id, e.name, e.tag, e.payload, e.retry_count, e.enqueued_at, e.last_error FROM exhausted e
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+    ), fitting AS (
+      SELECT f.name, f.eta FROM (
+        SELECT p.name, p.eta, sum(p.payload_bytes) OVER (ORDER BY p.eta ROWS UNBOUNDED PRECEDING) AS running_bytes
+          FROM picked p WHERE max_leases IS NULL OR p.retry_count < max_leases
+      ) f
+      WHERE f.running_bytes <= 33554432
+    ), leased AS (
+      UPDATE tasks t
+         SET eta = now() + lease, retry_count = t.retry_count + 1
+        FROM fitting f
+       WHERE t.queue_id = q.id AND t.name = f.name
+      RETURNING t.name, t.tag, t.payload, t.retry_count, t.eta, f.eta AS available_at
+    ), history AS (
+      INSERT INTO lease_history (queue_id, task_count)
+      SELECT q.id, count(*) FROM leased HAVING count(*) > 0
+    )
+    SELECT l.name::text, l.payload, l.tag::text, l.retry_count, l.eta FROM leased l ORDER BY l.available_at;
+  END IF;
+END
+$$;
+
+-- As 0015's, with the tombstone upsert of item 1.
+CREATE OR REPLACE FUNCTION delete_tasks(queue text, names text[])
+RETURNS boolean[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q         queues;
+  n         integer := coalesce(cardinality(names), 0);
+  untracked text[];
+  deleted   text[];
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active;
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, false, 'delete');  -- raises the error that fits
+  END IF;
+  IF n = 0 THEN
+    RETURN '{}';
+  END IF;
+  IF n > 1000 THEN
+    RAISE EXCEPTION 'batch size: at most 1000 tasks may be deleted at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+  -- held_by_form, with the retention read once for the whole call.
+  untracked := ARRAY(SELECT x FROM unnest(names) x WHERE generated_name_time(x) > now() - tombstone_retention());
+  IF cardinality(untracked) = n THEN
+    WITH gone AS (
+      DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (names) RETURNING t.name
+    )
+    SELECT array_agg(g.name) INTO deleted FROM gone g;
+  ELSE
+    WITH gone AS (
+      DELETE FROM tasks t WHERE t.queue_id = q.id AND t.name = ANY (names)
+      RETURNING t.name, t.retry_count
+    ), held AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT q.id, g.name, 'deleted', g.retry_count FROM gone g WHERE g.name <> ALL (untracked)
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    )
+    SELECT array_agg(g.name) INTO deleted FROM gone g;
+  END IF;
+  RETURN ARRAY(SELECT coalesce(x = ANY (deleted), false) FROM unnest(names) WITH ORDINALITY AS u (x, i) ORDER BY i);
+END
+$$;
+
+-- CREATE OR REPLACE keeps owner and grants but replaces a function's SET
+-- clauses: the two get 0015's fixed search_path and planner settings again.
+DO $$
+DECLARE
+  fn regprocedure;
+BEGIN
+  FOREACH fn IN ARRAY ARRAY[
+    'lease_tasks(text, integer, integer, text, boolean)', 'delete_tasks(text, text[])'
+  ]::regprocedure[] LOOP
+    EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog, pg_temp', fn, current_schema());
+    EXECUTE format('ALTER FUNCTION %s SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off '
+                   'SET plan_cache_mode = force_generic_plan SET jit = off', fn);
+  END LOOP;
+END
+$$;
+
+-- Item 2. The resize trigger's WHEN names the column, so it goes first and
+-- comes back afterwards, now also for a change of the push request.
+DROP TRIGGER tasks_after_resize ON tasks;
+ALTER TABLE tasks DROP COLUMN size_bytes;
+-- What the task counts against storage limits: payload, name and tag bytes,
+-- and a push task's request as stored (its JSON text).
+ALTER TABLE tasks ADD COLUMN size_bytes integer GENERATED ALWAYS AS
+  (octet_length(payload) + octet_length(name) + coalesce(octet_length(tag), 0)
+   + coalesce(octet_length(push::text), 0)) STORED;
+
+CREATE TRIGGER tasks_after_resize
+AFTER UPDATE OF tag, payload, push ON tasks
+FOR EACH ROW WHEN (OLD.size_bytes IS DISTINCT FROM NEW.size_bytes)
+EXECUTE FUNCTION tasks_after_resize();
+
+-- The counters again from the rows (push tasks added before this count
+-- more now); shard 0 holds each queue's whole count, as any shard may.
+DELETE FROM queue_storage;
+INSERT INTO queue_storage (queue_id, shard, task_count, byte_count)
+SELECT queue_id, 0, count(*), sum(size_bytes) FROM tasks GROUP BY queue_id;
