@@ -7,7 +7,13 @@
 --    (the same value: now() is the transaction's start). The service's own
 --    statements (src/store/lease-tasks.ts, delete-tasks.ts,
 --    delete-leased-tasks.ts) changed alike.
--- 2. A task's stored size (tasks.size_bytes, what storage limits count)
+-- 2. The generated-name check (generated_name_check, and generated_name_time,
+--    which delete_tasks runs for every name it is given) as one expression
+--    for FNV-1a's 14 steps instead of a PL/pgSQL loop of 14 statements: the
+--    same function, measured 1.5x faster per name (20,000 names in one
+--    query, the best of 7 runs on a busy machine: 398 -> 264 ms), the
+--    largest share of a delete_tasks of 100 generated names.
+-- 3. A task's stored size (tasks.size_bytes, what storage limits count)
 --    includes its push request (url, method, headers, retry rules,
 --    deadline, as stored in tasks.push), not only payload, name and tag.
 --    PostgreSQL 15 cannot change a generated column's expression, so the
@@ -280,6 +286,47 @@ BEGIN
 END
 $$;
 
+-- Item 2. FNV-1a with 0015's seed over bytes 0-13, unrolled (each step:
+-- xor a byte, times 16777619, kept to 32 bits), then murmur3's fmix32.
+CREATE OR REPLACE FUNCTION generated_name_check(bytes bytea) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT
+AS $$
+DECLARE
+  h bigint;
+BEGIN
+  h := ((((((((((((((((((((((((((((2052178142::int8 # get_byte(bytes, 0)) * 16777619 & 4294967295) # get_byte(bytes, 1)) * 16777619 & 4294967295) # get_byte(bytes, 2)) * 16777619 & 4294967295) # get_byte(bytes, 3)) * 16777619 & 4294967295) # get_byte(bytes, 4)) * 16777619 & 4294967295) # get_byte(bytes, 5)) * 16777619 & 4294967295) # get_byte(bytes, 6)) * 16777619 & 4294967295) # get_byte(bytes, 7)) * 16777619 & 4294967295) # get_byte(bytes, 8)) * 16777619 & 4294967295) # get_byte(bytes, 9)) * 16777619 & 4294967295) # get_byte(bytes, 10)) * 16777619 & 4294967295) # get_byte(bytes, 11)) * 16777619 & 4294967295) # get_byte(bytes, 12)) * 16777619 & 4294967295) # get_byte(bytes, 13)) * 16777619 & 4294967295);
+  h := h # (h >> 16);
+  h := (h * 51819 + (((h * 34283) & 65535) << 16)) & 4294967295;
+  h := h # (h >> 13);
+  h := (h * 44597 + (((h * 49842) & 65535) << 16)) & 4294967295;
+  RETURN h # (h >> 16);
+END
+$$;
+CREATE OR REPLACE FUNCTION generated_name_time(name text) RETURNS timestamptz
+LANGUAGE plpgsql IMMUTABLE STRICT
+AS $$
+DECLARE
+  b bytea;
+  h bigint;
+BEGIN
+  IF length(name) <> 24 OR name !~ '^[A-Za-z0-9_-]{24}$' THEN
+    RETURN NULL;
+  END IF;
+  b := decode(translate(name, '-_', '+/'), 'base64');
+  h := ((((((((((((((((((((((((((((2052178142::int8 # get_byte(b, 0)) * 16777619 & 4294967295) # get_byte(b, 1)) * 16777619 & 4294967295) # get_byte(b, 2)) * 16777619 & 4294967295) # get_byte(b, 3)) * 16777619 & 4294967295) # get_byte(b, 4)) * 16777619 & 4294967295) # get_byte(b, 5)) * 16777619 & 4294967295) # get_byte(b, 6)) * 16777619 & 4294967295) # get_byte(b, 7)) * 16777619 & 4294967295) # get_byte(b, 8)) * 16777619 & 4294967295) # get_byte(b, 9)) * 16777619 & 4294967295) # get_byte(b, 10)) * 16777619 & 4294967295) # get_byte(b, 11)) * 16777619 & 4294967295) # get_byte(b, 12)) * 16777619 & 4294967295) # get_byte(b, 13)) * 16777619 & 4294967295);
+  h := h # (h >> 16);
+  h := (h * 51819 + (((h * 34283) & 65535) << 16)) & 4294967295;
+  h := h # (h >> 13);
+  h := (h * 44597 + (((h * 49842) & 65535) << 16)) & 4294967295;
+  IF ((get_byte(b, 14)::bigint << 24) | (get_byte(b, 15) << 16) | (get_byte(b, 16) << 8) | get_byte(b, 17)) <> h # (h >> 16) THEN
+    RETURN NULL;
+  END IF;
+  RETURN timestamptz 'epoch' + ((get_byte(b, 0)::bigint << 40) | (get_byte(b, 1)::bigint << 32)
+         | (get_byte(b, 2)::bigint << 24) | (get_byte(b, 3) << 16) | (get_byte(b, 4) << 8)
+         | get_byte(b, 5)) * interval '1 millisecond';
+END
+$$;
+
 -- CREATE OR REPLACE keeps owner and grants but replaces a function's SET
 -- clauses: the two get 0015's fixed search_path and planner settings again.
 DO $$
@@ -296,7 +343,7 @@ BEGIN
 END
 $$;
 
--- Item 2. The resize trigger's WHEN names the column, so it goes first and
+-- Item 3. The resize trigger's WHEN names the column, so it goes first and
 -- comes back afterwards, now also for a change of the push request.
 DROP TRIGGER tasks_after_resize ON tasks;
 ALTER TABLE tasks DROP COLUMN size_bytes;
