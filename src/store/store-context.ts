@@ -31,7 +31,7 @@ const tables = new Map<string, RawBuilder<unknown>>();
  * timestamptz itself: the same number, but extract() on a timestamptz is
  * only STABLE and an interval's is IMMUTABLE, which a sharded PostgreSQL
  * (Citus) requires of every function in an UPDATE or DELETE it routes to
- * one node (usec_of in sql/0017 is the same expression).
+ * one node.
  */
 export function usecOf(column: RawBuilder<unknown>): RawBuilder<string> {
   return sql<string>`(extract(epoch from (${column} - timestamptz 'epoch')) * 1000000)::int8`;
