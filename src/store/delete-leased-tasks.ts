@@ -28,7 +28,7 @@ export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLea
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
       select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${[...params.heldByForm]}::text[])
       on conflict (queue_id, name) do update
-        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
     )
     select name from gone`.execute(ctx.db);
   return result.rows.map((row) => row.name);

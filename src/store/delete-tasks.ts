@@ -31,6 +31,8 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   // Some names need a row: the same delete, with the tombstones of those
   // names only (usually none are left out: all chosen names, or all of an
   // older generated form).
+  // excluded.deleted_at is the column's default, now() (not now() in the
+  // SET list, which Citus refuses in ON CONFLICT ... DO UPDATE).
   const result = await sql<{ name: string }>`/* delete_tasks */
     with gone as (
       delete from ${table(ctx, 'tasks')}
@@ -40,7 +42,7 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
       select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${untracked}::text[])
       on conflict (queue_id, name) do update
-        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
     )${auditedCte(ctx, params.audit, 'gone')}
     select name from gone`.execute(ctx.db);
   return result.rows.map((row) => row.name);

@@ -100,11 +100,14 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
        where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${maxLeases}::int4
       returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
     )`);
+    // excluded.deleted_at and excluded.died_at are the columns' default,
+    // now(): the same value as now() in the SET list, which a sharded
+    // PostgreSQL (Citus) refuses in ON CONFLICT ... DO UPDATE.
     ctes.push(sql`tombstoned as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
       select ${q}, name, 'retry_limit', retry_count from exhausted
       on conflict (queue_id, name) do update
-        set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
     )`);
     // A name can die again once its tombstone expired and it was re-added: the newer death wins.
     ctes.push(sql`dead as (
@@ -112,7 +115,7 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
       select ${q}, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
       on conflict (queue_id, name) do update
         set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = now(), last_error = excluded.last_error
+            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
       returning 1
     )`);
     live = sql`where retry_count < ${maxLeases}::int4`;

@@ -26,10 +26,15 @@ const tables = new Map<string, RawBuilder<unknown>>();
 
 /**
  * A timestamptz column as integer microseconds since the epoch. extract()
- * returns numeric (exact) since PostgreSQL 14, so nothing is rounded.
+ * returns numeric (exact) since PostgreSQL 14, so nothing is rounded. It
+ * takes the epoch of an interval (the time since 1970), not of the
+ * timestamptz itself: the same number, but extract() on a timestamptz is
+ * only STABLE and an interval's is IMMUTABLE, which a sharded PostgreSQL
+ * (Citus) requires of every function in an UPDATE or DELETE it routes to
+ * one node.
  */
 export function usecOf(column: RawBuilder<unknown>): RawBuilder<string> {
-  return sql<string>`(extract(epoch from ${column}) * 1000000)::int8`;
+  return sql<string>`(extract(epoch from (${column} - timestamptz 'epoch')) * 1000000)::int8`;
 }
 
 /**
