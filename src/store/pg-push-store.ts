@@ -101,7 +101,7 @@ export class PgPushStore implements PushStore {
           insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
           select ${first.queueId}::int4, name, 'deleted', retry_count from gone where tombstone
           on conflict (queue_id, name) do update
-            set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+            set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
         )
         select name from gone`.execute(this.#ctx.db);
       const gone = new Set(result.rows.map((row) => row.name));
@@ -135,14 +135,14 @@ export class PgPushStore implements PushStore {
           insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
           select ${q}::int4, name, 'retry_limit', retry_count from gone
           on conflict (queue_id, name) do update
-            set deleted_at = now(), reason = excluded.reason, retry_count = excluded.retry_count
+            set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
         ), dead as (
           insert into ${table(this.#ctx, 'task_dead_letters')}
                  (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
           select ${q}::int4, name, tag, payload, retry_count, enqueued_at, push, ${params.status}::int4, ${params.error} from gone
           on conflict (queue_id, name) do update
             set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                enqueued_at = excluded.enqueued_at, died_at = now(), push = excluded.push,
+                enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
                 last_status = excluded.last_status, last_error = excluded.last_error
         )
         select count(*) as n from gone`.execute(this.#ctx.db);

@@ -264,17 +264,7 @@ const ADVICE: Record<Finding['rule'], string> = {
  * matches anything fails the test, so the list only shrinks: remove it when
  * its statement is fixed.
  */
-const PENDING: readonly string[] = [
-  // The lease, delete and lease-modify statements are being rewritten with
-  // the SQL API's functions (issue 20), which takes items 1 and 2 with it.
-  'src/store/lease-tasks.ts (fragment) on-conflict-set now()',
-  'src/store/delete-leased-tasks.ts delete_leased_tasks on-conflict-set now()',
-  'src/store/delete-tasks.ts delete_tasks on-conflict-set now()',
-  'src/store/modify-lease.ts modify_lease returning extract()',
-  // Push delivery (issue 18): tombstone and dead-letter upserts.
-  'src/store/pg-push-store.ts push_delivered on-conflict-set now()',
-  'src/store/pg-push-store.ts push_dead_letter on-conflict-set now()',
-];
+const PENDING: readonly string[] = [];
 
 /**
  * Statements on tables that stay local to the Citus coordinator (never
