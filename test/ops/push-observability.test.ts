@@ -64,6 +64,14 @@ describe('push delivery observed by an operator', () => {
     expect(Number(tokens![1])).toBeGreaterThanOrEqual(0);
     expect(Number(tokens![1])).toBeLessThanOrEqual(5);
 
+    // The admin stats route (taskqueue stats --url) carries the push figures, and `fields` may select them.
+    const stats = await fetch(`${server.url}/taskqueue/admin/v1/taskqueues/flaky?fields=name,push`);
+    expect(stats.status).toBe(200);
+    expect(await stats.json()).toMatchObject({
+      name: 'flaky',
+      push: { ratePerSecond: 100, bucketSize: 5, maxConcurrentRequests: 2, targetUrl: sink.url, inFlight: 0, heldUntilUsec: null },
+    });
+
     const failed = server.lines.filter((line) => /^push attempt failed/.test(String(line.msg)));
     expect(failed[0]).toMatchObject({ queue: 'flaky', task: 'obs-1', status: 502, attempt: 1, error: 'HTTP 502' });
     expect(failed[0]!.nextTryInSeconds).toBeCloseTo(0.1);
