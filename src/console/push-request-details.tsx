@@ -1,4 +1,5 @@
 import { PUSH_LIMITS, type PushRequest, type TaskRetryRules } from '../core/push-task.js';
+import { deliveryUrl } from '../core/push-url.js';
 import type { Task } from '../core/task.js';
 import { formatAge } from './format.js';
 import { maskHeaders } from './mask-headers.js';
@@ -25,7 +26,7 @@ export function PushRequestDetails(props: { readonly task: Task; readonly reques
         {props.targetUrl === null ? (
           <span class="hint">nowhere yet: the queue has no target URL</span>
         ) : (
-          <code>{`${props.targetUrl.replace(/\/+$/, '')}${request.url}`}</code>
+          <code>{deliveryUrl(props.targetUrl, request.url)}</code>
         )}
       </dd>
       <dt>Headers</dt>

@@ -47,13 +47,18 @@ export function QueuePage(props: { readonly viewer: Viewer; readonly data: Queue
 
       <div class="charts">
         <figure>
-          <figcaption>Tasks by state, last hour</figcaption>
+          <figcaption>
+            {q.push ? 'Tasks by state, last hour (available: waiting; leased: in flight or retrying; delayed: scheduled)' : 'Tasks by state, last hour'}
+          </figcaption>
           <div class="chart" data-chart="depth" data-series={`${base}/series.json`}></div>
         </figure>
-        <figure>
-          <figcaption>Tasks leased per minute, last hour</figcaption>
-          <div class="chart" data-chart="lease-rate" data-series={`${base}/series.json`}></div>
-        </figure>
+        {/* Push deliveries are not leases: the lease chart would say nothing of them. */}
+        {!q.push && (
+          <figure>
+            <figcaption>Tasks leased per minute, last hour</figcaption>
+            <div class="chart" data-chart="lease-rate" data-series={`${base}/series.json`}></div>
+          </figure>
+        )}
       </div>
 
       <h2>Tasks</h2>
