@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isSecretHeader, MASKED, maskHeaders } from '../../src/console/mask-headers.js';
 import { pushTaskStateOf } from '../../src/console/push-task-state.js';
 import { pullQueue } from '../helpers/configs.js';
-import { ENGINES } from '../helpers/engines.js';
+import { ENGINES, testPGlite } from '../helpers/engines.js';
 import { pushQueue } from '../helpers/push-sink.js';
 import { openConsoleHarness, type ConsoleHarness } from './console-harness.js';
 
@@ -35,6 +35,10 @@ describe('push task state and header masking', () => {
 
 describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
   let h: ConsoleHarness | undefined;
+  // The embedded engine is created once per test file, which takes a while on a busy machine: not in a test's time.
+  beforeAll(async () => {
+    if (engine === 'pglite') await testPGlite();
+  }, 180_000);
   afterEach(async () => {
     await h?.close();
     h = undefined;
