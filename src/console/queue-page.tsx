@@ -6,6 +6,7 @@ import type { Tombstone } from '../core/tombstone.js';
 import { ActionForm, BulkBar, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
 import { Payload } from './payload-view.js';
+import { PushTasksTable } from './push-tasks-table.js';
 import { QueueHeader } from './queue-header.js';
 import { etaMeaning, taskStateOf } from './task-state.js';
 import { When } from './when.js';
@@ -46,13 +47,18 @@ export function QueuePage(props: { readonly viewer: Viewer; readonly data: Queue
 
       <div class="charts">
         <figure>
-          <figcaption>Tasks by state, last hour</figcaption>
+          <figcaption>
+            {q.push ? 'Tasks by state, last hour (available: waiting; leased: in flight or retrying; delayed: scheduled)' : 'Tasks by state, last hour'}
+          </figcaption>
           <div class="chart" data-chart="depth" data-series={`${base}/series.json`}></div>
         </figure>
-        <figure>
-          <figcaption>Tasks leased per minute, last hour</figcaption>
-          <div class="chart" data-chart="lease-rate" data-series={`${base}/series.json`}></div>
-        </figure>
+        {/* Push deliveries are not leases: the lease chart would say nothing of them. */}
+        {!q.push && (
+          <figure>
+            <figcaption>Tasks leased per minute, last hour</figcaption>
+            <div class="chart" data-chart="lease-rate" data-series={`${base}/series.json`}></div>
+          </figure>
+        )}
       </div>
 
       <h2>Tasks</h2>
@@ -81,7 +87,11 @@ function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview
         <ConfirmedForm
           viewer={viewer}
           action={`${base}/pause`}
-          confirm={`Pause ${queue.name}? Leases will return none of its ${plural(queue.availableTasks, 'available task')} until it is resumed.`}
+          confirm={
+            queue.push
+              ? `Pause ${queue.name}? None of its ${plural(queue.availableTasks + queue.leasedTasks + queue.delayedTasks, 'task')} will be dispatched until it is resumed; requests in flight finish.`
+              : `Pause ${queue.name}? Leases will return none of its ${plural(queue.availableTasks, 'available task')} until it is resumed.`
+          }
         >
           <button type="submit">Pause</button>
         </ConfirmedForm>
@@ -108,8 +118,12 @@ function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview
 
 const STATES: readonly TaskState[] = ['available', 'leased', 'delayed'];
 
+/** The state filter's words on a push queue (the same three states of the row underneath). */
+const PUSH_STATE_LABELS: Readonly<Record<TaskState, string>> = { available: 'waiting', leased: 'in flight or retrying', delayed: 'scheduled' };
+
 function TaskSection(props: { readonly viewer: Viewer; readonly base: string; readonly data: QueuePageData; readonly tasks: readonly Task[] }) {
   const { viewer, base, data, tasks } = props;
+  const push = data.overview.push !== undefined;
   return (
     <div>
       <div class="filters">
@@ -121,7 +135,7 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
             </option>
             {STATES.map((state) => (
               <option value={state} selected={data.filter.state === state}>
-                {state}
+                {push ? PUSH_STATE_LABELS[state] : state}
               </option>
             ))}
           </select>
@@ -135,82 +149,88 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
           <button type="submit">Find</button>
         </form>
       </div>
-      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-tasks" ops={[['delete', 'Delete'], ['release', 'Release leases of']]} />}
-      <table class="tasks cards" id="tasks-table">
-        <thead>
-          <tr>
-            {viewer.admin && (
-              <th scope="col" class="select">
-                <input type="checkbox" data-select-all="bulk-tasks" aria-label="Select every task on this page" />
-              </th>
-            )}
-            <th scope="col">Name</th>
-            <th scope="col">State</th>
-            <th scope="col">When</th>
-            <th scope="col">Tag</th>
-            <th class="num" scope="col">Retries</th>
-            <th scope="col">Last error</th>
-            <th scope="col">Payload</th>
-            {viewer.admin && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {tasks.map((task) => {
-            const state = taskStateOf(task, data.nowMs);
-            return (
-              <tr data-task={task.name} data-state={state}>
-                {viewer.admin && (
-                  <td class="select" data-label="Select">
-                    <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+      {viewer.admin && (
+        <BulkBar viewer={viewer} base={base} form="bulk-tasks" ops={push ? [['delete', 'Delete']] : [['delete', 'Delete'], ['release', 'Release leases of']]} />
+      )}
+      {push ? (
+        <PushTasksTable viewer={viewer} base={base} tasks={tasks} nowMs={data.nowMs} />
+      ) : (
+        <table class="tasks cards" id="tasks-table">
+          <thead>
+            <tr>
+              {viewer.admin && (
+                <th scope="col" class="select">
+                  <input type="checkbox" data-select-all="bulk-tasks" aria-label="Select every task on this page" />
+                </th>
+              )}
+              <th scope="col">Name</th>
+              <th scope="col">State</th>
+              <th scope="col">When</th>
+              <th scope="col">Tag</th>
+              <th class="num" scope="col">Retries</th>
+              <th scope="col">Last error</th>
+              <th scope="col">Payload</th>
+              {viewer.admin && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.map((task) => {
+              const state = taskStateOf(task, data.nowMs);
+              return (
+                <tr data-task={task.name} data-state={state}>
+                  {viewer.admin && (
+                    <td class="select" data-label="Select">
+                      <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+                    </td>
+                  )}
+                  <td class="name" data-label="Name">
+                    <a href={`${base}/tasks/${encodeURIComponent(task.name)}`}>{task.name}</a>
                   </td>
-                )}
-                <td class="name" data-label="Name">
-                  <a href={`${base}/tasks/${encodeURIComponent(task.name)}`}>{task.name}</a>
-                </td>
-                <td data-label="State">
-                  <span class={`badge state-${state}`}>{state}</span>
-                </td>
-                <td data-label="When">
-                  <span class="hint">{etaMeaning(state, task.retryCount)}</span> <When usec={task.etaUsec} nowMs={data.nowMs} />
-                </td>
-                <td data-label="Tag">{task.tag ?? ''}</td>
-                <td class="num" data-label="Retries">
-                  {String(task.retryCount)}
-                </td>
-                <td class="last-error" data-label="Last error">
-                  {task.lastError ?? ''}
-                </td>
-                <td data-label="Payload">
-                  <Payload payload={task.payload} />
-                </td>
-                {viewer.admin && (
-                  <td class="row-actions" data-label="Actions">
-                    {state === 'leased' && (
-                      <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+                  <td data-label="State">
+                    <span class={`badge state-${state}`}>{state}</span>
+                  </td>
+                  <td data-label="When">
+                    <span class="hint">{etaMeaning(state, task.retryCount)}</span> <When usec={task.etaUsec} nowMs={data.nowMs} />
+                  </td>
+                  <td data-label="Tag">{task.tag ?? ''}</td>
+                  <td class="num" data-label="Retries">
+                    {String(task.retryCount)}
+                  </td>
+                  <td class="last-error" data-label="Last error">
+                    {task.lastError ?? ''}
+                  </td>
+                  <td data-label="Payload">
+                    <Payload payload={task.payload} />
+                  </td>
+                  {viewer.admin && (
+                    <td class="row-actions" data-label="Actions">
+                      {state === 'leased' && (
+                        <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+                          <input type="hidden" name="task" value={task.name} />
+                          <button type="submit" class="quiet">
+                            Release
+                          </button>
+                        </ConfirmedForm>
+                      )}
+                      <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
                         <input type="hidden" name="task" value={task.name} />
-                        <button type="submit" class="quiet">
-                          Release
+                        <button type="submit" class="quiet danger-text">
+                          Delete
                         </button>
                       </ConfirmedForm>
-                    )}
-                    <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
-                      <input type="hidden" name="task" value={task.name} />
-                      <button type="submit" class="quiet danger-text">
-                        Delete
-                      </button>
-                    </ConfirmedForm>
-                  </td>
-                )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+            {tasks.length === 0 && (
+              <tr>
+                <td colspan={viewer.admin ? 9 : 7}>No task matches.</td>
               </tr>
-            );
-          })}
-          {tasks.length === 0 && (
-            <tr>
-              <td colspan={viewer.admin ? 9 : 7}>No task matches.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
+            )}
+          </tbody>
+        </table>
+      )}
       {data.nextTasks && (
         <p>
           <a href={data.nextTasks}>Next page</a>

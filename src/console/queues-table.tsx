@@ -1,5 +1,6 @@
 import type { QueueOverview } from '../core/queue-overview.js';
 import { formatAge, formatBytes, formatCount, plural, storagePercent } from './format.js';
+import { formatPushRate } from './push-rate.js';
 import { problemsOf, STORAGE_WARNING_PERCENT, summarize, triage, type QueueSummary } from './queue-triage.js';
 
 /**
@@ -8,7 +9,9 @@ import { problemsOf, STORAGE_WARNING_PERCENT, summarize, triage, type QueueSumma
  * at the page's refresh rate and swaps this element in (its id marks it
  * live), keeping the viewer's column sort and name filter; a cell whose
  * text does not sort as it reads carries the value it sorts by
- * (`data-sort`). With 131 queues the page stays under 90 KB: the phone
+ * (`data-sort`). Push queues carry a badge and their dispatch (rate and
+ * requests in flight) in the last column; pull queues leave it empty.
+ * With 131 queues the page stays under 90 KB: the phone
  * layout's field labels come from the stylesheet, not from every cell.
  */
 export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; readonly filter: string }) {
@@ -29,6 +32,7 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
             <SortHeader label="Leased 1 h" sortKey="rate1h" num />
             <SortHeader label="Dead letters" sortKey="dead" num />
             <SortHeader label="Storage" sortKey="storage" num />
+            <SortHeader label="Push" sortKey="push" num />
           </tr>
         </thead>
         <tbody>
@@ -38,7 +42,8 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
             return (
               <tr data-queue={q.name} data-problems={String(problems.length)} class={problems.length > 0 ? 'problem' : undefined}>
                 <td>
-                  <a href={`/console/queues/${encodeURIComponent(q.name)}`}>{q.name}</a> <span class="hint">{q.mode}</span>
+                  <a href={`/console/queues/${encodeURIComponent(q.name)}`}>{q.name}</a>{' '}
+                  {q.push ? <span class="badge mode-push">push</span> : <span class="hint">{q.mode}</span>}
                 </td>
                 <td data-sort={String(problems.length)}>
                   {problems.length === 0 ? (
@@ -85,12 +90,15 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
                     </>
                   )}
                 </td>
+                <td class="num push-dispatch" data-sort={String(q.push ? q.push.inFlight : -1)}>
+                  {q.push ? `${formatPushRate(q.push.ratePerSecond)}, ${formatCount(q.push.inFlight)} in flight` : ''}
+                </td>
               </tr>
             );
           })}
           {shown.length === 0 && (
             <tr>
-              <td colspan={10}>{props.filter === '' ? 'No queue to show.' : `No queue name contains "${props.filter}".`}</td>
+              <td colspan={11}>{props.filter === '' ? 'No queue to show.' : `No queue name contains "${props.filter}".`}</td>
             </tr>
           )}
         </tbody>

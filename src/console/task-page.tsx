@@ -5,6 +5,8 @@ import { ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
 import { formatSize } from './format.js';
 import { payloadView } from './payload-detail.js';
+import { PushRequestDetails } from './push-request-details.js';
+import { pushEtaMeaning, pushStateClass, pushTaskStateOf } from './push-task-state.js';
 import { QueueHeader } from './queue-header.js';
 import { etaMeaning, taskStateOf } from './task-state.js';
 import { When } from './when.js';
@@ -12,7 +14,9 @@ import { When } from './when.js';
 /**
  * One task in full: state, times, retry count, tag, and the whole payload:
  * pretty-printed when it is JSON, as text when it is text, else as hex and
- * ASCII side by side; its size, and a button that copies it.
+ * ASCII side by side; its size, and a button that copies it. A push
+ * task's page says where its delivery stands and shows its request
+ * (push-request-details.tsx), secret header values masked.
  */
 export function TaskPage(props: {
   readonly viewer: Viewer;
@@ -24,6 +28,8 @@ export function TaskPage(props: {
   const { viewer, task, nowMs } = props;
   const base = `/console/queues/${encodeURIComponent(props.overview.name)}`;
   const state = taskStateOf(task, nowMs);
+  const push = task.push;
+  const pushState = push ? pushTaskStateOf(task, nowMs) : null;
   const view = payloadView(task.payload);
   return (
     <section>
@@ -34,9 +40,9 @@ export function TaskPage(props: {
       <dl class="details" id="task-details">
         <dt>State</dt>
         <dd>
-          <span class={`badge state-${state}`}>{state}</span>
+          {pushState === null ? <span class={`badge state-${state}`}>{state}</span> : <span class={`badge ${pushStateClass(pushState)}`}>{pushState}</span>}
         </dd>
-        <dt>{capitalized(etaMeaning(state, task.retryCount))}</dt>
+        <dt>{capitalized(pushState === null ? etaMeaning(state, task.retryCount) : pushEtaMeaning(pushState))}</dt>
         <dd>
           <When usec={task.etaUsec} nowMs={nowMs} />
         </dd>
@@ -44,8 +50,14 @@ export function TaskPage(props: {
         <dd>
           <When usec={task.enqueuedUsec} nowMs={nowMs} />
         </dd>
-        <dt>Retries</dt>
-        <dd>{`${task.retryCount} lease${task.retryCount === 1 ? '' : 's'} so far`}</dd>
+        {push ? (
+          <PushRequestDetails task={task} request={push} targetUrl={props.overview.push?.targetUrl ?? null} />
+        ) : (
+          <>
+            <dt>Retries</dt>
+            <dd>{`${task.retryCount} lease${task.retryCount === 1 ? '' : 's'} so far`}</dd>
+          </>
+        )}
         <dt>Tag</dt>
         <dd>{task.tag ?? <span class="hint">none</span>}</dd>
         <dt>Last error</dt>
@@ -55,7 +67,7 @@ export function TaskPage(props: {
       </dl>
       {viewer.admin && (
         <div class="actions">
-          {state === 'leased' && (
+          {state === 'leased' && !push && (
             <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
               <input type="hidden" name="task" value={task.name} />
               <button type="submit">Release lease</button>

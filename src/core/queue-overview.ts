@@ -41,6 +41,14 @@ export interface PushQueueOverview {
   readonly targetUrl: string | null;
   /** Requests in flight now, across every process. */
   readonly inFlight: number;
-  /** Tokens in the bucket at the last claim; null before the first. */
+  /**
+   * Tokens in the bucket now, as the next claim would find them (refilled
+   * since the last claim, capped at the bucket size); null before the first
+   * claim, when the bucket starts full.
+   */
   readonly tokens: number | null;
+  /** After a `Retry-After`: nothing is dispatched until then (microseconds since the epoch); null when not held. */
+  readonly heldUntilUsec: number | null;
+  /** After a 503: the bucket refills at half the rate until then; null when not slowed. */
+  readonly slowedUntilUsec: number | null;
 }

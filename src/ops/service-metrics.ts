@@ -159,7 +159,7 @@ export class ServiceMetrics {
     queueGauge('taskqueue_push_queue_in_flight', 'Push requests in flight for a queue, across every process. From the database.', ['queue'], (gauge, row) => {
       if (row.push) gauge.set({ queue: row.name }, row.push.inFlight);
     });
-    queueGauge('taskqueue_push_queue_tokens', "Tokens in a push queue's bucket at its last claim. From the database.", ['queue'], (gauge, row) => {
+    queueGauge('taskqueue_push_queue_tokens', "Tokens in a push queue's bucket now (refilled since its last claim). From the database.", ['queue'], (gauge, row) => {
       if (row.push?.tokens !== undefined && row.push.tokens !== null) gauge.set({ queue: row.name }, row.push.tokens);
     });
 

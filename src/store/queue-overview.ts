@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { PushQueueSettings, QueueMode } from '../core/queue-config.js';
 import type { PushQueueOverview, QueueOverview } from '../core/queue-overview.js';
-import { table, toNumber, type StoreContext } from './store-context.js';
+import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface OverviewRow {
   queue: string;
@@ -22,6 +22,8 @@ interface OverviewRow {
   push_settings: unknown;
   in_flight: unknown;
   tokens: number | null;
+  held_until_usec: unknown;
+  slowed_until_usec: unknown;
 }
 
 /**
@@ -38,9 +40,24 @@ export async function queueOverview(ctx: StoreContext, params: { readonly queueI
            case when q.push_settings is not null then
              (select count(*) from ${table(ctx, 'tasks')} t
                where t.queue_id = s.queue_id and t.dispatched_at is not null and t.eta > now()) end as in_flight,
-           (select p.tokens from ${table(ctx, 'push_queue_state')} p where p.queue_id = s.queue_id) as tokens
+           b.tokens, b.held_until_usec, b.slowed_until_usec
       from ${table(ctx, 'queue_stats')} s
       join ${table(ctx, 'queues')} q on q.id = s.queue_id
+      left join lateral (
+        -- The bucket as the next claim would find it (claim_push_tasks,
+        -- sql/0013): refilled since the last claim at the rate (half of it
+        -- while slowed by a 503), none earned during a Retry-After hold.
+        select case when p.hold_until > now() then 0::float8
+                    else least((q.push_settings ->> 'bucketSize')::float8,
+                               p.tokens + (q.push_settings ->> 'ratePerSecond')::float8
+                                          * (case when p.slow_until > now() then 0.5 else 1 end)
+                                          * greatest(0, extract(epoch from now() - greatest(p.refilled_at, coalesce(p.hold_until, p.refilled_at))))::float8)
+               end as tokens,
+               case when p.hold_until > now() then ${usecOf(sql`p.hold_until`)} end as held_until_usec,
+               case when p.slow_until > now() then ${usecOf(sql`p.slow_until`)} end as slowed_until_usec
+          from ${table(ctx, 'push_queue_state')} p
+         where p.queue_id = s.queue_id and q.push_settings is not null
+      ) b on true
      where s.queue_id = any(${[...params.queueIds]}::int4[])
      order by s.queue`.execute(ctx.db);
   return result.rows.map((row) => ({
@@ -73,6 +90,8 @@ function pushOverview(row: OverviewRow): PushQueueOverview {
     maxConcurrentRequests: settings.maxConcurrentRequests,
     targetUrl: settings.baseUrl ?? settings.targetUrl,
     inFlight: toNumber(row.in_flight),
-    tokens: row.tokens === null ? null : Number(row.tokens),
+    tokens: row.tokens === null || row.tokens === undefined ? null : Number(row.tokens),
+    heldUntilUsec: row.held_until_usec === null || row.held_until_usec === undefined ? null : toNumber(row.held_until_usec),
+    slowedUntilUsec: row.slowed_until_usec === null || row.slowed_until_usec === undefined ? null : toNumber(row.slowed_until_usec),
   };
 }

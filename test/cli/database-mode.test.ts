@@ -101,10 +101,10 @@ describe('operator commands on the database', () => {
     const table = await cli(['queues'], t.env);
     expect(table.code).toBe(0);
     const lines = table.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^QUEUE\s+MODE\s+STATE\s+AVAILABLE\s+LEASED\s+DELAYED\s+OLDEST\s+DEAD\s+LEASED\/H\s+RATE\s+IN FLIGHT$/);
-    expect(lines.find((line) => line.startsWith('work'))).toMatch(/^work\s+pull\s+running\s+1\s+1\s+1\s+\d+s\s+0\s+\d+\s+-\s+-$/);
-    expect(lines.find((line) => line.startsWith('other'))).toMatch(/^other\s+pull\s+paused\s+0\s+0\s+0\s+-\s+0\s+\d+\s+-\s+-$/);
-    expect(lines.find((line) => line.startsWith('default'))).toMatch(/^default\s+push\s+running\s+0\s+0\s+0\s+-\s+0\s+0\s+5\/s\s+0$/);
+    expect(lines[0]).toMatch(/^QUEUE\s+MODE\s+STATE\s+AVAILABLE\s+LEASED\s+DELAYED\s+OLDEST\s+DEAD\s+LEASED\/H\s+RATE\s+BUCKET\s+TOKENS\s+IN FLIGHT$/);
+    expect(lines.find((line) => line.startsWith('work'))).toMatch(/^work\s+pull\s+running\s+1\s+1\s+1\s+\d+s\s+0\s+\d+\s+-\s+-\s+-\s+-$/);
+    expect(lines.find((line) => line.startsWith('other'))).toMatch(/^other\s+pull\s+paused\s+0\s+0\s+0\s+-\s+0\s+\d+\s+-\s+-\s+-\s+-$/);
+    expect(lines.find((line) => line.startsWith('default'))).toMatch(/^default\s+push\s+running\s+0\s+0\s+0\s+-\s+0\s+0\s+5\/s\s+5\s+5\s+0$/);
 
     const json = await cli(['queues', '--json'], t.env);
     const rows = jsonLines(json.out);

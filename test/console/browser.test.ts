@@ -29,7 +29,8 @@ describe('web console in chromium', () => {
 
   beforeAll(async () => {
     [h, browser] = await Promise.all([
-      openConsoleHarness('postgres', { refreshSeconds: 1, sampleIntervalSeconds: 1 }),
+      // Push tasks of `default` stay where the test puts them: nothing dispatches, nothing listens at the base URL.
+      openConsoleHarness('postgres', { refreshSeconds: 1, sampleIntervalSeconds: 1, open: { dispatch: false, pushBaseUrl: 'http://127.0.0.1:9/app' } }),
       chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
@@ -292,6 +293,37 @@ describe('web console in chromium', () => {
     await phone.close();
   });
 
+  it('shows a push queue: its dispatch, each task where its delivery stands, secret headers masked', async () => {
+    await h.t.service.getQueue('default').add([
+      { name: 'welcome-mail', url: '/tasks/mail', payload: '{"user": 42}', headers: { 'Content-Type': 'application/json' } },
+      { name: 'nightly-report', url: '/tasks/report', countdownSeconds: 3600 },
+      { name: 'charge-card', url: '/tasks/charge', payload: '{"order": 7}', headers: { Authorization: 'Bearer sk_live_not_for_eyes', 'X-Request-Id': 'r-981' } },
+      { name: 'sync-crm', url: '/tasks/sync?full=1', method: 'PUT', payload: 'full' },
+    ]);
+    // As dispatchers leave them: one failed three times, one in flight; the bucket as the last claim left it.
+    await h.t.sql(
+      `update ${h.t.schema}.tasks set retry_count = 3, execution_count = 3, last_status = 500, last_error = 'HTTP 500',
+              eta = now() + interval '40 seconds' where name = 'charge-card'`,
+    );
+    await h.t.sql(`update ${h.t.schema}.tasks set retry_count = 1, dispatched_at = now(), eta = now() + interval '610 seconds' where name = 'sync-crm'`);
+    await h.t.sql(
+      `insert into ${h.t.schema}.push_queue_state (queue_id, tokens, refilled_at) select id, 2, now() from ${h.t.schema}.queues where name = 'default'`,
+    );
+    await page.goto(`${base}/console`);
+    expect(await page.textContent('tr[data-queue=default] .badge.mode-push')).toBe('push');
+    await page.goto(`${base}/console/queues/default`);
+    const states = await page.locator('#tasks-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-state')]));
+    expect(Object.fromEntries(states)).toEqual({ 'welcome-mail': 'waiting', 'charge-card': 'retrying', 'sync-crm': 'in flight', 'nightly-report': 'scheduled' });
+    expect(await page.textContent('#queue-figures')).toMatch(/Tokens now\d/);
+    expect(await page.textContent('tr[data-task=charge-card] .last-status')).toBe('500');
+    await shoot(page, 'push-queue');
+    await page.click('tr[data-task=charge-card] a');
+    expect(await page.textContent('#push-headers')).toContain('Authorization: (hidden)');
+    expect(await page.textContent('#push-headers')).toContain('X-Request-Id: r-981');
+    expect(await page.content()).not.toContain('sk_live');
+    await shoot(page, 'push-task');
+  });
+
   it('has no serious accessibility violation (axe-core), light and dark', async () => {
     // Only this context lets a script in from outside the console (axe, injected by the test).
     const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
@@ -317,7 +349,15 @@ describe('web console in chromium', () => {
     await check('/console/sign-in');
     await p.fill('textarea[name=token]', await h.issuer!.mint(ADMIN));
     await Promise.all([p.waitForURL(`${base}/console`), p.click('form[action="/console/sign-in"] button[type=submit]')]);
-    for (const path of ['/console', '/console/queues/jobs', '/console/queues/jobs/tasks/invoice-1', '/console/queues/reports/dead-letters', '/console/audit']) {
+    for (const path of [
+      '/console',
+      '/console/queues/jobs',
+      '/console/queues/jobs/tasks/invoice-1',
+      '/console/queues/reports/dead-letters',
+      '/console/audit',
+      '/console/queues/default',
+      '/console/queues/default/tasks/charge-card',
+    ]) {
       await check(path);
     }
     // Dark mode changes colours only: the two pages with the most of them.

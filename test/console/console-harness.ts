@@ -9,6 +9,7 @@ import { PgDepthHistory } from '../../src/store/depth-history.js';
 import { createTestTokenIssuer, testAuthSettings, type TestTokenIssuer } from '../auth/test-token-issuer.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { openTestService, type TestEngine, type TestService } from '../helpers/engines.js';
+import type { OpenTaskQueueOptions } from '../../src/open-task-queue.js';
 
 export const ADMIN = 'admin@example.com';
 export const READER = 'reader@example.com';
@@ -34,9 +35,16 @@ export function consoleQueues(): QueueConfig[] {
 
 export async function openConsoleHarness(
   engine: TestEngine,
-  options: { auth?: boolean; queues?: QueueConfig[]; sampleIntervalSeconds?: number; refreshSeconds?: number } = {},
+  options: {
+    auth?: boolean;
+    queues?: QueueConfig[];
+    sampleIntervalSeconds?: number;
+    refreshSeconds?: number;
+    /** More options of openTaskQueue (`dispatch: false` keeps push tasks where a test put them). */
+    open?: Partial<OpenTaskQueueOptions>;
+  } = {},
 ): Promise<ConsoleHarness> {
-  const t = await openTestService(engine, serviceConfig(options.queues ?? consoleQueues()));
+  const t = await openTestService(engine, serviceConfig(options.queues ?? consoleQueues()), options.open ? { open: options.open } : {});
   const issuer = options.auth === false ? null : await createTestTokenIssuer();
   const accessControl: AccessControl | undefined =
     issuer === null ? undefined : createAccessControl(testAuthSettings(issuer, { admins: [ADMIN] }));

@@ -27,12 +27,13 @@ describe('push queues in the CLI', () => {
     expect(bad.code).not.toBe(0);
 
     const table = await cli(['queues'], t.env);
-    expect(table.out.split('\n').find((line) => line.startsWith('hooks'))).toMatch(/\s50\/s\s+0$/);
+    expect(table.out.split('\n').find((line) => line.startsWith('hooks'))).toMatch(/\s50\/s\s+7\s+[0-7]\s+0$/);
     const stats = await cli(['stats', 'hooks'], t.env);
     expect(stats.out).toMatch(/push rate\s+50\/s/);
     expect(stats.out).toMatch(/bucket size\s+7/);
     expect(stats.out).toMatch(/max concurrent requests\s+4/);
     expect(stats.out).toMatch(/requests in flight\s+0/);
+    expect(stats.out).toMatch(/tokens now\s+[0-7]\n/);
     expect(stats.out).toContain(`target url               ${sink.url}`);
   });
 

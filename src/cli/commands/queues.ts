@@ -12,7 +12,7 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
       .command('queues')
       .summary('list the queues with their depth and state')
       .description(
-        'Lists every configured queue: mode, paused or not, tasks by state (a push task in flight or waiting to be retried counts as leased), age of the oldest available task, dead letters; push queues also their rate and requests in flight.',
+        'Lists every configured queue: mode, paused or not, tasks by state (a push task in flight or waiting to be retried counts as leased), age of the oldest available task, dead letters; push queues also their rate, bucket size, tokens in the bucket now and requests in flight.',
       )
       .option('--json', 'one JSON object per queue and line, instead of a table'),
   ).action(async (flags: ConnectionFlags & { json?: boolean }) => {
@@ -22,7 +22,7 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
     } else {
       ctx.io.out.write(
         formatTable(
-          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H', 'RATE', 'IN FLIGHT'],
+          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H', 'RATE', 'BUCKET', 'TOKENS', 'IN FLIGHT'],
           queues.map((q) => [
             q.name,
             q.mode,
@@ -34,6 +34,8 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
             q.deadLetters,
             q.leasedLastHour,
             q.push ? pushRate(q.push.ratePerSecond) : '-',
+            q.push ? q.push.bucketSize : '-',
+            q.push ? tokens(q.push.tokens, q.push.bucketSize) : '-',
             q.push ? q.push.inFlight : '-',
           ]),
         ),
@@ -50,6 +52,11 @@ export function age(queue: QueueOverview): string {
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   if (seconds < 172_800) return `${Math.floor(seconds / 3600)}h`;
   return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** Whole tokens in a push queue's bucket now (a claim spends whole ones); before the first claim it is full. */
+export function tokens(now: number | null, bucketSize: number): number {
+  return now === null ? bucketSize : Math.floor(now);
 }
 
 /** A push rate for people: `5/s`, `0.5/s`, `0` (nothing dispatched). */

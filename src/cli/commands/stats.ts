@@ -4,7 +4,7 @@ import { withConnectionOptions, type ConnectionFlags } from '../connection-optio
 import { formatTable } from '../format-table.js';
 import { withClient } from '../open-client.js';
 import { queueName } from '../option-parsers.js';
-import { age, pushRate } from './queues.js';
+import { age, pushRate, tokens } from './queues.js';
 
 /** Registers `taskqueue stats QUEUE`. */
 export function registerStats(program: Command, ctx: CommandContext): void {
@@ -12,7 +12,7 @@ export function registerStats(program: Command, ctx: CommandContext): void {
     program
       .command('stats')
       .summary("one queue's figures")
-      .description("Shows one queue's state, tasks by state, oldest available task, leases in the last minute and hour, dead letters, storage and limits.")
+      .description("Shows one queue's state, tasks by state, oldest available task, leases in the last minute and hour, dead letters, storage and limits; for a push queue also its rate, bucket size, tokens now, concurrency cap, requests in flight, target URL, and a 503 slow-down or Retry-After hold while one lasts.")
       .argument('<queue>', 'the queue', queueName)
       .option('--json', 'one JSON object instead of a table'),
   ).action(async (queue: string, flags: ConnectionFlags & { json?: boolean }) => {
@@ -41,11 +41,13 @@ export function registerStats(program: Command, ctx: CommandContext): void {
         rows.push(
           ['push rate', pushRate(push.ratePerSecond)],
           ['bucket size', push.bucketSize],
-          ['tokens', push.tokens === null ? 'full (no claim yet)' : Math.floor(push.tokens)],
+          ['tokens now', push.tokens === null ? `${push.bucketSize} (full, no claim yet)` : tokens(push.tokens, push.bucketSize)],
           ['max concurrent requests', push.maxConcurrentRequests ?? 'unlimited'],
           ['requests in flight', push.inFlight],
           ['target url', push.targetUrl ?? 'none (set <target-url> or TASKQUEUE_PUSH_BASE_URL)'],
         );
+        if (push.heldUntilUsec !== null) rows.push(['held (Retry-After) until', new Date(push.heldUntilUsec / 1000).toISOString()]);
+        if (push.slowedUntilUsec !== null) rows.push(['half rate (503) until', new Date(push.slowedUntilUsec / 1000).toISOString()]);
       }
       ctx.io.out.write(formatTable(['FIELD', 'VALUE'], rows.map(([k, v]) => [k, String(v)])));
     }

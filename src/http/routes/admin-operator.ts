@@ -37,4 +37,6 @@ export const QUEUE_OVERVIEW_SHAPE: ResponseShape = flatShape(
   'storageLimitBytes',
   'retryLimit',
   'leaseRate',
+  // Push queues: rate, bucket, concurrency, target, in flight, tokens now, hold and slow-down.
+  'push',
 );
