@@ -44,7 +44,7 @@ export class Chaos {
       if (stopped()) break;
       if (outagesLeft.length > 0 && ops() >= outagesLeft[0]!) {
         outagesLeft.shift();
-        await this.#outage(plan, fleet, database, caller, ledger);
+        await this.outage(plan, fleet, database, caller, ledger);
         continue;
       }
       const slot = fleet.slots[Math.floor(Math.random() * fleet.slots.length)]!;
@@ -58,7 +58,12 @@ export class Chaos {
     }
   }
 
-  async #outage(plan: ChaosPlan, fleet: ServerFleet, database: OwnPostgres, caller: RestCaller, ledger: Ledger): Promise<void> {
+  /**
+   * Stops the database (`-m immediate`) for plan.outageMs and starts it
+   * again; resolves when every server has acknowledged an add (a probe into
+   * the main queue) after its return.
+   */
+  async outage(plan: Pick<ChaosPlan, 'outageMs'>, fleet: ServerFleet, database: OwnPostgres, caller: RestCaller, ledger: Ledger): Promise<void> {
     const stoppedAt = now();
     await database.stopImmediate();
     await sleep(plan.outageMs);

@@ -5,7 +5,7 @@
  *   npm run torture                  the full form: ~200,000 requests with kills and outages, then the hostile requests
  *   npm run torture -- --short       CI's short form: >= 50,000 requests, 1 outage, fewer hostile requests
  *   npm run torture -- --soak        the 10-minute soak at half the measured maximum (not in CI)
- *   --only load|fuzz|soak|runners, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
+ *   --only load|fuzz|soak|runners|push, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
  *
  * Needs `npm run build` first (it runs `node dist/main.js`) and PostgreSQL 15's
  * binaries (/usr/lib/postgresql/15/bin). Exits non-zero on any broken promise.
@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { runFuzz } from './fuzz-phase.js';
 import { describeLoad, loadPassed, runLoad } from './load-phase.js';
+import { describePush, pushPassed, runPush } from './push-phase.js';
 import { describeRunners, runnersPassed, runRunners } from './runner-phase.js';
 import { describeSoak, runSoak, soakPassed } from './soak-phase.js';
 import { openTestBed } from './test-bed.js';
@@ -33,10 +34,10 @@ const { values } = parseArgs({
 
 const log = (line: string) => console.log(`[torture ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const short = values.short ?? false;
-if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners'].includes(values.only)) {
-  throw new Error(`--only takes load, fuzz, soak or runners, not ${JSON.stringify(values.only)}`);
+if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'push'].includes(values.only)) {
+  throw new Error(`--only takes load, fuzz, soak, runners or push, not ${JSON.stringify(values.only)}`);
 }
-const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'fuzz'];
+const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'push', 'fuzz'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */
 const FUZZ_RSS_LIMIT = 400 * 2 ** 20;
@@ -72,6 +73,18 @@ try {
     const report = await runRunners(bed, tasks, 4, log);
     for (const line of describeRunners(report)) log(line);
     if (!runnersPassed(report)) failed = true;
+  }
+  if (phases.includes('push')) {
+    const options = short
+      ? { addSeconds: 20, hooksPerSecond: 150, burst: 100, burstEveryMs: 4000, killSeconds: 14, outagesAtSeconds: [8] }
+      : { addSeconds: 60, hooksPerSecond: 150, burst: 100, burstEveryMs: 4000, killSeconds: 45, outagesAtSeconds: [12, 33] };
+    log(
+      `push: ${options.addSeconds} s of adds (${options.hooksPerSecond}/s to a queue capped at 48 requests in flight, bursts of ${options.burst} every ` +
+        `${options.burstEveryMs / 1000} s to one at 40/s, bucket 8), every server dispatching to the harness's sink; kill -9 every 1.5-4.5 s for ${options.killSeconds} s, ${options.outagesAtSeconds.length} outage(s) of 3 s`,
+    );
+    const report = await runPush(bed, options, log);
+    for (const line of describePush(report)) log(line);
+    if (!pushPassed(report)) failed = true;
   }
   if (phases.includes('fuzz')) {
     const runs = Number(values['fuzz-runs'] ?? (short ? 3000 : 20_000));

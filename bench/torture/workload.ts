@@ -6,6 +6,11 @@ export const MAIN_QUEUE = 'torture';
 export const LIMITED_QUEUE = 'limited';
 /** The queue of the runner phase: consumers built on the REST worker runner. */
 export const RUNNER_QUEUE = 'runners';
+/** The push phase's queues (see push-phase.ts): one bounded by its concurrency, one by its rate and bucket. */
+export const PUSH_QUEUE = 'push-hooks';
+export const RATED_PUSH_QUEUE = 'push-rated';
+export const PUSH_MAX_CONCURRENT = 48;
+export const RATED_PUSH = { ratePerSecond: 40, bucketSize: 8 } as const;
 /** The main queue's task-retry-limit: a task may be leased at most this often. */
 export const RETRY_LIMIT = 3;
 /** The limited queue's storage limit, bytes. */

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { ENGINES, openTestService } from '../helpers/engines.js';
 import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
 import { openHarness, queuePath, type Harness } from '../http/harness.js';
+import { usePushFixture } from './push-fixture.js';
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -14,19 +15,11 @@ async function code(p: Promise<unknown>): Promise<string> {
 }
 
 describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   it('checks every rule of a push task, and refuses PULL tasks in push queues and push tasks in pull queues', async () => {
-    sink = await startSink();
     // Rate 0: nothing is dispatched, so the stored rows can be read as added.
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, { ratePerSecond: 0 }), pullQueue('p')]));
+    const { t } = await push.start(engine, { queues: (url) => [pushQueue('h', url, { ratePerSecond: 0 }), pullQueue('p')] });
     const q = t.service.getQueue('h');
     const pull = t.service.getQueue('p');
     expect(await code(q.add({ method: 'PULL' }))).toBe('INVALID_QUEUE_MODE');
@@ -85,8 +78,7 @@ describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
 
   it('adds push tasks inside the caller transaction: gone on rollback', async () => {
     if (engine !== 'postgres') return;
-    sink = await startSink();
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, { ratePerSecond: 0 })]));
+    const { t } = await push.start(engine, { push: { ratePerSecond: 0 } });
     const pg = (await import('pg')).default;
     const { testPgUrl } = await import('../helpers/engines.js');
     const client = new pg.Client({ connectionString: testPgUrl() });
@@ -99,10 +91,14 @@ describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
   });
 
   it('fails an add to a push queue with no target URL, naming both settings', async () => {
-    t = await openTestService(engine, serviceConfig([]));
-    await expect(t.service.getQueue('default').add({ payload: 'x' })).rejects.toThrow(
-      'push queue "default" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL',
-    );
+    const t = await openTestService(engine, serviceConfig([]));
+    try {
+      await expect(t.service.getQueue('default').add({ payload: 'x' })).rejects.toThrow(
+        'push queue "default" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL',
+      );
+    } finally {
+      await t.close();
+    }
   });
 });
 

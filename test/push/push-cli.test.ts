@@ -47,4 +47,30 @@ describe('push queues in the CLI', () => {
     expect(added.err).toBe('');
     expect(added.code).toBe(0);
   });
+
+  it('export and import keep the request of a push task (database path)', async () => {
+    t = await openCliDatabase(serviceConfig(['from', 'to'].map((name) => pushQueue(name, 'http://127.0.0.1:9', { ratePerSecond: 0 }))));
+    await t.service.getQueue('from').add({
+      name: 'hook-1',
+      method: 'PATCH',
+      url: '/h?x=1',
+      headers: [['Content-Type', 'application/json']],
+      payload: '{"k":1}',
+      retryOptions: { taskRetryLimit: 2 },
+      dispatchDeadlineSeconds: 30,
+      countdownSeconds: 600,
+    });
+    const exported = await cli(['export', 'from'], t.env);
+    expect(exported.code).toBe(0);
+    expect(jsonLines(exported.out)[0]!.push).toEqual({
+      url: '/h?x=1',
+      method: 'PATCH',
+      headers: [['Content-Type', 'application/json']],
+      retryOptions: { taskRetryLimit: 2, minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 16 },
+      dispatchDeadlineSeconds: 30,
+    });
+    const imported = await cli(['import', 'to'], t.env, { stdin: exported.out });
+    expect(imported).toMatchObject({ code: 0, err: 'imported 1 task(s) into to\n' });
+    expect((await cli(['export', 'to'], t.env)).out).toBe(exported.out);
+  });
 });

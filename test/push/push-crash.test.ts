@@ -2,28 +2,28 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serviceConfig } from '../helpers/configs.js';
-import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
-import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { testPgUrl } from '../helpers/engines.js';
+import { pushQueue } from '../helpers/push-sink.js';
 import { spawnServer, type ChildServer } from '../ops/child-server.js';
+import { usePushFixture } from './push-fixture.js';
 
 describe('push delivery across a crash', () => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
+  const push = usePushFixture();
   let child: ChildServer | undefined;
+  // Registered after the fixture's, so it runs first (hooks run as a stack): the child goes before the service.
   afterEach(async () => {
     child?.kill('SIGKILL');
     await child?.exited;
-    await t?.close();
-    await sink?.close();
   });
 
   it('a kill -9 of a dispatching server with requests in flight loses nothing: its claims expire and another process delivers', async () => {
     let answering = false;
     const held: (() => void)[] = [];
-    sink = await startSink(() => (answering ? { status: 200 } : new Promise((resolve) => held.push(() => resolve({ status: 200 })))));
-    const config = serviceConfig([pushQueue('hooks', sink.url)]);
-    t = await openTestService('postgres', config, { open: { dispatch: false } });
+    const { t, sink, config } = await push.start('postgres', {
+      answer: () => (answering ? { status: 200 } : new Promise((resolve) => held.push(() => resolve({ status: 200 })))),
+      queues: (url) => [pushQueue('hooks', url)],
+      open: { open: { dispatch: false } },
+    });
     const dir = mkdtempSync(join(tmpdir(), 'tq-push-crash-'));
     writeFileSync(join(dir, 'queue.yaml'), `queue:\n- name: hooks\n  rate: 1000/s\n  bucket_size: 1000\n  target_url: ${sink.url}\n`);
     child = spawnServer({ DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: t.schema, TASKQUEUE_CONFIG: join(dir, 'queue.yaml') });
@@ -41,7 +41,7 @@ describe('push delivery across a crash', () => {
     answering = true;
     await t.openAnother(config);
     await sink.waitFor(10);
-    await expect.poll(async () => (await t!.sql(`select name from ${t!.schema}.tasks`)).length).toBe(0);
+    await expect.poll(async () => (await t.sql(`select name from ${t.schema}.tasks`)).length).toBe(0);
     const delivered = sink.requests.map((r) => r.body.toString());
     for (const name of names) expect(delivered.filter((body) => body === name)).toHaveLength(2);
     expect(sink.requests.slice(5).every((r) => r.headers['x-appengine-taskretrycount'] === '1')).toBe(true);

@@ -1,21 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
-import { pullQueue, serviceConfig } from '../helpers/configs.js';
-import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
+import { pullQueue } from '../helpers/configs.js';
+import { pushQueue } from '../helpers/push-sink.js';
+import { usePushFixture } from './push-fixture.js';
 
 describe.each(ENGINES)('push delivery (%s)', (engine) => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   it('delivers method, url, headers and body byte for byte, then deletes the task and holds its name', async () => {
-    sink = await startSink();
-    t = await openTestService(engine, serviceConfig([pushQueue('hooks', `${sink.url}/base/`), pullQueue('p')]));
+    const { t, sink } = await push.start(engine, { queues: (url) => [pushQueue('hooks', `${url}/base/`), pullQueue('p')] });
     const body = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
     const queue = t.service.getQueue('hooks');
     const task = await queue.add({
@@ -53,27 +46,18 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
     const eta = task.etaUsec;
     expect(h['x-appengine-tasketa']).toBe(`${Math.floor(eta / 1e6)}.${String(eta % 1e6).padStart(6, '0')}`);
     expect(request.rawHeaders.filter(([k]) => k.toLowerCase() === 'x-appengine-queuename')).toHaveLength(1);
-    await expect.poll(async () => (await t!.sql(`select count(*)::int as n from ${t!.schema}.tasks`))[0]).toEqual({ n: 0 });
+    await expect.poll(async () => (await t.sql(`select count(*)::int as n from ${t.schema}.tasks`))[0]).toEqual({ n: 0 });
     await expect(queue.add({ name: 'first-task' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
   });
 });
 
 describe.each(ENGINES)('push dispatch switch and reads (%s)', (engine) => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   it('a service opened with dispatch: false delivers nothing; one that dispatches does; reads show the delivery state', async () => {
-    sink = await startSink(() => ({ status: 500 }));
-    const config = serviceConfig([
-      pushQueue('hooks', sink.url, {}, { retry: { ageLimitSeconds: null, minBackoffSeconds: 600, maxBackoffSeconds: 600, maxDoublings: 0 } }),
-    ]);
-    t = await openTestService(engine, config, { open: { dispatch: false } });
+    const { t, sink, config } = await push.start(engine, { answer: () => ({ status: 500 }), queues: (url) => [
+      pushQueue('hooks', url, {}, { retry: { ageLimitSeconds: null, minBackoffSeconds: 600, maxBackoffSeconds: 600, maxDoublings: 0 } }),
+    ], open: { open: { dispatch: false } } });
     const queue = t.service.getQueue('hooks');
     await queue.add({ name: 'waiting', url: '/w', method: 'DELETE' });
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpDelivery } from '../../src/push/http-delivery.js';
 import { serviceConfig } from '../helpers/configs.js';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
-import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { ENGINES } from '../helpers/engines.js';
+import { pushQueue, startSink } from '../helpers/push-sink.js';
+import { usePushFixture } from './push-fixture.js';
 
 /** The most deliveries in any window [t_i, t_i + d] exceeding bucket + rate·(d + jitter), over all i and d. */
 function worstExcess(times: readonly number[], rate: number, bucket: number, jitterSeconds: number): number {
@@ -18,25 +19,16 @@ function worstExcess(times: readonly number[], rate: number, bucket: number, jit
 }
 
 describe.each(ENGINES)('push limits (%s)', (engine) => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   it('two service instances together never exceed the token bucket over any window', async () => {
     // Every attempt fails with a long backoff, so each task keeps the time of
     // its one claim (first_try_at, the database's clock): the windows are
     // checked on the claims themselves, free of network jitter.
-    sink = await startSink(() => ({ status: 500 }));
     const rate = 20;
     const bucket = 5;
     const retry = { ageLimitSeconds: null, minBackoffSeconds: 1000, maxBackoffSeconds: 1000, maxDoublings: 0 };
-    const config = serviceConfig([pushQueue('h', sink.url, { ratePerSecond: rate, bucketSize: bucket }, { retry })]);
-    t = await openTestService(engine, config);
+    const { t, sink, config } = await push.start(engine, { answer: () => ({ status: 500 }), push: { ratePerSecond: rate, bucketSize: bucket }, queue: { retry } });
     await t.openAnother(config);
     const queue = t.service.getQueue('h');
     for (let i = 0; i < 5; i++) await queue.add(Array.from({ length: 10 }, () => ({ payload: 'x' })));
@@ -52,9 +44,7 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
   });
 
   it('two service instances together never exceed max-concurrent-requests', async () => {
-    sink = await startSink(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 60)));
-    const config = serviceConfig([pushQueue('h', sink.url, { maxConcurrentRequests: 3 })]);
-    t = await openTestService(engine, config);
+    const { t, sink, config } = await push.start(engine, { answer: () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 60)), push: { maxConcurrentRequests: 3 } });
     await t.openAnother(config);
     await t.service.getQueue('h').add(Array.from({ length: 24 }, () => ({ payload: 'x' })));
     await sink.waitFor(24, 20_000);
@@ -63,15 +53,14 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
 
   it('pause stops dispatch (adds accepted, in-flight requests finish); resume restarts it', async () => {
     const release: (() => void)[] = [];
-    sink = await startSink((_r, index) => (index === 0 ? new Promise((resolve) => release.push(() => resolve({ status: 200 }))) : { status: 200 }));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url)]));
+    const { t, sink } = await push.start(engine, { answer: (_r, index) => (index === 0 ? new Promise((resolve) => release.push(() => resolve({ status: 200 }))) : { status: 200 }) });
     const queue = t.service.getQueue('h');
     await queue.add({ name: 'in-flight' });
     await sink.waitFor(1);
     await t.operate('h').pause();
     await queue.add([{ name: 'later-1' }, { name: 'later-2' }]);
     release[0]!();
-    await expect.poll(async () => (await t!.sql<{ name: string }>(`select name from ${t!.schema}.tasks order by name`)).map((r) => r.name)).toEqual([
+    await expect.poll(async () => (await t.sql<{ name: string }>(`select name from ${t.schema}.tasks order by name`)).map((r) => r.name)).toEqual([
       'later-1',
       'later-2',
     ]);
@@ -84,8 +73,7 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
 
   it('a task deleted or purged while in flight stays deleted whatever its outcome', async () => {
     const release: (() => void)[] = [];
-    sink = await startSink(() => new Promise((resolve) => release.push(() => resolve({ status: 500 }))));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url)]));
+    const { t, sink } = await push.start(engine, { answer: () => new Promise((resolve) => release.push(() => resolve({ status: 500 }))) });
     const queue = t.service.getQueue('h');
     await queue.add([{ name: 'deleted-in-flight' }, { name: 'purged-in-flight' }]);
     await sink.waitFor(2);
@@ -103,10 +91,9 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
 
   it('a closing service claims nothing new and lets the request in flight finish within the grace', async () => {
     let release: (() => void) | undefined;
-    sink = await startSink((_r, index) => (index === 0 ? new Promise((resolve) => (release = () => resolve({ status: 200 }))) : { status: 200 }));
-    const config = serviceConfig([pushQueue('h', sink.url)]);
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, { ratePerSecond: 0 })]));
-    const dispatcher = await t.openAnother(config);
+    // This service does not dispatch (rate 0); the other one does.
+    const { t, sink } = await push.start(engine, { answer: (_r, index) => (index === 0 ? new Promise((resolve) => (release = () => resolve({ status: 200 }))) : { status: 200 }), push: { ratePerSecond: 0 } });
+    const dispatcher = await t.openAnother(serviceConfig([pushQueue('h', sink.url)]));
     await t.service.getQueue('h').add({ name: 'slow' });
     await sink.waitFor(1);
     const closing = dispatcher.close();

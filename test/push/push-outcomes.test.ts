@@ -1,17 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { serviceConfig } from '../helpers/configs.js';
-import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
-import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { describe, expect, it } from 'vitest';
+import { ENGINES, type TestService } from '../helpers/engines.js';
+import { usePushFixture } from './push-fixture.js';
 
 describe.each(ENGINES)('push outcomes (%s)', (engine) => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   const rows = (sql: TestService['sql'], schema: string) =>
     sql<{ name: string; retry_count: number; execution_count: number; last_status: number | null; last_error: string | null; wait_s: number; idle: boolean }>(
@@ -21,8 +13,7 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
 
   it('retries a failure with retry count, execution count, previous response and reason; a 503 is not an execution', async () => {
     const answers = [500, 503, 200];
-    sink = await startSink((_request, index) => ({ status: answers[index] ?? 200 }));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url)]));
+    const { t, sink } = await push.start(engine, { answer: (_request, index) => ({ status: answers[index] ?? 200 }) });
     await t.service.getQueue('h').add({ name: 'flaky', payload: 'p' });
     await sink.waitFor(3);
     const headers = sink.requests.map((r) => [
@@ -37,18 +28,17 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
       ['2', '1', '503', 'HTTP 503'],
     ]);
     expect(sink.requests.every((r) => r.body.toString() === 'p')).toBe(true);
-    await expect.poll(() => rows(t!.sql, t!.schema)).toEqual([]);
+    await expect.poll(() => rows(t.sql, t.schema)).toEqual([]);
   });
 
   it('waits the backoff of the retry parameters, from the failure (rows backdated, no sleeping)', async () => {
-    sink = await startSink(() => ({ status: 500 }));
     const retry = { ageLimitSeconds: null, minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 3 };
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, {}, { retry })]));
+    const { t, sink } = await push.start(engine, { answer: () => ({ status: 500 }), queue: { retry } });
     await t.service.getQueue('h').add({ name: 'slow' });
     const expected = [10, 20, 40, 80, 160, 240, 300];
     for (const [i, seconds] of expected.entries()) {
       await sink.waitFor(i + 1);
-      await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]).toMatchObject({ retry_count: i + 1, last_status: 500, idle: true });
+      await expect.poll(async () => (await rows(t.sql, t.schema))[0]).toMatchObject({ retry_count: i + 1, last_status: 500, idle: true });
       const [row] = await rows(t.sql, t.schema);
       expect(row!.wait_s).toBeGreaterThan(seconds - 2);
       expect(row!.wait_s).toBeLessThanOrEqual(seconds);
@@ -60,12 +50,11 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
 
   it('moves a task out of retries to the dead letters with its last status, and redrive delivers it again', async () => {
     let fail = true;
-    sink = await startSink(() => ({ status: fail ? 418 : 200 }));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url)]));
+    const { t, sink } = await push.start(engine, { answer: () => ({ status: fail ? 418 : 200 }) });
     const queue = t.service.getQueue('h');
     await queue.add({ name: 'doomed', url: '/d', headers: { 'X-Keep': '1' }, payload: 'body', retryOptions: { taskRetryLimit: 2 } });
     await sink.waitFor(3);
-    await expect.poll(async () => (await t!.operate('h').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    await expect.poll(async () => (await t.operate('h').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
     const [dead] = await t.sql<{ last_status: number; retry_count: number; push: { url: string } }>(
       `select last_status, retry_count, push from ${t.schema}.task_dead_letters`,
     );
@@ -78,43 +67,40 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     await sink.waitFor(4);
     const again = sink.requests[3]!;
     expect([again.url, again.headers['x-keep'], again.body.toString(), again.headers['x-appengine-taskretrycount']]).toEqual(['/d', '1', 'body', '0']);
-    await expect.poll(() => rows(t!.sql, t!.schema)).toEqual([]);
+    await expect.poll(() => rows(t.sql, t.schema)).toEqual([]);
     // The operator's redrive is recorded; the dispatcher's own outcomes (retries, the dead letter) are not operator actions.
     expect((await t.service.auditLog.list({ limit: 10, queue: 'h' })).map((e) => [e.action, e.count, e.actor])).toEqual([['redrive', 1, 'test@example.com']]);
   });
 
   it('stops at the age limit, measured from the first attempt, when no retry limit is set', async () => {
-    sink = await startSink(() => ({ status: 500 }));
     const retry = { ageLimitSeconds: 60, minBackoffSeconds: 100, maxBackoffSeconds: 100, maxDoublings: 0 };
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, {}, { retry })]));
+    const { t, sink } = await push.start(engine, { answer: () => ({ status: 500 }), queue: { retry } });
     await t.service.getQueue('h').add({ name: 'aging' });
     await sink.waitFor(1);
-    await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]?.last_status).toBe(500);
+    await expect.poll(async () => (await rows(t.sql, t.schema))[0]?.last_status).toBe(500);
     // Young enough: retried. Then older than 60 s since the first attempt: dead.
     await t.sql(`update ${t.schema}.tasks set eta = now(), first_try_at = now() - interval '30 seconds'`);
     await sink.waitFor(2);
-    await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]?.retry_count).toBe(2);
+    await expect.poll(async () => (await rows(t.sql, t.schema))[0]?.retry_count).toBe(2);
     await t.sql(`update ${t.schema}.tasks set eta = now(), first_try_at = now() - interval '61 seconds'`);
     await sink.waitFor(3);
-    await expect.poll(async () => (await t!.operate('h').listDeadLetters({ limit: 5 })).length).toBe(1);
+    await expect.poll(async () => (await t.operate('h').listDeadLetters({ limit: 5 })).length).toBe(1);
   });
 
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
-    sink = await startSink((request) => (request.url === '/start' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url, {}, { retry: { ageLimitSeconds: null, minBackoffSeconds: 100, maxBackoffSeconds: 100, maxDoublings: 0 } })]));
+    const { t, sink } = await push.start(engine, { answer: (request) => (request.url === '/start' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }), queue: { retry: { ageLimitSeconds: null, minBackoffSeconds: 100, maxBackoffSeconds: 100, maxDoublings: 0 } } });
     await t.service.getQueue('h').add({ name: 'moved', url: '/start' });
     await sink.waitFor(1);
-    await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]?.last_status).toBe(302);
+    await expect.poll(async () => (await rows(t.sql, t.schema))[0]?.last_status).toBe(302);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(sink.requests.map((r) => r.url)).toEqual(['/start']);
   });
 
   it('a 503 empties the bucket, slows the queue and holds it for Retry-After', async () => {
-    sink = await startSink((_r, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200 }));
-    t = await openTestService(engine, serviceConfig([pushQueue('h', sink.url)]));
+    const { t, sink } = await push.start(engine, { answer: (_r, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200 }) });
     await t.service.getQueue('h').add({ name: 'busy' });
     await sink.waitFor(1);
-    await expect.poll(async () => (await rows(t!.sql, t!.schema))[0]).toMatchObject({ last_status: 503, idle: true });
+    await expect.poll(async () => (await rows(t.sql, t.schema))[0]).toMatchObject({ last_status: 503, idle: true });
     const [row] = await rows(t.sql, t.schema);
     expect(row!.wait_s).toBeGreaterThan(118);
     expect(row!.execution_count).toBe(0);

@@ -1,27 +1,19 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authSettingsFromEnvironment } from '../../src/auth/auth-settings.js';
 import { createAccessControl } from '../../src/auth/create-access-control.js';
 import { publicJwks } from '../../src/auth/push-token-signer.js';
 import { createApp } from '../../src/http/create-app.js';
-import { pullQueue, serviceConfig } from '../helpers/configs.js';
-import { openTestService, type TestService } from '../helpers/engines.js';
-import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
+import { pullQueue } from '../helpers/configs.js';
+import { pushQueue } from '../helpers/push-sink.js';
 import { queuePath } from '../http/harness.js';
+import { usePushFixture } from './push-fixture.js';
 
 describe('signed push delivery', () => {
-  let t: TestService | undefined;
-  let sink: Sink | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await sink?.close();
-    t = undefined;
-    sink = undefined;
-  });
+  const push = usePushFixture();
 
   it('signs each request with the local issuer key (JWKS), and our REST API refuses the token when a handler replays it', async () => {
-    sink = await startSink();
-    t = await openTestService('postgres', serviceConfig([pushQueue('h', `${sink.url}/hooks`), pullQueue('p')]));
+    const { t, sink } = await push.start('postgres', { queues: (url) => [pushQueue('h', `${url}/hooks`), pullQueue('p')] });
     await t.service.getQueue('h').add({ url: '/run?x=1', payload: 'p' });
     await sink.waitFor(1);
     const authorization = sink.requests[0]!.headers.authorization!;
@@ -46,16 +38,17 @@ describe('signed push delivery', () => {
     expect(accepted.status).toBe(200);
   });
 
-  it("keeps the task's own Authorization header, and sends none with signing off", async () => {
-    sink = await startSink();
-    t = await openTestService('postgres', serviceConfig([pushQueue('h', sink.url)]));
-    await t.service.getQueue('h').add({ headers: { Authorization: 'Basic abc' } });
+  it("keeps the task's own Authorization header", async () => {
+    const { sink, queue } = await push.start('postgres');
+    await queue.add({ headers: { Authorization: 'Basic abc' } });
     await sink.waitFor(1);
     expect(sink.requests[0]!.headers.authorization).toBe('Basic abc');
-    await t.close();
-    t = await openTestService('postgres', serviceConfig([pushQueue('h', sink.url)]), { open: { pushSigning: false } });
-    await t.service.getQueue('h').add({ payload: 'x' });
-    await sink.waitFor(2);
-    expect(sink.requests[1]!.headers.authorization).toBeUndefined();
+  });
+
+  it('sends no Authorization with signing off', async () => {
+    const { sink, queue } = await push.start('postgres', { open: { open: { pushSigning: false } } });
+    await queue.add({ payload: 'x' });
+    await sink.waitFor(1);
+    expect(sink.requests[0]!.headers.authorization).toBeUndefined();
   });
 });

@@ -18,7 +18,7 @@ export function registerImport(program: Command, ctx: CommandContext): void {
       .summary('add tasks from JSON lines (an export)')
       .description(
         'Adds the tasks of an export (JSON lines from standard input or --file) to the queue, 100 per ' +
-          'statement, all or nothing per 100, under their names and ETAs; retry counts start at 0. ' +
+          'statement, all or nothing per 100, under their names and ETAs (a push task with its url, method, headers, deadline and retry options); retry counts start at 0. ' +
           'On an error it stops and says how many lines went in.',
       )
       .argument('<queue>', 'the queue', queueName)
@@ -47,7 +47,7 @@ export function registerImport(program: Command, ctx: CommandContext): void {
       try {
         for await (const { value, line, bytesRead } of readJsonLines(source as AsyncIterable<Uint8Array | string>)) {
           const task = parseExportLine(value, line);
-          const size = task.payloadBase64.length + task.name.length + (task.tag?.length ?? 0) + 64;
+          const size = task.payloadBase64.length + task.name.length + (task.tag?.length ?? 0) + (task.push ? JSON.stringify(task.push).length : 0) + 64;
           if (batch.length === IMPORT_BATCH || batchBytes + size > IMPORT_BATCH_BYTES) await flush();
           lastLine = line;
           batch.push(task);
