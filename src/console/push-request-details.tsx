@@ -2,7 +2,7 @@ import { PUSH_LIMITS, type PushRequest, type TaskRetryRules } from '../core/push
 import { deliveryUrl } from '../core/push-url.js';
 import type { Task } from '../core/task.js';
 import { formatAge } from './format.js';
-import { maskHeaders } from './mask-headers.js';
+import { maskHeaders } from '../core/mask-headers.js';
 
 /**
  * The delivery part of a push task's page (the rows of its details list):

@@ -1,3 +1,4 @@
+import { maskHeaders } from '../core/mask-headers.js';
 import type { Task } from '../core/task.js';
 import { encodePayloadBase64 } from './base64-payload.js';
 
@@ -46,7 +47,7 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
   if (task.push) {
     json.url = task.push.url;
     json.httpMethod = task.push.method;
-    json.headers = task.push.headers.map(([name, value]) => ({ name, value }));
+    json.headers = maskHeaders(task.push.headers).map(([name, value]) => ({ name, value }));
   }
   return json;
 }

@@ -138,4 +138,34 @@ describe('tasks.insert on a push queue (REST extension)', () => {
     const lease = await h.call(`${queuePath('hooks')}/tasks/lease?numTasks=1&leaseSecs=10`, { method: 'POST' });
     expect(lease.json.error.errors[0].reason).toBe('invalidQueueMode');
   });
+
+  it('answers a credential header masked while the handler still receives it', async () => {
+    sink = await startSink();
+    h = await openHarness('postgres', { queues: [pushQueue('hooks', sink.url)] });
+    const r = await h.call(`${queuePath('hooks')}/tasks`, {
+      method: 'POST',
+      body: {
+        id: 'masked-task',
+        payloadBase64: '',
+        url: '/hook',
+        httpMethod: 'POST',
+        headers: [
+          { name: 'Authorization', value: 'Bearer handler-secret' },
+          { name: 'X-Api-Key', value: 'key-secret' },
+          { name: 'X-Trace', value: 'visible' },
+        ],
+      },
+    });
+    expect(r.status).toBe(200);
+    // tasks.insert, tasks.get and tasks.list share one representation.
+    expect(r.json.headers).toEqual([
+      { name: 'Authorization', value: '(hidden)' },
+      { name: 'X-Api-Key', value: '(hidden)' },
+      { name: 'X-Trace', value: 'visible' },
+    ]);
+    expect(JSON.stringify(r.json)).not.toContain('-secret');
+    await sink.waitFor(1);
+    expect(sink.requests[0]!.headers['authorization']).toBe('Bearer handler-secret');
+    expect(sink.requests[0]!.headers['x-api-key']).toBe('key-secret');
+  });
 });

@@ -1,4 +1,4 @@
-/** What the console shows in place of a secret header's value. */
+/** What the console and REST show in place of a secret header's value. */
 export const MASKED = '(hidden)';
 
 /**
@@ -17,9 +17,12 @@ export function isSecretHeader(name: string): boolean {
 }
 
 /**
- * A push task's headers as the console shows them: every name, in order,
- * with secret values replaced by `MASKED`. The value never reaches the
- * page, so neither the HTML nor a screenshot can leak it.
+ * A push task's headers as the console and REST `tasks.get`/`tasks.list`
+ * show them: every name, in order, with secret values replaced by `MASKED`.
+ * Anyone who may read a queue may read its tasks, but a credential the
+ * producer set for the handler is not theirs to read: the value is kept
+ * for delivery (and an operator's export) only, so neither a page, a
+ * screenshot nor a REST reader can leak it.
  */
 export function maskHeaders(headers: readonly (readonly [string, string])[]): [string, string][] {
   return headers.map(([name, value]) => [name, isSecretHeader(name) ? MASKED : value]);
