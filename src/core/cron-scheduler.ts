@@ -205,7 +205,7 @@ export class CronScheduler {
  * after `from` and at or before `now`). Past MAX_MISSED_COUNT steps it
  * restarts the chain at `now`.
  */
-function firstAfter(scheduled: ScheduledCronJob, from: Date, now: Date): { next: Date; passed: number } {
+export function firstAfter(scheduled: Pick<ScheduledCronJob, 'next'>, from: Date, now: Date): { next: Date; passed: number } {
   let passed = 0;
   let at = scheduled.next(from);
   while (at.getTime() <= now.getTime()) {

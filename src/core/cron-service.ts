@@ -1,5 +1,5 @@
 import type { CronJobRecord, CronStore } from './cron-store.js';
-import { CronScheduler, type CronClock, type CronEvents, type CronFiring, type ScheduledCronJob } from './cron-scheduler.js';
+import { CronScheduler, firstAfter, type CronClock, type CronEvents, type CronFiring, type ScheduledCronJob } from './cron-scheduler.js';
 import { QueueError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Task, TaskOptions } from './task.js';
@@ -58,7 +58,11 @@ export class CronService {
     return records.map((record) => {
       const next = this.#options.scheduleOf(record);
       const firings: Date[] = [];
-      if (next !== null) for (let at = now; firings.length < NEXT_SHOWN; ) firings.push((at = next(at)));
+      // On the job's chain of instants, as the scheduler counts them (from the last firing, else the anchor).
+      if (next !== null) {
+        let at = firstAfter({ next }, record.lastInstant ?? record.anchoredAt, now).next;
+        for (; firings.length < NEXT_SHOWN; at = next(at)) firings.push(at);
+      }
       return { ...record, next: firings };
     });
   }

@@ -1,4 +1,6 @@
+import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mountConsole } from '../../../src/console/mount-console.js';
 import { builtInCronQueue } from '../../../src/config/cron-queue.js';
 import { parseCronText } from '../../../src/config/load-cron-config.js';
 import type { CronFiringOutcome } from '../../../src/core/cron-store.js';
@@ -115,6 +117,20 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('cron firing wi
     expect(tick).toMatchObject({ schedule: 'every 1 minutes', timezone: 'UTC', queue: 'cron', lastOutcome: 'added', lastTask: 'cron-tick-20260301T090300Z' });
     expect(tick.lastInstant?.toISOString()).toBe('2026-03-01T09:03:00.000Z');
     expect(jobs.map((job) => job.name)).toEqual(['fail', 'tick']);
+
+    // The console's cron page lists them with next and last firing (access control off: everyone is an administrator).
+    const app = new Hono();
+    const mounted = mountConsole(app, { service: t!.service, auditLog: t!.service.auditLog, cronJobs: () => t!.service.cronJobs() });
+    try {
+      const html = await (await app.request('/console/cron')).text();
+      expect(html).toContain('href="/console/cron"');
+      expect(html).toMatch(/<tr data-job="tick" data-outcome="added">/);
+      expect(html).toContain('added cron-tick-20260301T090300Z');
+      expect(html).toContain('every 1 minutes (UTC)');
+      expect(html).toContain('datetime="2026-03-01T09:04:00.000Z"');
+    } finally {
+      await mounted.close();
+    }
   });
 
   it('a failing firing is retried by the job retry parameters, then goes to the dead letters', async () => {
