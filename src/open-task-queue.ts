@@ -3,6 +3,11 @@ import type { PoolStats } from './core/pool-stats.js';
 import { resolve } from 'node:path';
 import type { AuthStore } from './auth/auth-store.js';
 import { loadConfigFile, builtInConfig } from './config/load-config.js';
+import { cronScheduleOf, scheduledCronJobs, withCronQueue } from './config/cron-queue.js';
+import { findCronFile, loadCronFile } from './config/load-cron-config.js';
+import type { CronConfig } from './core/cron-job.js';
+import type { CronClock, CronEvents, CronFiring } from './core/cron-scheduler.js';
+import { CronService, type CronJobStatus } from './core/cron-service.js';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from './config/service-settings.js';
 import type { AuditLog, Operator } from './core/audit-log.js';
 import type { Clock } from './core/clock.js';
@@ -26,6 +31,7 @@ import { PgDepthHistory } from './store/depth-history.js';
 import { latestMigration, migrate } from './store/migrate.js';
 import { prepareSqlApi } from './store/sql-api-settings.js';
 import { PgAuthStore } from './store/pg-auth-store.js';
+import { PgCronStore } from './store/pg-cron-store.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { validateSchemaName } from './store/schema-name.js';
 import { waitForDatabase } from './store/wait-for-database.js';
@@ -86,6 +92,12 @@ export interface OpenTaskQueueOptions {
   readonly pushEvents?: PushEvents;
   /** How long `close()` lets push requests in flight finish, in ms (default TASKQUEUE_SHUTDOWN_GRACE_SECONDS). */
   readonly shutdownGraceMs?: number;
+  /** The cron.yaml / cron.xml path, or its jobs, or false for none (default TASKQUEUE_CRON, else ./cron.yaml, else ./cron.xml). */
+  readonly cron?: string | CronConfig | false;
+  /** Fire the cron jobs from this process (default true; every process may: each firing is one task). */
+  readonly cronFiring?: boolean;
+  /** Told of each cron firing this process tries (metrics). */
+  readonly cronEvents?: CronEvents;
 }
 
 /** What the wiring (servers, the CLI, tests) may give besides the public options. */
@@ -94,6 +106,8 @@ export interface WiringOptions extends OpenTaskQueueOptions {
   readonly database?: DatabaseOptions;
   /** Node's clock for name holds and long-poll deadlines (tests). */
   readonly now?: Clock;
+  /** The cron scheduler's clock (tests; default the database's now()). */
+  readonly cronClock?: CronClock;
 }
 
 /**
@@ -137,6 +151,10 @@ export interface OpenTaskQueue {
   startDispatch(options?: { readonly events?: PushEvents }): void;
   /** Claims no more push tasks; requests in flight get `graceMs` to finish. `close()` does this too. */
   stopDispatch(graceMs: number): Promise<void>;
+  /** Every cron job the servers recorded, with its last firing and outcome and its next three firings. */
+  cronJobs(): Promise<CronJobStatus[]>;
+  /** Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no server recorded it). */
+  runCronJob(name: string): Promise<CronFiring>;
 }
 
 export type { PoolStats };
@@ -174,8 +192,10 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const logger = options.logger ?? silentLogger;
   const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
-  const config = withPushBaseUrl(await resolveConfig(options.config ?? settings.configPath, settings), pushBaseUrl);
+  const cron = await resolveCron(options.cron === undefined ? settings.cronPath : options.cron);
+  const config = withPushBaseUrl(withCronQueue(await resolveConfig(options.config ?? settings.configPath, settings), cron), pushBaseUrl);
   logger.info({ source: config.source, queues: config.queues.length }, 'config loaded');
+  if (cron !== null) logger.info({ source: cron.source, jobs: cron.jobs.length }, 'cron jobs loaded');
   if (config.source === 'built-in') {
     logger.warn(
       { queues: config.queues.map((q) => q.name) },
@@ -195,7 +215,7 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
     logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
     const ids = await store.syncQueues(config);
     await prepareSqlApi(database.db, schema, { tombstoneRetentionMs: tombstoneRetentionMs(options, settings), logger });
-    return assemble(database, store, schema, config, ids, options, settings);
+    return assemble(database, store, schema, config, ids, options, settings, cron);
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
@@ -214,7 +234,7 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
 export async function openForOperators(options: WiringOptions & { readonly database: DatabaseOptions }, defaultEnv?: Environment): Promise<OpenTaskQueue> {
   const env = options.env ?? defaultEnv ?? {};
   const settings = settingsFromEnvironment(env);
-  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options, dispatch: false }, env);
+  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options, dispatch: false, cronFiring: false }, env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const database = await openDatabase(options.database);
   const store = new PgTaskStore(database, schema, { ownsDatabase: options.database.kind !== 'pglite-instance' });
@@ -247,6 +267,7 @@ async function assemble(
   ids: ReadonlyMap<string, number>,
   options: WiringOptions,
   settings: ServiceSettings,
+  cron: CronConfig | null = null,
 ): Promise<ServiceParts> {
   const tombstoneRetention = tombstoneRetentionMs(options, settings);
   const core = new TaskQueueService(store, config, ids, {
@@ -281,6 +302,16 @@ async function assemble(
     await running?.stop(graceMs);
   };
   if (options.dispatch ?? settings.dispatch) startDispatch(options.pushEvents ? { events: options.pushEvents } : {});
+  const cronService = new CronService({
+    jobs: scheduledCronJobs(cron),
+    store: new PgCronStore({ db: database.db, schema }),
+    add: (queue, task) => core.getQueue(queue).add(task),
+    scheduleOf: cronScheduleOf,
+    logger: options.logger ?? silentLogger,
+    ...(options.cronEvents ? { events: options.cronEvents } : {}),
+    ...(options.cronClock ? { clock: options.cronClock } : {}),
+  });
+  if (options.cronFiring ?? true) cronService.start();
   const service: OpenTaskQueue = {
     config,
     getQueue: (name) => core.getQueue(name),
@@ -290,11 +321,14 @@ async function assemble(
     runCleanup: () => core.runCleanup(),
     ping: () => core.ping(),
     close: async () => {
+      await cronService.stop();
       await stopDispatch(options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000);
       await core.close();
     },
     startDispatch,
     stopDispatch,
+    cronJobs: () => cronService.list(),
+    runCronJob: (name) => cronService.run(name),
     project,
     engine: database.engine,
     schema,
@@ -338,6 +372,14 @@ async function resolveConfig(config: string | ServiceConfig | null, settings: Se
   }
   if (typeof config === 'string') return loadConfigFile(config, options);
   return config;
+}
+
+/** The cron jobs: a path, the jobs themselves, or none (false); with no path, ./cron.yaml or ./cron.xml if present. */
+async function resolveCron(cron: string | CronConfig | false | null): Promise<CronConfig | null> {
+  if (cron === false) return null;
+  if (cron !== null && typeof cron !== 'string') return cron;
+  const file = await findCronFile(cron);
+  return file === null ? null : loadCronFile(file);
 }
 
 /** The PostgreSQL engine's options: the settings, with what the caller gave put over them. */

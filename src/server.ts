@@ -72,7 +72,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger,
     env: options.env,
     ...(authSettings.localIssuer ? { pushIssuer: authSettings.localIssuer.issuer } : {}),
-    ...(metrics ? { pushEvents: metrics.push } : {}),
+    ...(metrics ? { pushEvents: metrics.push, cronEvents: metrics.cron } : {}),
   });
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
@@ -109,7 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory })
+      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory, cronJobs: () => service.cronJobs() })
       : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).
     app.get('/.well-known/jwks.json', async (c) => c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }));

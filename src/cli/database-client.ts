@@ -59,6 +59,16 @@ export class DatabaseClient implements OperatorClient {
     return this.#service.overview();
   }
 
+  /** The cron jobs the servers recorded (`taskqueue cron list`). */
+  cronJobs(): ReturnType<OpenTaskQueue['cronJobs']> {
+    return this.#service.cronJobs();
+  }
+
+  /** Fires a recorded cron job now, once (`taskqueue cron run`). */
+  runCronJob(name: string): ReturnType<OpenTaskQueue['runCronJob']> {
+    return this.#service.runCronJob(name);
+  }
+
   async stats(queue: string): Promise<QueueOverview> {
     this.#service.getQueue(queue); // UNKNOWN_QUEUE for a queue the database does not define
     const [row] = await this.#service.overview([queue]);

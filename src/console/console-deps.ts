@@ -1,5 +1,6 @@
 import type { AccessControl } from '../auth/access-control.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
+import type { CronJobStatus } from '../core/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
@@ -30,6 +31,8 @@ export interface ConsoleDeps {
   readonly sampleIntervalSeconds?: number;
   /** Default seconds between refreshes of a page's figures and charts in the browser (default 5). */
   readonly refreshSeconds?: number;
+  /** The cron jobs for the cron page (the service's `cronJobs`); without it the page lists none. */
+  readonly cronJobs?: () => Promise<CronJobStatus[]>;
 }
 
 /** The deps with defaults filled in, plus the sampler: what every console route works with. */
@@ -39,4 +42,5 @@ export interface ConsoleContext {
   readonly auditLog: Pick<AuditLog, 'list'>;
   readonly sampler: OverviewSampler;
   readonly refreshSeconds: number;
+  readonly cronJobs: (() => Promise<CronJobStatus[]>) | null;
 }

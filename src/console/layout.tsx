@@ -42,6 +42,7 @@ export function Layout(props: LayoutProps) {
             <nav>
               <a href="/console">Queues</a>
               <a href="/console/audit">Audit log</a>
+              <a href="/console/cron">Cron jobs</a>
             </nav>
           )}
           {viewer && (

@@ -5,6 +5,7 @@ import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
+import { cronPage } from './cron-page.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
 import { deadLettersPage, findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
 import { CONSOLE_PATH } from './console-session.js';
@@ -53,6 +54,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     auditLog: deps.auditLog,
     sampler,
     refreshSeconds: deps.refreshSeconds ?? 5,
+    cronJobs: deps.cronJobs ?? null,
   };
   const console = new Hono();
 
@@ -80,6 +82,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/', page(queuesPage));
   console.get('/queues-table', page(queuesTable));
   console.get('/audit', page(auditPage));
+  console.get('/cron', page(cronPage));
   console.get('/queues/:queue', page(queuePage));
   console.get('/queues/:queue/series.json', page(queueSeries));
   console.get('/queues/:queue/dead-letters', page(deadLettersPage));

@@ -86,3 +86,39 @@ export function cronTaskName(jobName: string, instant: Date): string {
   }
   return `cron-${jobName}-${stamp}`;
 }
+
+/**
+ * What marks a push task as a cron firing: the job and its scheduled
+ * instant (ISO UTC). Stored with the task's request; the dispatcher sends it
+ * as `X-Appengine-Cron: true` and `X-CloudScheduler-*` headers.
+ */
+export interface CronFiringMark {
+  readonly job: string;
+  readonly scheduleTime: string;
+}
+
+/**
+ * The key of a CronFiringMark on the options of an add. A symbol on
+ * purpose: no JSON a REST or CLI caller sends can carry one, so only the
+ * scheduler in this process can make a request that says it came from cron
+ * (App Engine strips `X-Appengine-Cron` from outside requests; handlers
+ * trust it).
+ */
+export const CRON_FIRING: unique symbol = Symbol('taskqueue.cronFiring');
+
+/** Add options that carry a cron firing's mark. */
+export interface CronFiringOptions {
+  readonly [CRON_FIRING]?: CronFiringMark;
+}
+
+/**
+ * The task name of a `taskqueue cron run` (a firing now, outside the
+ * schedule): `cron-<job>-run-<UTC instant with milliseconds>`. The
+ * milliseconds keep it apart from every scheduled firing's name, whose stamp
+ * has none.
+ */
+export function cronRunTaskName(jobName: string, at: Date): string {
+  const scheduled = cronTaskName(jobName, new Date(Math.floor(at.getTime() / 1000) * 1000));
+  const millis = String(at.getTime() % 1000).padStart(3, '0');
+  return `cron-${jobName}-run-${scheduled.slice(`cron-${jobName}-`.length, -1)}${millis}Z`;
+}

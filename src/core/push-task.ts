@@ -1,3 +1,4 @@
+import { CRON_FIRING, type CronFiringMark, type CronFiringOptions } from './cron-job.js';
 import { QueueError } from './errors.js';
 import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type QueueConfig, type RetryParameters } from './queue-config.js';
 
@@ -44,6 +45,8 @@ export interface PushRequest {
   readonly retry: TaskRetryRules | null;
   /** Seconds a delivery may take; null = 10 minutes. */
   readonly deadlineSeconds: number | null;
+  /** Set on a cron job's firing only (the scheduler's mark; see cron-job.ts). */
+  readonly cron?: CronFiringMark;
 }
 
 /** The push fields of an add, as the caller gives them. */
@@ -154,7 +157,8 @@ export function validatePushTask(
     }
     deadlineSeconds = d;
   }
-  return { push: { url, method, headers, retry, deadlineSeconds }, payload };
+  const cron = (options as CronFiringOptions)[CRON_FIRING];
+  return { push: { url, method, headers, retry, deadlineSeconds, ...(cron === undefined ? {} : { cron }) }, payload };
 }
 
 /**

@@ -7,6 +7,8 @@ import type { WorkerMetrics } from '../core/worker/worker-events.js';
 import type { HttpObserver } from '../http/request-log.js';
 import type { PushEvents } from '../core/dispatcher/push-transport.js';
 import { createPushMetrics } from './push-metrics.js';
+import { createCronMetrics } from './cron-metrics.js';
+import type { CronEvents } from '../core/cron-scheduler.js';
 
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
@@ -45,6 +47,8 @@ export class ServiceMetrics {
   readonly http: HttpObserver;
   /** Push delivery of this process (push-metrics.ts). */
   readonly push: PushEvents;
+  /** Cron firings this process tried (the scheduler tells them). */
+  readonly cron: CronEvents;
   #sources: MetricsSources | null = null;
   #queues: { at: number; rows: Promise<QueueOverview[]> } | null = null;
   readonly #logger: Logger;
@@ -86,6 +90,7 @@ export class ServiceMetrics {
     const deadLettered = counter('taskqueue_tasks_dead_lettered_total', 'Tasks this process moved to the dead letters at the retry limit.');
     this.#taskCounters = [added, leased, deleted, expired, deadLettered];
     this.push = createPushMetrics(this.registry);
+    this.cron = createCronMetrics(this.registry);
     this.events = {
       added: (queue, n) => added.inc({ queue }, n),
       leased: (queue, n) => leased.inc({ queue }, n),

@@ -205,6 +205,26 @@ export interface Database {
   audit_log: AuditLogTable;
   queue_depth_samples: QueueDepthSamplesTable;
   auth_signing_keys: AuthSigningKeysTable;
+  cron_jobs: CronJobsTable;
+}
+
+/** sql/0018_cron_jobs.sql: the cron jobs the servers run and each one's last firing. */
+export interface CronJobsTable {
+  name: string;
+  schedule: string;
+  timezone: string;
+  url: string;
+  queue: string;
+  description: string | null;
+  target: string | null;
+  retry: ColumnType<Record<string, unknown>, string, string>;
+  last_instant: Date | null;
+  last_fired_at: Date | null;
+  last_task: string | null;
+  last_outcome: 'added' | 'failed' | null;
+  last_error: string | null;
+  anchored_at: Generated<Date>;
+  synced_at: Generated<Date>;
 }
 
 /** sql/0006_auth.sql: the local token issuer's signing keys. */

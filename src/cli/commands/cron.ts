@@ -4,6 +4,7 @@ import { compileSchedule, nextFirings } from '../../cron/compile-schedule.js';
 import { loadCronFile } from '../../config/load-cron-config.js';
 import type { CommandContext } from '../command-context.js';
 import { wholeNumber } from '../option-parsers.js';
+import { registerCronJobs } from './cron-jobs.js';
 
 /** Most firings `cron next` prints per job. */
 const MAX_COUNT = 1000;
@@ -49,7 +50,8 @@ export function registerCron(program: Command, ctx: CommandContext): void {
   const cron = program
     .command('cron')
     .summary('scheduled jobs of a cron.yaml or cron.xml')
-    .description('Scheduled jobs (App Engine cron.yaml / cron.xml). Firing them comes with push queues; for now the schedules can be checked.');
+    .description('Scheduled jobs (App Engine cron.yaml / cron.xml): the servers fire them; these commands show and check them, and fire one now.');
+  registerCronJobs(cron, ctx);
   cron
     .command('next')
     .summary('print the next firing times of each job')

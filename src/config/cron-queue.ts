@@ -1,0 +1,59 @@
+import type { CronConfig } from '../core/cron-job.js';
+import type { ScheduledCronJob } from '../core/cron-scheduler.js';
+import { DEFAULT_PUSH_SETTINGS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import { compileSchedule } from '../cron/compile-schedule.js';
+import { configError } from './config-error.js';
+
+/** The queue a job without `queue` fires through. A queue file may define it (it must be a push queue) to set its rate. */
+export const CRON_QUEUE_NAME = 'cron';
+
+/**
+ * The built-in cron queue: a push queue of 50 tasks per second with a
+ * bucket of 250, so the most jobs a file may have (250) all firing at one
+ * instant go out at once; no cap on requests in flight.
+ */
+export function builtInCronQueue(): QueueConfig {
+  return { ...defaultQueueConfig(), name: CRON_QUEUE_NAME, push: { ...DEFAULT_PUSH_SETTINGS, ratePerSecond: 50, bucketSize: 250 } };
+}
+
+/** The queue a job fires through: its `queue`, else the cron queue. */
+export function cronQueueOf(job: { readonly queue: string | null }): string {
+  return job.queue ?? CRON_QUEUE_NAME;
+}
+
+/**
+ * The queue configuration a service runs with its cron file: the built-in
+ * cron queue added when a job needs it and the file does not define one.
+ * Every job's queue must be a push queue of the configuration
+ * (INVALID_CONFIG naming the job otherwise).
+ */
+export function withCronQueue(config: ServiceConfig, cron: CronConfig | null): ServiceConfig {
+  if (cron === null || cron.jobs.length === 0) return config;
+  const needsBuiltIn = cron.jobs.some((job) => job.queue === null) && !config.queues.some((queue) => queue.name === CRON_QUEUE_NAME);
+  const withQueue = needsBuiltIn ? { ...config, queues: [...config.queues, builtInCronQueue()] } : config;
+  for (const job of cron.jobs) {
+    const name = cronQueueOf(job);
+    const queue = withQueue.queues.find((candidate) => candidate.name === name);
+    if (queue === undefined) throw configError({ file: cron.source, job: job.name }, `queue "${name}" is not in the queue configuration (${config.source})`);
+    if (queue.mode !== 'push') throw configError({ file: cron.source, job: job.name }, `queue "${name}" is a pull queue; cron firings go through a push queue`);
+  }
+  return withQueue;
+}
+
+/** The jobs of a cron file with their queues and compiled schedules, for the scheduler. */
+export function scheduledCronJobs(cron: CronConfig | null): ScheduledCronJob[] {
+  return (cron?.jobs ?? []).map((job) => {
+    const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
+    return { job, queue: cronQueueOf(job), next: (after: Date) => schedule.next(after) };
+  });
+}
+
+/** A recorded job's schedule as a function (first firing after an instant); null when it does not compile here (written by another version). */
+export function cronScheduleOf(job: { readonly schedule: string; readonly timezone: string; readonly name: string }): ((after: Date) => Date) | null {
+  try {
+    const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
+    return (after: Date) => schedule.next(after);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,231 @@
+import { cronFiringTask } from './cron-firing.js';
+import { cronRunTaskName, cronTaskName, type CronJob } from './cron-job.js';
+import type { CronFiringOutcome, CronStore } from './cron-store.js';
+import { isQueueError, QueueError } from './errors.js';
+import type { Logger } from './logger.js';
+import type { Task, TaskOptions } from './task.js';
+
+/** A job with the queue its firings go through and its schedule: the first firing strictly after an instant. */
+export interface ScheduledCronJob {
+  readonly job: CronJob;
+  readonly queue: string;
+  next(after: Date): Date;
+}
+
+/** Told of every firing this process tries (metrics). */
+export interface CronEvents {
+  fired(job: string, outcome: CronFiringOutcome): void;
+}
+
+/** The scheduler's time: the database's clock, and a wait (tests give their own of both). */
+export interface CronClock {
+  now(): Promise<Date>;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export interface CronSchedulerOptions {
+  readonly jobs: readonly ScheduledCronJob[];
+  readonly store: CronStore;
+  /** Adds a task to a queue (the service's `getQueue(queue).add`). */
+  add(queue: string, task: TaskOptions): Promise<Task>;
+  readonly logger: Logger;
+  readonly events?: CronEvents;
+  /** Default: the store's now() (PostgreSQL's) and setTimeout. */
+  readonly clock?: CronClock;
+}
+
+/** The result of one firing. */
+export interface CronFiring {
+  readonly job: string;
+  readonly instant: Date;
+  readonly task: string;
+  readonly outcome: CronFiringOutcome;
+}
+
+/**
+ * Longest single wait. The wait is measured on Node's timer but the instant
+ * on the database's clock: waking at least once a minute re-reads the
+ * database's time, so a drift between the two never delays a firing by
+ * more than this.
+ */
+const MAX_WAIT_MS = 60_000;
+/** Most missed firings counted per job at start (a seconds-level schedule down for a year would count forever). */
+const MAX_MISSED_COUNT = 100_000;
+/** Wait after the loop itself failed (the database is away), before reading the clock again. */
+const RETRY_WAIT_MS = 5_000;
+
+/**
+ * Fires cron jobs: at each scheduled instant of each job, one push task
+ * named after the job and the instant (cronTaskName). Any number of
+ * processes run one of these over one database; the name makes the firing
+ * one task, since an add of a name that is live, or tombstoned after its
+ * delivery, fails with TASK_ALREADY_EXISTS or TOMBSTONED_TASK for every
+ * process but the first. Instants are decided on the database's clock.
+ *
+ * A firing missed while no process ran is not fired late (as on App
+ * Engine): `start` counts and logs them, and each job fires at its first
+ * instant after the start.
+ */
+export class CronScheduler {
+  readonly #options: CronSchedulerOptions;
+  readonly #clock: CronClock;
+  readonly #stop = new AbortController();
+  #loop: Promise<void> | null = null;
+
+  constructor(options: CronSchedulerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? { now: () => options.store.now(), sleep: sleepFor };
+  }
+
+  /** Starts the loop (after recording the jobs and logging the firings missed while none ran). */
+  start(): void {
+    this.#loop ??= this.#run().catch((error: unknown) => {
+      if (!this.#stop.signal.aborted) this.#options.logger.error({ err: error }, 'cron scheduler stopped');
+    });
+  }
+
+  /** Stops the loop; a firing being added finishes first. */
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    await this.#loop;
+  }
+
+  /** Fires `name` now, once, outside its schedule (`taskqueue cron run`). */
+  async runNow(name: string): Promise<CronFiring> {
+    const scheduled = this.#options.jobs.find((candidate) => candidate.job.name === name);
+    if (scheduled === undefined) throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job', job: name });
+    const now = await this.#clock.now();
+    return this.#fire(scheduled, now, cronRunTaskName(name, now), false);
+  }
+
+  async #run(): Promise<void> {
+    const { jobs, store, logger } = this.#options;
+    if (jobs.length === 0) return;
+    const signal = this.#stop.signal;
+    let pending: Map<ScheduledCronJob, Date>;
+    for (;;) {
+      try {
+        const now = await this.#clock.now();
+        await store.syncJobs(
+          jobs.map(({ job, queue }) => ({ ...job, queue })),
+          now,
+        );
+        pending = await this.#firstInstants(now);
+        break;
+      } catch (error) {
+        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not start; trying again');
+        await this.#clock.sleep(RETRY_WAIT_MS, signal);
+        if (signal.aborted) return;
+      }
+    }
+    logger.info({ jobs: jobs.length }, 'cron jobs scheduled');
+    while (!signal.aborted) {
+      let now: Date;
+      try {
+        now = await this.#clock.now();
+      } catch (error) {
+        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not read the database clock');
+        await this.#clock.sleep(RETRY_WAIT_MS, signal);
+        continue;
+      }
+      const due = [...pending].filter(([, instant]) => instant.getTime() <= now.getTime());
+      if (due.length > 0) {
+        await Promise.all(due.map(([scheduled, instant]) => this.#fire(scheduled, instant, cronTaskName(scheduled.job.name, instant), true)));
+        for (const [scheduled, instant] of due) {
+          const { next, passed } = firstAfter(scheduled, instant, now);
+          if (passed > 0) logger.warn({ job: scheduled.job.name, skipped: passed }, 'cron: firings skipped (this process was late)');
+          pending.set(scheduled, next);
+        }
+        continue;
+      }
+      const soonest = Math.min(...[...pending.values()].map((instant) => instant.getTime()));
+      await this.#clock.sleep(Math.min(MAX_WAIT_MS, soonest - now.getTime()), signal);
+    }
+  }
+
+  /**
+   * Each job's first instant after `now`, on its chain of instants: from its
+   * last scheduled firing, else from its anchor (both in the database), so
+   * every process agrees on the instants even of a schedule counted from
+   * the previous firing ("every 2 hours"). Logs the firings missed since
+   * the last one: nobody fired them, and nobody will.
+   */
+  async #firstInstants(now: Date): Promise<Map<ScheduledCronJob, Date>> {
+    const records = new Map((await this.#options.store.listJobs()).map((record) => [record.name, record]));
+    const pending = new Map<ScheduledCronJob, Date>();
+    for (const scheduled of this.#options.jobs) {
+      const record = records.get(scheduled.job.name);
+      const last = record?.lastInstant ?? null;
+      const { next, passed } = firstAfter(scheduled, last ?? record?.anchoredAt ?? now, now);
+      pending.set(scheduled, next);
+      if (last !== null && passed > 0) {
+        this.#options.logger.warn(
+          { job: scheduled.job.name, missed: passed, lastFiring: last.toISOString() },
+          'cron: firings missed while no process ran are not replayed',
+        );
+      }
+    }
+    return pending;
+  }
+
+  async #fire(scheduled: ScheduledCronJob, instant: Date, task: string, isScheduled: boolean): Promise<CronFiring> {
+    const { store, logger, events } = this.#options;
+    const job = scheduled.job.name;
+    let outcome: CronFiringOutcome;
+    let error: string | null = null;
+    try {
+      await this.#options.add(scheduled.queue, cronFiringTask(scheduled.job, instant, task));
+      outcome = 'added';
+    } catch (caught) {
+      if (isQueueError(caught, 'TASK_ALREADY_EXISTS') || isQueueError(caught, 'TOMBSTONED_TASK')) {
+        // Another process fired this instant first: the firing happened once.
+        outcome = 'already_added';
+      } else {
+        outcome = 'failed';
+        error = caught instanceof Error ? caught.message : String(caught);
+        logger.error({ job, task, queue: scheduled.queue, err: error }, 'cron: firing failed');
+      }
+    }
+    events?.fired(job, outcome);
+    if (outcome !== 'already_added') {
+      try {
+        await store.recordFiring({ job, instant, task, outcome, error, scheduled: isScheduled });
+      } catch (caught) {
+        logger.warn({ job, task, err: caught instanceof Error ? caught.message : String(caught) }, 'cron: could not record the firing');
+      }
+    }
+    if (outcome === 'added') logger.info({ job, task, queue: scheduled.queue, instant: instant.toISOString() }, 'cron job fired');
+    return { job, instant, task, outcome };
+  }
+}
+
+/**
+ * The first instant of a job's chain after `now`, stepping from `from` (an
+ * instant of the chain), and how many instants it passed on the way (each
+ * after `from` and at or before `now`). Past MAX_MISSED_COUNT steps it
+ * restarts the chain at `now`.
+ */
+export function firstAfter(scheduled: Pick<ScheduledCronJob, 'next'>, from: Date, now: Date): { next: Date; passed: number } {
+  let passed = 0;
+  let at = scheduled.next(from);
+  while (at.getTime() <= now.getTime()) {
+    passed++;
+    if (passed >= MAX_MISSED_COUNT) return { next: scheduled.next(now), passed };
+    at = scheduled.next(at);
+  }
+  return { next: at, passed };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,56 @@
+import type { CronJob } from './cron-job.js';
+
+/** A firing's outcome: its task was added (by this process, or already by another), or it could not be. */
+export type CronFiringOutcome = 'added' | 'already_added' | 'failed';
+
+/** A job as the database reports it: its definition and its last firing. */
+export interface CronJobRecord {
+  /** The job as written when a server last started with it (enough to fire it from the database alone). */
+  readonly job: CronJob;
+  readonly name: string;
+  readonly schedule: string;
+  readonly timezone: string;
+  readonly url: string;
+  readonly queue: string;
+  readonly description: string | null;
+  /** The scheduled instant of the last scheduled firing (a `cron run` leaves it); null = none yet. */
+  readonly lastInstant: Date | null;
+  /** Where the job's instants are counted from until it first fires (the first server's start). */
+  readonly anchoredAt: Date;
+  /** When the last firing's task (scheduled or run) was added, on the database's clock. */
+  readonly lastFiredAt: Date | null;
+  readonly lastTask: string | null;
+  readonly lastOutcome: 'added' | 'failed' | null;
+  readonly lastError: string | null;
+}
+
+/** What one firing did, as recorded. */
+export interface CronFiringRecord {
+  readonly job: string;
+  readonly instant: Date;
+  readonly task: string;
+  readonly outcome: 'added' | 'failed';
+  readonly error: string | null;
+  /** False for a `cron run`: it is shown as the last firing but leaves the scheduled instants' chain. */
+  readonly scheduled: boolean;
+}
+
+/**
+ * The cron scheduler's seam to the database (store/pg-cron-store.ts). The
+ * firings themselves are push tasks; this only keeps the clock and the
+ * record of the jobs, so that every process and the operator's tools see
+ * the same last firing.
+ */
+export interface CronStore {
+  /** The database's clock: every process decides instants on it, never on its own. */
+  now(): Promise<Date>;
+  /**
+   * Writes the jobs this process runs (each job's queue resolved), dropping
+   * jobs no longer in the file. A job new to the database is anchored at `now`.
+   */
+  syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void>;
+  /** Records a firing as the job's last, unless a later instant is recorded already. */
+  recordFiring(firing: CronFiringRecord): Promise<void>;
+  /** Every job recorded, by name. */
+  listJobs(): Promise<CronJobRecord[]>;
+}

@@ -1,0 +1,124 @@
+import { sql } from 'kysely';
+import type { CronJob, CronRetryParameters } from '../core/cron-job.js';
+import type { CronFiringRecord, CronJobRecord, CronStore } from '../core/cron-store.js';
+import { table, type StoreContext } from './store-context.js';
+import { translateError } from './translate-error.js';
+
+interface CronJobRow {
+  name: string;
+  schedule: string;
+  timezone: string;
+  url: string;
+  queue: string;
+  description: string | null;
+  target: string | null;
+  retry: CronRetryParameters | string;
+  last_instant_ms: number | string | null;
+  last_fired_ms: number | string | null;
+  anchored_ms: number | string;
+  last_task: string | null;
+  last_outcome: 'added' | 'failed' | null;
+  last_error: string | null;
+}
+
+/** The cron jobs' record in sql/0018's table; times cross as epoch milliseconds, the same on both engines. */
+export class PgCronStore implements CronStore {
+  readonly #ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  async now(): Promise<Date> {
+    try {
+      const result = await sql<{ ms: number }>`/* cron_now */ select (extract(epoch from now()) * 1000)::float8 as ms`.execute(this.#ctx.db);
+      return new Date(Math.floor(Number(result.rows[0]!.ms)));
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  async syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void> {
+    try {
+      await this.#ctx.db.transaction().execute(async (trx) => {
+        await sql`/* cron_sync_forget */
+          delete from ${table(this.#ctx, 'cron_jobs')} where not (name = any(${jobs.map((job) => job.name)}::text[]))`.execute(trx);
+        for (const job of jobs) {
+          await sql`/* cron_sync_job */
+            insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at)
+            values (${job.name}, ${job.schedule}, ${job.timezone}, ${job.url}, ${job.queue}, ${job.description}, ${job.target},
+                    ${JSON.stringify(job.retry)}::jsonb, to_timestamp(${now.getTime()}::float8 / 1000))
+            on conflict (name) do update
+              set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
+                  description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = now()`.execute(trx);
+        }
+      });
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  async recordFiring(firing: CronFiringRecord): Promise<void> {
+    try {
+      const instant = firing.scheduled ? firing.instant.getTime() : null;
+      // A slower process's record of an earlier instant never hides a later one; a run leaves last_instant.
+      await sql`/* cron_record_firing */
+        update ${table(this.#ctx, 'cron_jobs')}
+           set last_instant = coalesce(to_timestamp(${instant}::float8 / 1000), last_instant), last_fired_at = now(),
+               last_task = ${firing.task}, last_outcome = ${firing.outcome}, last_error = ${firing.error}
+         where name = ${firing.job}
+           and (${instant}::float8 is null or last_instant is null or last_instant <= to_timestamp(${instant}::float8 / 1000))`.execute(this.#ctx.db);
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  async listJobs(): Promise<CronJobRecord[]> {
+    try {
+      const result = await sql<CronJobRow>`/* cron_list_jobs */
+        select name, schedule, timezone, url, queue, description, target, retry,
+               (extract(epoch from last_instant) * 1000)::float8 as last_instant_ms,
+               (extract(epoch from last_fired_at) * 1000)::float8 as last_fired_ms,
+               (extract(epoch from anchored_at) * 1000)::float8 as anchored_ms,
+               last_task, last_outcome, last_error
+          from ${table(this.#ctx, 'cron_jobs')}
+         order by name`.execute(this.#ctx.db);
+      return result.rows.map(toRecord);
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+}
+
+function toRecord(row: CronJobRow): CronJobRecord {
+  const retry = typeof row.retry === 'string' ? (JSON.parse(row.retry) as CronRetryParameters) : row.retry;
+  const job: CronJob = {
+    name: row.name,
+    url: row.url,
+    schedule: row.schedule,
+    description: row.description,
+    timezone: row.timezone,
+    target: row.target,
+    queue: row.queue,
+    retry,
+  };
+  return {
+    job,
+    name: row.name,
+    schedule: row.schedule,
+    timezone: row.timezone,
+    url: row.url,
+    queue: row.queue,
+    description: row.description,
+    lastInstant: toDate(row.last_instant_ms),
+    lastFiredAt: toDate(row.last_fired_ms),
+    anchoredAt: new Date(Math.round(Number(row.anchored_ms))),
+    lastTask: row.last_task,
+    lastOutcome: row.last_outcome,
+    lastError: row.last_error,
+  };
+}
+
+function toDate(ms: number | string | null): Date | null {
+  return ms === null ? null : new Date(Math.round(Number(ms)));
+}
