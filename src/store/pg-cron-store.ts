@@ -50,7 +50,7 @@ export class PgCronStore implements CronStore {
                     ${JSON.stringify(job.retry)}::jsonb, to_timestamp(${now.getTime()}::float8 / 1000))
             on conflict (name) do update
               set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
-                  description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = now()`.execute(trx);
+                  description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at`.execute(trx);
         }
       });
     } catch (error) {
