@@ -39,7 +39,7 @@ beforeAll(async () => {
   cronFile = join(dir, 'cron.yaml');
   queueFile = join(dir, 'queue.yaml');
   await writeFile(cronFile, CRON_YAML);
-  await writeFile(queueFile, 'queue:\n- name: work\n  mode: pull\n');
+  await writeFile(queueFile, 'queue:\n- name: work\n  mode: pull\n- name: ticks\n  rate: 2/s\n');
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -114,14 +114,15 @@ describe('taskqueue check-config and the cron file', () => {
     '  mailout: /mail/weekly "every monday 09:00", Australia/NSW',
     '  night: /tasks/night "every day 02:30", America/New_York',
     '  quarter-hour: /tasks/tick "*/15 * * * *", queue ticks, 2 retries',
-    '  (checked only: cron jobs are not fired yet; see docs/cron.md)',
   ];
-  const summary = (file: string): string => CRON_SUMMARY.map((line) => line.replace('CRON', file)).join('\n');
+  const UNCHECKED = '  (queues not checked: give the queue file too, or set TASKQUEUE_CONFIG)';
+  const summary = (file: string, queuesChecked = true): string =>
+    [...CRON_SUMMARY, ...(queuesChecked ? [] : [UNCHECKED])].map((line) => line.replace('CRON', file)).join('\n');
 
   it('checks the cron file given by --cron after the queue file', async () => {
     const run = await cli(['check-config', queueFile, '--cron', cronFile]);
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`${queueFile}: OK, 2 queue(s)\n  default: push, lease rate 10/1s\n  work: pull, lease rate 10/1s\n${summary(cronFile)}\n`);
+    expect(run.out).toBe(`${queueFile}: OK, 3 queue(s)\n  default: push, lease rate 10/1s\n  work: pull, lease rate 10/1s\n  ticks: push, lease rate 10/1s\n${summary(cronFile)}\n`);
   });
 
   it('finds the cron file through TASKQUEUE_CRON, and checks a FILE named cron.yaml as a cron file', async () => {
@@ -130,7 +131,7 @@ describe('taskqueue check-config and the cron file', () => {
     expect(viaEnv.out).toContain(summary(cronFile));
     const asArgument = await cli(['check-config', cronFile]);
     expect(asArgument.code).toBe(0);
-    expect(asArgument.out).toBe(`${summary(cronFile)}\n`);
+    expect(asArgument.out).toBe(`${summary(cronFile, false)}\n`);
     const twice = await cli(['check-config', cronFile, '--cron', cronFile]);
     expect(twice.code).toBe(2);
     expect(twice.err).toContain('is a cron file, and so is --cron');
@@ -146,6 +147,20 @@ describe('taskqueue check-config and the cron file', () => {
     } finally {
       process.chdir(before);
     }
+  });
+
+  it("fails when a job's queue is missing from the queue file or is a pull queue, as start-up does", async () => {
+    const pullTicks = join(dir, 'pull-ticks.yaml');
+    await writeFile(pullTicks, 'queue:\n- name: ticks\n  mode: pull\n');
+    const pull = await cli(['check-config', pullTicks, '--cron', cronFile]);
+    expect(pull.code).toBe(1);
+    expect(pull.err).toContain('job "quarter-hour"');
+    expect(pull.err).toContain('queue "ticks" is a pull queue; cron firings go through a push queue');
+    const none = join(dir, 'no-ticks.yaml');
+    await writeFile(none, 'queue:\n- name: work\n  mode: pull\n');
+    const missing = await cli(['check-config', none, '--cron', cronFile]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('queue "ticks" is not in the queue configuration');
   });
 
   it('fails on a bad cron file, naming file, job and key, and asks for a file when there is none', async () => {
