@@ -43,15 +43,20 @@ export class PgCronStore implements CronStore {
       await this.#ctx.db.transaction().execute(async (trx) => {
         await sql`/* cron_sync_forget */
           delete from ${table(this.#ctx, 'cron_jobs')} where not (name = any(${jobs.map((job) => job.name)}::text[]))`.execute(trx);
-        for (const job of jobs) {
-          await sql`/* cron_sync_job */
-            insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at)
-            values (${job.name}, ${job.schedule}, ${job.timezone}, ${job.url}, ${job.queue}, ${job.description}, ${job.target},
-                    ${JSON.stringify(job.retry)}::jsonb, to_timestamp(${now.getTime()}::float8 / 1000))
-            on conflict (name) do update
-              set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
-                  description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at`.execute(trx);
-        }
+        if (jobs.length === 0) return;
+        // Every job in one upsert over arrays, as queue sync does: start-up
+        // pays one round trip however many jobs the file has (up to 250).
+        await sql`/* cron_sync_jobs */
+          insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at)
+          select u.name, u.schedule, u.timezone, u.url, u.queue, u.description, u.target, u.retry, to_timestamp(${now.getTime()}::float8 / 1000)
+            from unnest(${jobs.map((job) => job.name)}::text[], ${jobs.map((job) => job.schedule)}::text[],
+                        ${jobs.map((job) => job.timezone)}::text[], ${jobs.map((job) => job.url)}::text[],
+                        ${jobs.map((job) => job.queue)}::text[], ${jobs.map((job) => job.description)}::text[],
+                        ${jobs.map((job) => job.target)}::text[], ${jobs.map((job) => JSON.stringify(job.retry))}::jsonb[])
+              as u (name, schedule, timezone, url, queue, description, target, retry)
+          on conflict (name) do update
+            set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
+                description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at`.execute(trx);
       });
     } catch (error) {
       throw translateError(error);
