@@ -3,7 +3,7 @@ import { progress } from './progress.js';
 import { formatCount } from './svg-chart.js';
 import { benchAdd, openBenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
-import { inRounds, relationSizes, seqScans, timeCalls, type Latency, type RelationSizes } from './measure.js';
+import { inRounds, relationSizes, seqScans, timeCalls, type Latency, type RelationSizes, settle } from './measure.js';
 
 /**
  * The held names are spread evenly over this many days back from now; the
@@ -91,6 +91,7 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
     }
     await bench.admin.query(`vacuum (analyze) ${t}`);
     const fillSeconds = (performance.now() - fillStarted) / 1000;
+    await settle(bench.admin);
     const tombstones = await relationSizes(bench.admin, bench.schema, 'task_tombstones');
     const impliedAddRate = held / (SPAN_DAYS * 86_400);
 

@@ -90,6 +90,18 @@ export async function countersExact(admin: pg.Pool, schema: string): Promise<boo
 }
 
 /** Bytes in MiB (what the tables and charts call MiB). */
+/**
+ * Write out what a fill left dirty before a point is measured: after
+ * gigabytes of INSERT ... SELECT the kernel is still flushing them, and every
+ * commit's WAL flush waits behind that writeback (the first full 10M-task run
+ * measured adds at a third of the 1M point's rate, a transient of the fill,
+ * not of the table's size). A CHECKPOINT forces the writeback to finish, so
+ * the point is measured in the steady state a long-running queue is in.
+ */
+export async function settle(admin: pg.Pool): Promise<void> {
+  await admin.query('checkpoint');
+}
+
 export const mb = (bytes: number) => bytes / (1024 * 1024);
 
 /** Rounds of each measurement in a point (BENCH_RUNS, default 3): figures are the median over rounds. */

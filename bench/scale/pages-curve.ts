@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { mountConsole } from '../../src/console/mount-console.js';
 import { openBenchService } from '../lib/service-bench.js';
-import { inRounds, relationSizes, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
+import { inRounds, relationSizes, seqScans, timeCalls, timeOnce, type Latency, settle } from './measure.js';
 
 /** The CLI's page of dead letters (src/cli/database-client.ts). */
 const CLI_PAGE = 500;
@@ -52,6 +52,7 @@ export async function pagesPoint(url: string, rows: number): Promise<PagesPoint>
       );
       await bench.admin.query(`vacuum (analyze) ${s}.task_dead_letters, ${s}.audit_log`);
     });
+    await settle(bench.admin);
     const deadLetterBytes = (await relationSizes(bench.admin, s, 'task_dead_letters')).totalBytes;
     const auditBytes = (await relationSizes(bench.admin, s, 'audit_log')).totalBytes;
 

@@ -8,7 +8,7 @@ import { loadConfigFile } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/core/queue-config.js';
 import { mountConsole } from '../../src/console/mount-console.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
-import { countersExact, inRounds, seqScans, timeCalls, timeOnce, type Latency } from './measure.js';
+import { countersExact, inRounds, seqScans, timeCalls, timeOnce, type Latency, settle } from './measure.js';
 
 /** Tasks spread evenly over the configured queues at every point. */
 export const SPREAD_TASKS = 100_000;
@@ -72,6 +72,7 @@ export async function queuesPoint(url: string, count: number): Promise<QueuesPoi
       [SPREAD_TASKS, Buffer.alloc(64, 'x'), count],
     );
     await admin.query(`vacuum (analyze) ${schema}.tasks`);
+    await settle(admin);
 
     const restartMs = await timeOnce(async () => (service = await open()));
     const svc = service as unknown as OpenTaskQueue;

@@ -4,7 +4,7 @@ import { progress } from './progress.js';
 import { formatCount } from './svg-chart.js';
 import { benchAdd, openBenchService, type BenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
-import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes } from './measure.js';
+import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes, settle } from './measure.js';
 
 /** One point of the waiting-tasks curve. */
 export interface WaitingPoint {
@@ -77,6 +77,7 @@ export async function waitingPoint(url: string, waiting: number): Promise<Waitin
       await fillTasks(bench, waiting);
       await bench.admin.query(`vacuum (analyze) ${bench.schema}.tasks`);
     });
+    await settle(bench.admin);
     const tasks = await relationSizes(bench.admin, bench.schema, 'tasks');
     // Warm-up: the first calls prepare statements and read the index into cache.
     await leaseLatency(bench.queue, 20, 1);
