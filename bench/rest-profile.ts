@@ -1,6 +1,6 @@
 /**
  * Where the REST server's CPU goes per request: `npx tsx bench/rest-profile.ts
- * [cycle1|insert1|noop] [seconds]`. Starts the bench server (the real app,
+ * [cycle1|cycle1wait|insert1|noop] [seconds]`. Starts the bench server (the real app,
  * bundled) under `--cpu-prof`, drives one job at it from the load generator
  * process, then reads the profile and prints the server's CPU per request,
  * split by where the time was spent (self time, grouped by file and by
@@ -29,6 +29,8 @@ function call<T>(child: ChildProcess, message: unknown): Promise<T> {
 
 const jobs: Record<string, { preload: number; job: LoadJob }> = {
   cycle1: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, seconds } },
+  // As the REST worker runner leases: long-poll (waitSecs), while tasks are there to take at once.
+  cycle1wait: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, waitSecs: 20, seconds } },
   insert1: { preload: 0, job: { kind: 'insert', connections: CONSUMERS, tasks: 200_000, perRequest: 1, seconds } },
   noop: { preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: 10_000_000, seconds } },
 };

@@ -51,8 +51,10 @@ export const LEASE_TASKS: RestMethod = {
     };
     // The core waits (long-poll); the client's going away ends the wait.
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
-    // Only a wait needs the signal: reading `c.req.raw.signal` makes the adapter build an AbortController per request.
-    const wait = waitMs > 0 ? { waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
+    // Only a wait needs the signal, and only once the first attempt came back
+    // empty: reading `c.req.raw.signal` makes the adapter build an
+    // AbortController per request, and AbortSignal.any() adds another.
+    const wait = waitMs > 0 ? { waitMs, signal: () => untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
     const tasks = await queue.leaseTasks({ ...options, ...wait }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
