@@ -6,6 +6,7 @@
  * split by where the time was spent (self time, grouped by file and by
  * package), so a change to the path can be judged by its µs per request
  * rather than by a throughput figure the machine's load moves.
+ * `REST_BENCH_OBSERVED=1` profiles the server with its logger and metrics on.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -42,8 +43,10 @@ const dir = mkdtempSync(join(tmpdir(), 'rest-profile-'));
 const server = { script: fileURLToPath(new URL('./rest-server.ts', import.meta.url)), execArgv: ['--import', TSX] };
 const serverProcess = fork(server.script, [url, '10'], {
   execArgv: [...server.execArgv, '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200'],
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  // Observed (REST_BENCH_OBSERVED=1), the server logs a line per request: read and dropped here, as a log collector would.
+  stdio: ['ignore', process.env.REST_BENCH_OBSERVED === '1' ? 'pipe' : 'inherit', 'inherit', 'ipc'],
 });
+serverProcess.stdout?.resume();
 const load = fork(fileURLToPath(new URL('./rest-load.ts', import.meta.url)), [], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ready = await new Promise<{ url: string; project: string; queue: string }>((resolve) => serverProcess.once('message', resolve as never));
 const target: LoadTarget = { url: ready.url, tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks` };
