@@ -3,6 +3,13 @@ import { PinoPretty } from 'pino-pretty';
 import type { Logger } from '../core/logger.js';
 import type { LogLevel } from '../config/service-settings.js';
 
+/**
+ * Most bytes of log lines waiting for stdout. A reader that stops reading
+ * (a stuck log collector) would otherwise grow the server's memory without
+ * end; past this, lines are dropped rather than the server stalled.
+ */
+const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
+
 export interface CreateLoggerOptions {
   readonly level: LogLevel;
   /** Human-readable lines instead of JSON (the server passes: stdout is a terminal). */
@@ -31,7 +38,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     options.destination ??
     (options.pretty
       ? PinoPretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
-      : pino.destination({ dest: 1, sync: false }));
+      : pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
   return pino(
     {
       level: options.level,
