@@ -1,11 +1,12 @@
 /**
  * Where the REST server's CPU goes per request: `npx tsx bench/rest-profile.ts
- * [cycle1|insert1|noop] [seconds]`. Starts the bench server (the real app,
+ * [cycle1|cycle1wait|insert1|noop] [seconds]`. Starts the bench server (the real app,
  * bundled) under `--cpu-prof`, drives one job at it from the load generator
  * process, then reads the profile and prints the server's CPU per request,
  * split by where the time was spent (self time, grouped by file and by
  * package), so a change to the path can be judged by its µs per request
  * rather than by a throughput figure the machine's load moves.
+ * `REST_BENCH_OBSERVED=1` profiles the server with its logger and metrics on.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -29,6 +30,8 @@ function call<T>(child: ChildProcess, message: unknown): Promise<T> {
 
 const jobs: Record<string, { preload: number; job: LoadJob }> = {
   cycle1: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, seconds } },
+  // As the REST worker runner leases: long-poll (waitSecs), while tasks are there to take at once.
+  cycle1wait: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, waitSecs: 20, seconds } },
   insert1: { preload: 0, job: { kind: 'insert', connections: CONSUMERS, tasks: 200_000, perRequest: 1, seconds } },
   noop: { preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: 10_000_000, seconds } },
 };
@@ -40,8 +43,10 @@ const dir = mkdtempSync(join(tmpdir(), 'rest-profile-'));
 const server = { script: fileURLToPath(new URL('./rest-server.ts', import.meta.url)), execArgv: ['--import', TSX] };
 const serverProcess = fork(server.script, [url, '10'], {
   execArgv: [...server.execArgv, '--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=200'],
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  // Observed (REST_BENCH_OBSERVED=1), the server logs a line per request: read and dropped here, as a log collector would.
+  stdio: ['ignore', process.env.REST_BENCH_OBSERVED === '1' ? 'pipe' : 'inherit', 'inherit', 'ipc'],
 });
+serverProcess.stdout?.resume();
 const load = fork(fileURLToPath(new URL('./rest-load.ts', import.meta.url)), [], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 const ready = await new Promise<{ url: string; project: string; queue: string }>((resolve) => serverProcess.once('message', resolve as never));
 const target: LoadTarget = { url: ready.url, tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks` };

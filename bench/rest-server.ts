@@ -1,8 +1,8 @@
 /**
  * The REST benchmark's server: a process of its own, so its RSS is the
  * server's alone. The REST app (`createApp`) over a service on a throw-away
- * schema with a pull queue `bench` (lease rate unlimited) and access
- * control off, plus two bench-only routes: `GET /bench/noop` (a trivial
+ * schema with a pull queue `bench` (lease rate unlimited), access
+ * control off and the server's shutdown signal, plus two bench-only routes: `GET /bench/noop` (a trivial
  * Hono route, the HTTP ceiling) and `POST /bench/batch-routed` (the batch
  * endpoint with every part routed through the app, no combined DELETEs).
  * Commands over IPC: preload, inprocess (the REST cycle's calls made
@@ -15,6 +15,8 @@ import { Hono } from 'hono';
 import { OPEN_ACCESS } from '../src/auth/access-control.js';
 import { batchHandler } from '../src/http/batch/batch-handler.js';
 import { createApp } from '../src/http/create-app.js';
+import { createLogger } from '../src/ops/create-logger.js';
+import { ServiceMetrics } from '../src/ops/service-metrics.js';
 import { benchAdd, openBenchService } from './lib/service-bench.js';
 import { runCycle } from './lib/cycle.js';
 
@@ -29,8 +31,21 @@ const send = (message: unknown) => process.send!(message);
 
 const url = process.argv[2] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const poolSize = Number(process.argv[3] ?? 10);
-const bench = await openBenchService(url, poolSize);
-const api = createApp({ service: bench.service, accessControl: OPEN_ACCESS });
+// REST_BENCH_OBSERVED=1: the server's own logger (a JSON line per request on
+// stdout) and Prometheus metrics, as `taskqueue` runs by default; without it
+// both are off, so the path's own cost shows alone.
+const observed = process.env.REST_BENCH_OBSERVED === '1';
+const logger = observed ? createLogger({ level: 'info', pretty: false }) : undefined;
+const metrics = logger ? new ServiceMetrics(logger) : undefined;
+const bench = await openBenchService(url, poolSize, metrics && logger ? { events: metrics.events, logger } : {});
+// As the server does: a shutdown signal (a pending long-poll answers when it aborts).
+const stopping = new AbortController();
+const api = createApp({
+  service: bench.service,
+  accessControl: OPEN_ACCESS,
+  shutdown: stopping.signal,
+  ...(logger && metrics ? { logger, httpObserver: metrics.http } : {}),
+});
 const app = new Hono();
 app.get('/bench/noop', (c) => c.json({ ok: true }));
 app.post('/bench/batch-routed', batchHandler(api, { service: bench.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false, concurrency: 1000 }));

@@ -19,6 +19,8 @@ export type LoadJob =
       /** The batch endpoint to use (the bench server also serves one that routes every part). */
       readonly batchPath?: string;
       readonly gzip: boolean;
+      /** Sent with every lease (long-poll, as the REST worker runner's leases are); default none. */
+      readonly waitSecs?: number;
       readonly seconds: number;
     }
   | {
@@ -183,13 +185,14 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
   }
 
   const extra = job.gzip ? GZIP_HEADERS : '';
+  const wait = job.waitSecs === undefined ? '' : `&waitSecs=${job.waitSecs}`;
   const batchPath = job.batchPath ?? '/batch/taskqueue/v1beta2';
   let claimed = 0;
   await withConnections(target.url, job.consumers, async (connection) => {
     while (claimed < job.tasks && performance.now() < deadline) {
       const want = Math.min(job.numTasks, job.tasks - claimed);
       claimed += want;
-      const leased = await recorder.time(true, () => connection.request('POST', `${target.tasksPath}/lease?numTasks=${want}&leaseSecs=300`, extra));
+      const leased = await recorder.time(true, () => connection.request('POST', `${target.tasksPath}/lease?numTasks=${want}&leaseSecs=300${wait}`, extra));
       const ids = leased.status === 200 ? (JSON.parse(leased.body.toString()) as { items: Array<{ id: string }> }).items.map((t) => t.id) : [];
       claimed -= want - ids.length;
       if (ids.length === 0) {

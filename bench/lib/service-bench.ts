@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TaskQueue } from '../../src/core/task-queue.js';
 import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
-import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
+import { openTaskQueue, type OpenTaskQueue, type OpenTaskQueueOptions } from '../../src/open-task-queue.js';
 import { runAdd, runCycle, type CycleResult } from './cycle.js';
 
 export type { CycleResult } from './cycle.js';
@@ -35,7 +35,7 @@ export const BENCH_CONFIG: ServiceConfig = {
   ],
 };
 
-export async function openBenchService(url: string, poolSize: number): Promise<BenchService> {
+export async function openBenchService(url: string, poolSize: number, extra: Pick<OpenTaskQueueOptions, 'events' | 'logger'> = {}): Promise<BenchService> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const service = await openTaskQueue({
     databaseUrl: url,
@@ -43,6 +43,7 @@ export async function openBenchService(url: string, poolSize: number): Promise<B
     poolSize,
     cleanupIntervalMs: 0,
     config: BENCH_CONFIG,
+    ...extra,
   });
   const admin = new pg.Pool({ connectionString: url, max: 2 });
   return {

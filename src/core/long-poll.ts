@@ -15,6 +15,9 @@ export const WAIT_SLICE_MS = 1000;
  */
 export const MIN_ATTEMPT_INTERVAL_MS = 20;
 
+/** What ends a wait: a signal, or a function that gives one, called only when the lease does wait. */
+export type LeaseSignal = AbortSignal | (() => AbortSignal | undefined);
+
 /**
  * A lease that, when nothing is leasable, waits up to `waitMs` for tasks.
  * Every attempt is an ordinary lease (`leaseOnce`), so the queue's lease
@@ -32,15 +35,24 @@ export async function leaseWithWait(
   store: TaskStore,
   leaseOnce: (params: TaskLeaseParams) => Promise<LeaseResult>,
   params: TaskLeaseParams,
-  options: { readonly waitMs: number; readonly signal: AbortSignal | undefined; readonly now: Clock },
+  options: { readonly waitMs: number; readonly signal: LeaseSignal | undefined; readonly now: Clock },
 ): Promise<LeaseResult> {
-  const { signal, now } = options;
+  const { now } = options;
   const ref = { queueId: params.queueId, queueName: params.queueName };
   const deadline = now() + options.waitMs;
   let result = await leaseOnce(params);
+  // Taken only once the lease has to wait: most long-polls of a busy queue
+  // get tasks at the first attempt, and a signal can cost to build (over
+  // REST, an AbortController per request and one combined with shutdown).
+  let signal: AbortSignal | undefined;
+  let signalTaken = false;
   for (;;) {
     const remaining = deadline - now();
     if (result.tasks.length > 0 || remaining <= 0) return result;
+    if (!signalTaken) {
+      signalTaken = true;
+      signal = typeof options.signal === 'function' ? options.signal() : options.signal;
+    }
     if (signal?.aborted) return { ...result, paused: false };
     const waitStart = now();
     await store.waitForTasks({ ...ref, timeoutMs: Math.min(remaining, WAIT_SLICE_MS), ...(signal ? { signal } : {}) });

@@ -36,8 +36,13 @@ export interface LeaseOptions {
    * (default 0). A paused queue is waited on like an empty one.
    */
   readonly waitMs?: number;
-  /** Ends a wait early (the caller went away); the lease then resolves to []. */
-  readonly signal?: AbortSignal;
+  /**
+   * Ends a wait early (the caller went away); the lease then resolves to [].
+   * May be a function that gives the signal: it is called only when the
+   * lease does wait (nothing leasable at the first attempt), for callers
+   * whose signal costs to build.
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal | undefined);
 }
 
 /** Options of `add`. */

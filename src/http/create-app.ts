@@ -1,4 +1,4 @@
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type Next } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import { silentLogger } from '../core/logger.js';
 import type { AppDeps, Readiness, ResolvedDeps } from './app-deps.js';
@@ -61,12 +61,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use('/taskqueue/*', methodOverride(app));
   // RFC 6750 section 2.3: a response to a request that carried its token in
   // the URL must not be cached by shared caches.
-  app.use('/taskqueue/*', async (c, next) => {
-    await next();
-    // Decided from the parsed query, as the credentials are read (the batch's combined calls decide it alike).
-    const url = c.req.url;
-    if (queryMayNameToken(url) && tokenInUrl(QueryParams.fromUrl(url))) c.res.headers.set('cache-control', 'private');
-  });
+  // Most queries cannot name the token: those requests go straight on, with no await of their own.
+  app.use('/taskqueue/*', (c, next) => (queryMayNameToken(c.req.url) ? privateWhenTokenInUrl(c, next) : next()));
   for (const queuePath of QUEUE_PATHS) {
     const tasks = `${queuePath}/tasks`;
     app.get(queuePath, restHandler(resolved, GET_QUEUE));
@@ -120,6 +116,13 @@ async function databaseAnswers(deps: ResolvedDeps): Promise<Readiness> {
 function queryMayNameToken(url: string): boolean {
   const question = url.indexOf('?');
   return question >= 0 && (url.includes('oauth_token', question) || url.includes('%', question));
+}
+
+/** Marks the answer `Cache-Control: private` when the query does carry `oauth_token`. */
+async function privateWhenTokenInUrl(c: Context, next: Next): Promise<void> {
+  await next();
+  // Decided from the parsed query, as the credentials are read (the batch's combined calls decide it alike).
+  if (tokenInUrl(QueryParams.fromUrl(c.req.url))) c.res.headers.set('cache-control', 'private');
 }
 
 /** A canonical path whose project is `taskqueues` may be the short form of a longer path: let the next route have it. */

@@ -14,7 +14,27 @@ function digest(text: string): string {
  * as a full read.
  */
 export function taskEtag(task: Task): string {
-  return digest(`${task.queueName}\u0000${task.name}\u0000${task.enqueuedUsec}\u0000${task.etaUsec}\u0000${task.retryCount}\u0000${task.tag ?? '\u0001'}`);
+  return digest(taskVersion(task));
+}
+
+/** What a task's ETag hashes. */
+function taskVersion(task: Task): string {
+  return `${task.queueName}\u0000${task.name}\u0000${task.enqueuedUsec}\u0000${task.etaUsec}\u0000${task.retryCount}\u0000${task.tag ?? '\u0001'}`;
+}
+
+/**
+ * The ETag of a list of tasks (a lease's, a page of tasks.list) and of
+ * `extra` (a page token): one hash over what each task's ETag hashes, each
+ * prefixed with its length so that no two lists read alike, rather than a
+ * hash per task and one over those.
+ */
+export function tasksEtag(tasks: readonly Task[], extra = ''): string {
+  let text = '';
+  for (const task of tasks) {
+    const version = taskVersion(task);
+    text += `${version.length}:${version}`;
+  }
+  return digest(`${text};${extra}`);
 }
 
 /** The ETag of any other response: a hash of its full (unfiltered) JSON. */

@@ -3,6 +3,13 @@ import { PinoPretty } from 'pino-pretty';
 import type { Logger } from '../core/logger.js';
 import type { LogLevel } from '../config/service-settings.js';
 
+/**
+ * Most bytes of log lines waiting for stdout. A reader that stops reading
+ * (a stuck log collector) would otherwise grow the server's memory without
+ * end; past this, lines are dropped rather than the server stalled.
+ */
+const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
+
 export interface CreateLoggerOptions {
   readonly level: LogLevel;
   /** Human-readable lines instead of JSON (the server passes: stdout is a terminal). */
@@ -14,8 +21,14 @@ export interface CreateLoggerOptions {
 /**
  * The server's logger: pino, JSON lines on stdout (pretty-printed for a
  * terminal). Created once by the server and handed down; nothing in src/
- * holds a logger of its own. Writes are synchronous so that the last lines
- * ("stopped", a fatal start error) are out before the process exits.
+ * holds a logger of its own. JSON lines are written asynchronously: a line
+ * per request written with its own `write(2)` was a tenth of a single-task
+ * REST request's server CPU (docs/performance.md), and lines logged while a
+ * write is in flight go out together in the next one. Nothing is lost at
+ * exit: pino writes what is pending synchronously on the process's `exit`
+ * (a normal end, `process.exit`, a crash), so the last lines ("stopped", a
+ * fatal start error) are still out. The pretty lines, for a terminal, stay
+ * synchronous.
  *
  * Defence in depth: whatever a caller passes, fields that could carry a
  * secret or a payload are censored.
@@ -25,7 +38,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     options.destination ??
     (options.pretty
       ? PinoPretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
-      : pino.destination({ dest: 1, sync: true }));
+      : pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
   return pino(
     {
       level: options.level,

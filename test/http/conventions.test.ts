@@ -103,6 +103,26 @@ describe('request conventions (spec section 4.3) over app.request', () => {
       expect(changed.headers.get('etag')).not.toBe(etag);
     });
 
+    it('give a list and a lease one ETag over their tasks: a changed task changes it, an empty lease has one too', async () => {
+      const listEtag = (await h.call(tasks)).headers.get('etag') as string;
+      expect(listEtag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect((await h.call(tasks)).headers.get('etag')).toBe(listEtag);
+      const lease = () => h.call(`${tasks}/lease?numTasks=1&leaseSecs=60`, { method: 'POST' });
+      const leased = await lease();
+      const leaseEtag = leased.headers.get('etag') as string;
+      expect(leaseEtag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      const relisted = await h.call(tasks, { headers: { 'if-none-match': listEtag } });
+      expect(relisted.status).toBe(200);
+      expect(relisted.headers.get('etag')).not.toBe(listEtag);
+      const again = await lease();
+      expect(again.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(again.headers.get('etag')).not.toBe(leaseEtag);
+      const empty = await lease();
+      expect(empty.json).toEqual({ kind: 'taskqueues#tasks' });
+      expect(empty.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(empty.headers.get('etag')).not.toBe(again.headers.get('etag'));
+    });
+
     it('answer 304 with the headers the 200 carries that RFC 9110 keeps (ETag, Vary, Date, Cache-Control), over a real connection', async () => {
       const server = await listen(h.app);
       try {

@@ -66,6 +66,26 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('takes a signal given as a function only when the lease has to wait, and once', async () => {
+    const q = await open();
+    await q.add({ name: 'ready' });
+    const controller = new AbortController();
+    let taken = 0;
+    const signal = () => {
+      taken++;
+      return controller.signal;
+    };
+    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000, signal })).map((task) => task.name)).toEqual(['ready']);
+    expect(taken).toBe(0);
+    const started = performance.now();
+    const leasing = q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000, signal });
+    await later(1500);
+    controller.abort();
+    expect(await leasing).toEqual([]);
+    expect(taken).toBe(1);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it('waits on a paused queue: QUEUE_PAUSED at the end if still paused, the tasks if resumed meanwhile', async () => {
     const q = await open();
     await q.add({ name: 'held' });

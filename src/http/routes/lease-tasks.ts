@@ -2,7 +2,7 @@ import { isQueueError } from '../../core/errors.js';
 import { LIMITS } from '../../core/limits.js';
 import type { Task } from '../../core/task.js';
 import { remainingWaitMs } from '../wait-budget.js';
-import { jsonEtag, taskEtag } from '../etag.js';
+import { tasksEtag } from '../etag.js';
 import { invalidParameter, requiredParameter } from '../http-error.js';
 import { leaseRequestParams } from '../lease-body.js';
 import { readBody } from '../read-body.js';
@@ -51,11 +51,13 @@ export const LEASE_TASKS: RestMethod = {
     };
     // The core waits (long-poll); the client's going away ends the wait.
     const waitMs = remainingWaitMs(c, lease.waitSecs * 1000);
-    // Only a wait needs the signal: reading `c.req.raw.signal` makes the adapter build an AbortController per request.
-    const wait = waitMs > 0 ? { waitMs, signal: untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
+    // Only a wait needs the signal, and only once the first attempt came back
+    // empty: reading `c.req.raw.signal` makes the adapter build an
+    // AbortController per request, and AbortSignal.any() adds another.
+    const wait = waitMs > 0 ? { waitMs, signal: () => untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
     const tasks = await queue.leaseTasks({ ...options, ...wait }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
-    return writeJson(c, params, { body, etag: jsonEtag(tasks.map(taskEtag).join(',')) });
+    return writeJson(c, params, { body, etag: tasksEtag(tasks) });
   },
 };
 

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../core/limits.js';
-import { jsonEtag, taskEtag } from '../etag.js';
+import { tasksEtag } from '../etag.js';
 import { invalidParameter } from '../http-error.js';
 import { decodePageToken, encodePageToken } from '../page-token.js';
 import { RESPONSE_SHAPES } from '../response-shapes.js';
@@ -46,7 +46,7 @@ export const LIST_TASKS: RestMethod = {
       ...tasksJson(page.map((task) => taskJson(task, project, { withPayload: false }))),
       ...(nextPageToken === undefined ? {} : { nextPageToken }),
     };
-    const etag = jsonEtag(`${page.map(taskEtag).join(',')};${nextPageToken ?? ''}`);
+    const etag = tasksEtag(page, nextPageToken ?? '');
     return writeJson(c, params, { body, etag });
   },
 };
