@@ -10,6 +10,9 @@ import type { LogLevel } from '../config/service-settings.js';
  */
 const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
 
+/** Least time between two stderr reports of dropped lines. */
+const DROP_REPORT_MS = 10_000;
+
 export interface CreateLoggerOptions {
   readonly level: LogLevel;
   /** Human-readable lines instead of JSON (the server passes: stdout is a terminal). */
@@ -38,7 +41,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     options.destination ??
     (options.pretty
       ? PinoPretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
-      : pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
+      : jsonDestination());
   return pino(
     {
       level: options.level,
@@ -51,4 +54,24 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     },
     destination,
   );
+}
+
+/**
+ * stdout, written asynchronously with at most MAX_PENDING_LOG_BYTES waiting.
+ * Dropped lines are not silent: stderr says how many went, at most once
+ * every DROP_REPORT_MS, so a stuck reader cannot flood it either.
+ */
+function jsonDestination(): DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES });
+  let dropped = 0;
+  let reportedAt = -Infinity;
+  stream.on('drop', () => {
+    dropped++;
+    const now = performance.now();
+    if (now - reportedAt < DROP_REPORT_MS) return;
+    reportedAt = now;
+    process.stderr.write(`taskqueue: stdout is not read fast enough (${MAX_PENDING_LOG_BYTES} bytes waiting); ${dropped} log line(s) dropped\n`);
+    dropped = 0;
+  });
+  return stream;
 }

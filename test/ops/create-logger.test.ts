@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -36,5 +36,37 @@ describe('the server logger (JSON lines, written asynchronously)', () => {
     const last = crashed.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
     expect(last).toHaveLength(501);
     expect(last.at(-1)!.msg).toBe('unexpected error: the process ends');
+  });
+
+  it('drops lines past 16 MiB waiting for a stdout nobody reads, and says so on stderr', async () => {
+    // The child's stdout is a pipe this test never reads: the kernel's buffer
+    // fills, 16 MiB wait in the process, the rest is dropped (the process
+    // keeps running) and stderr reports the drop. The child is then killed:
+    // its exit would wait for a stdout that never drains.
+    const script = `import { createLogger } from ${JSON.stringify(LOGGER)};
+      const log = createLogger({ level: 'info', pretty: false });
+      const line = 'x'.repeat(1000);
+      let i = 0;
+      const more = () => { for (let k = 0; k < 2000; k++) log.info({ i: i++, line }, 'request'); setImmediate(more); };
+      more();`;
+    const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    try {
+      const stderr = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const timer = setTimeout(() => reject(new Error(`no drop reported; stderr: ${text}`)), 30_000);
+        child.stderr.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+          if (text.includes('dropped')) {
+            clearTimeout(timer);
+            resolve(text);
+          }
+        });
+      });
+      expect(stderr).toMatch(/stdout is not read fast enough \(16777216 bytes waiting\); \d+ log line\(s\) dropped/);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
