@@ -77,10 +77,18 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
   };
 }
 
-/** The push extension fields of an insert (`url`, `httpMethod`, `headers`), checked for type; the core checks the rest. */
-function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'method' | 'headers'> {
+/**
+ * The push extension fields of an insert (`url`, `httpMethod`, `headers`,
+ * `dispatchDeadlineSeconds`), checked for type; the core checks the rest
+ * (the deadline's range among it, as for an in-process add).
+ */
+function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'method' | 'headers' | 'dispatchDeadlineSeconds'> {
   const url = optionalString(body, 'url');
   const method = optionalString(body, 'httpMethod');
+  const deadline = body.dispatchDeadlineSeconds;
+  if (deadline !== undefined && deadline !== null && typeof deadline !== 'number') {
+    throw invalidField('dispatchDeadlineSeconds', 'dispatchDeadlineSeconds must be a number of seconds, from 15 to 86400 (24 hours)');
+  }
   const headers = body.headers;
   let pairs: [string, string][] | undefined;
   if (headers !== undefined && headers !== null) {
@@ -95,6 +103,7 @@ function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'm
     ...(typeof url === 'string' ? { url } : {}),
     ...(typeof method === 'string' ? { method: method as TaskOptions['method'] } : {}),
     ...(pairs === undefined ? {} : { headers: pairs }),
+    ...(typeof deadline === 'number' ? { dispatchDeadlineSeconds: deadline } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ export interface TaskJson {
   url?: string;
   httpMethod?: string;
   headers?: { name: string; value: string }[];
+  /** Push tasks (extension): the attempt deadline the task set; absent = the default (10 minutes). */
+  dispatchDeadlineSeconds?: number;
 }
 
 /** `projects/{project}/taskqueues/{queue}`: the full queue name every task response carries (AppScale mimics it too). */
@@ -48,6 +50,7 @@ export function taskJson(task: Task, project: string, options: { withPayload: bo
     json.url = task.push.url;
     json.httpMethod = task.push.method;
     json.headers = maskHeaders(task.push.headers).map(([name, value]) => ({ name, value }));
+    if (task.push.deadlineSeconds !== null) json.dispatchDeadlineSeconds = task.push.deadlineSeconds;
   }
   return json;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ClaimedPushTask, PushAttemptRef, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
+import type { ClaimedPushTask, DeliveredPush, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
 import type { PushRequest } from '../core/push-task.js';
 import type { QueueRef } from '../core/task-store.js';
 import type { PgTaskStore } from './pg-task-store.js';
@@ -20,17 +20,20 @@ interface ClaimRow {
   last_error: string | null;
   now_usec: unknown;
   wait_ms: number | null;
+  /** claim_push_tasks_after_delivery only: true on the row of a delivered task it deleted. */
+  delivered?: boolean;
 }
 
 /**
  * The dispatcher's store on PostgreSQL or PGlite: the claim is one call of
- * claim_push_tasks (sql/0013), each outcome one statement that holds only
- * while the task's eta is still the claim.
+ * claim_push_tasks (sql/0013), or of claim_push_tasks_after_delivery
+ * (sql/0019) when it writes successes first; each other outcome is one
+ * statement. Every outcome holds only while the task's eta is still the claim.
  */
 export class PgPushStore implements PushStore {
   readonly #tasks: PgTaskStore;
   readonly #ctx: StoreContext;
-  readonly #deliveries: StatementGroup<PushAttemptRef & { readonly tombstone: boolean }, boolean>;
+  readonly #deliveries: StatementGroup<DeliveredPush, boolean>;
 
   constructor(tasks: PgTaskStore) {
     this.#tasks = tasks;
@@ -43,14 +46,24 @@ export class PgPushStore implements PushStore {
 
   claim(params: PushClaimParams): Promise<PushClaim> {
     return this.#guard(params.queueName, async () => {
-      const result = await sql<ClaimRow>`/* claim_push_tasks */
-        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${params.queueId}::int4, ${params.ratePerSecond}::float8,
-          ${params.bucketSize}::float8, ${params.maxConcurrentRequests}::int4, ${params.limit}::int4, ${params.deadlineMs}::float8, ${params.marginMs}::float8)`.execute(
-        this.#ctx.db,
-      );
+      const done = params.delivered ?? [];
+      const args = sql`${params.queueId}::int4, ${params.ratePerSecond}::float8, ${params.bucketSize}::float8,
+          ${params.maxConcurrentRequests}::int4, ${params.limit}::int4, ${params.deadlineMs}::float8, ${params.marginMs}::float8`;
+      const result =
+        done.length === 0
+          ? await sql<ClaimRow>`/* claim_push_tasks */
+        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${args})`.execute(this.#ctx.db)
+          : await sql<ClaimRow>`/* claim_push_tasks_after_delivery */
+        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks_after_delivery')}(${args},
+          ${done.map((d) => d.name)}::text[], ${done.map((d) => d.claimUsec)}::int8[], ${done.map((d) => d.tombstone)}::bool[])`.execute(this.#ctx.db);
       const tasks: ClaimedPushTask[] = [];
+      const gone = new Set<string>();
       let waitMs: number | null = null;
       for (const row of result.rows) {
+        if (row.delivered === true) {
+          gone.add(row.name!);
+          continue;
+        }
         if (row.name === null) {
           waitMs = row.wait_ms === null ? null : Number(row.wait_ms);
           continue;
@@ -69,7 +82,7 @@ export class PgPushStore implements PushStore {
           claimedUsec: toNumber(row.now_usec),
         });
       }
-      return { tasks, waitMs };
+      return { tasks, waitMs, delivered: done.map((d) => gone.has(d.name)) };
     });
   }
 
@@ -78,11 +91,11 @@ export class PgPushStore implements PushStore {
    * statement ends (StatementGroup): at thousands of deliveries a second, a
    * delete per task would be most of the database's work.
    */
-  delivered(params: PushAttemptRef & { readonly tombstone: boolean }): Promise<boolean> {
+  delivered(params: DeliveredPush): Promise<boolean> {
     return this.#deliveries.submit(String(params.queueId), params);
   }
 
-  async #deliverCombined(requests: readonly (PushAttemptRef & { readonly tombstone: boolean })[]): Promise<boolean[]> {
+  async #deliverCombined(requests: readonly DeliveredPush[]): Promise<boolean[]> {
     const first = requests[0]!;
     return this.#guard(first.queueName, async () => {
       const names = requests.map((r) => r.name);

@@ -87,9 +87,15 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
     const hooksRow = overview.slice(overview.indexOf('<tr data-queue="hooks"')).split('</tr>')[0]!;
     expect(hooksRow).toContain('<span class="badge mode-push">push</span>');
     expect(hooksRow).toContain('20/s, 1 in flight');
+    // Nothing leases a push queue's tasks: its lease counts are a dash, sorted below any count.
+    const cells = (html: string) => [...html.matchAll(/<td class="num"([^>]*)>([^<]*)</g)].map((m) => ({ attrs: m[1]!, text: m[2]!.trim() }));
+    const leaseCells = (html: string) => cells(html).slice(4, 6);
+    expect(leaseCells(hooksRow).map((c) => c.text)).toEqual(['-', '-']);
+    for (const cell of leaseCells(hooksRow)) expect(cell.attrs).toContain('data-sort="-1"');
     const jobsRow = overview.slice(overview.indexOf('<tr data-queue="jobs"')).split('</tr>')[0]!;
     expect(jobsRow).toContain('<span class="hint">pull</span>');
     expect(jobsRow).not.toContain('in flight');
+    expect(leaseCells(jobsRow).map((c) => c.text)).toEqual(['0', '0']);
 
     const queue = await page('/queues/hooks');
     const figures = queue.slice(queue.indexOf('id="queue-figures"')).split('</dl>')[0]!;

@@ -19,8 +19,8 @@ describe('discovery, OpenAPI and health', () => {
     const doc = (await reply(r)).json;
     expect(doc.rootUrl).toBe('http://tq.internal:8080/');
     expect(doc.baseUrl).toBe('http://tq.internal:8080/taskqueue/v1beta2/projects/');
-    const { url, httpMethod, headers, ...taskProperties } = doc.schemas.Task.properties;
-    expect([url.type, httpMethod.type, headers.type]).toEqual(['string', 'string', 'array']);
+    const { url, httpMethod, headers, dispatchDeadlineSeconds, ...taskProperties } = doc.schemas.Task.properties;
+    expect([url.type, httpMethod.type, headers.type, dispatchDeadlineSeconds.type]).toEqual(['string', 'string', 'array', 'number']);
     const unchanged = { ...doc, rootUrl: SPEC.rootUrl, baseUrl: SPEC.baseUrl, schemas: { ...doc.schemas, Task: { ...doc.schemas.Task, properties: taskProperties } } };
     expect(unchanged).toEqual(SPEC);
 

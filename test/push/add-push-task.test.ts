@@ -139,6 +139,25 @@ describe('tasks.insert on a push queue (REST extension)', () => {
     expect(lease.json.error.errors[0].reason).toBe('invalidQueueMode');
   });
 
+  it('takes dispatchDeadlineSeconds (15 s to 24 h), answers it, and refuses other values with a 400 naming the field', async () => {
+    // Rate 0: nothing is dispatched, so the task stays to be read back.
+    h = await openHarness('postgres', { queues: [pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })] });
+    const insert = (body: Record<string, unknown>) => h!.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', ...body } });
+    const r = await insert({ id: 'slow-task', dispatchDeadlineSeconds: 1800 });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: 'slow-task', dispatchDeadlineSeconds: 1800 });
+    expect((await h.call(`${queuePath('hooks')}/tasks/slow-task`)).json.dispatchDeadlineSeconds).toBe(1800);
+    // Left out: the default deadline, and none answered.
+    expect((await insert({ id: 'plain-task' })).json.dispatchDeadlineSeconds).toBeUndefined();
+    for (const edge of [15, 86400]) expect((await insert({ dispatchDeadlineSeconds: edge })).status).toBe(200);
+    for (const bad of [14.9, 0, -1, 86401, '600', true, { seconds: 600 }]) {
+      const refused = await insert({ dispatchDeadlineSeconds: bad });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.message).toContain('dispatchDeadlineSeconds');
+      expect(refused.json.error.message).toMatch(/15 to 86400/);
+    }
+  });
+
   it('answers a credential header masked while the handler still receives it', async () => {
     sink = await startSink();
     h = await openHarness('postgres', { queues: [pushQueue('hooks', sink.url)] });

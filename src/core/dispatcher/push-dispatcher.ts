@@ -4,7 +4,7 @@ import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
 import { deliveryUrl } from '../push-url.js';
 import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
 import { pushHeaders } from './push-headers.js';
-import type { ClaimedPushTask, PushStore } from './push-store.js';
+import type { ClaimedPushTask, DeliveredPush, PushStore } from './push-store.js';
 import { noPushEvents, type PushEvents, type PushTokenSigner, type PushTransport } from './push-transport.js';
 
 /** A push queue to dispatch: its configuration and row id. */
@@ -46,15 +46,35 @@ interface QueueLoop {
   woken: boolean;
   /** Ends the current wait, if one runs. */
   interrupt: (() => void) | null;
+  /** Whether the loop still claims: its successes then go out with its next claim. */
+  claiming: boolean;
+  /** Successes waiting for the next claim to write them (their slots are free once it has). */
+  successes: PendingSuccess[];
   done: Promise<void>;
+}
+
+/** A request's place in its queue's count of requests in flight. */
+interface Slot {
+  /** Set when the loop counted it free (a claim wrote its success and refilled it). */
+  freed: boolean;
+}
+
+/** A success handed to the queue's loop: resolved with whether its claim still held. */
+interface PendingSuccess {
+  readonly delivered: DeliveredPush;
+  readonly slot: Slot;
+  readonly resolve: (held: boolean) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /**
  * Delivers push tasks: one loop per push queue claims due tasks within the
  * queue's bucket and concurrency (claim_push_tasks holds them across
- * processes), sends each request, and writes its outcome. It waits for new
- * tasks (notifications), the next token or ETA, or a finished request; it
- * never polls at a fixed short interval.
+ * processes), sends each request, and writes its outcome. A success is
+ * written by the loop's next claim (deleted, then its slot refilled, in one
+ * round trip); other outcomes on their own. It waits for new tasks
+ * (notifications), the next token or ETA, or a finished request; it never
+ * polls at a fixed short interval.
  */
 export class PushDispatcher {
   readonly #options: PushDispatcherOptions;
@@ -81,7 +101,7 @@ export class PushDispatcher {
         this.#logger.warn({ queue: queue.config.name }, 'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL');
         continue;
       }
-      const loop: QueueLoop = { queue, inFlight: 0, woken: false, interrupt: null, done: Promise.resolve() };
+      const loop: QueueLoop = { queue, inFlight: 0, woken: false, interrupt: null, claiming: true, successes: [], done: Promise.resolve() };
       loop.done = this.#run(loop);
       this.#loops.push(loop);
     }
@@ -115,9 +135,12 @@ export class PushDispatcher {
     let failing = false;
     while (!this.#stopping) {
       loop.woken = false;
-      const room = localCap - loop.inFlight;
+      // Successes this claim writes first free their slots within it.
+      const room = localCap - loop.inFlight + loop.successes.length;
       let waitMs: number | null = MAX_IDLE_MS;
       if (room > 0) {
+        const successes = loop.successes;
+        loop.successes = [];
         try {
           const claim = await this.#options.store.claim({
             queueId,
@@ -128,6 +151,13 @@ export class PushDispatcher {
             limit: Math.min(room, 100),
             deadlineMs: PUSH_LIMITS.defaultDeadlineSeconds * 1000,
             marginMs: CLAIM_MARGIN_MS,
+            delivered: successes.map((p) => p.delivered),
+          });
+          // Their slots are free now (the claim counted them so): before any other turn of this loop reads inFlight.
+          this.#release(loop, successes.length);
+          successes.forEach((p, i) => {
+            p.slot.freed = true;
+            p.resolve(claim.delivered[i] ?? false);
           });
           if (failing) this.#logger.info({ queue: config.name }, 'push dispatch: claiming again');
           failing = false;
@@ -135,6 +165,8 @@ export class PushDispatcher {
           if (claim.tasks.length === Math.min(room, 100)) continue;
           waitMs = claim.waitMs === null ? MAX_IDLE_MS : Math.max(claim.tasks.length === 0 ? MIN_RETRY_MS : 0, Math.min(claim.waitMs, MAX_IDLE_MS));
         } catch (error) {
+          // Their outcome is not written: each is delivered again when its claim expires (at least once).
+          for (const p of successes) p.reject(error);
           if (!failing) this.#logger.warn({ queue: config.name, err: error }, 'push dispatch: claim failed; trying again in a second');
           failing = true;
           waitMs = 1000;
@@ -143,6 +175,28 @@ export class PushDispatcher {
       if (this.#stopping) break;
       await this.#wait(loop, waitMs, room > 0);
     }
+    // No claim writes them any more: successes still to come go out on their own (delivered()).
+    loop.claiming = false;
+    for (const p of loop.successes.splice(0)) this.#options.store.delivered(p.delivered).then(p.resolve, p.reject);
+  }
+
+  /** `count` requests of the loop's queue ended (their slots are free). */
+  #release(loop: QueueLoop, count: number): void {
+    if (count === 0) return;
+    loop.inFlight -= count;
+    this.#events.inFlight(loop.queue.config.name, -count);
+  }
+
+  /**
+   * Writes a success: with the queue loop's next claim while it runs (one
+   * round trip deletes it and refills its slot), else on its own.
+   */
+  #delivered(loop: QueueLoop, delivered: DeliveredPush, slot: Slot): Promise<boolean> {
+    if (!loop.claiming) return this.#options.store.delivered(delivered);
+    return new Promise<boolean>((resolve, reject) => {
+      loop.successes.push({ delivered, slot, resolve, reject });
+      wake(loop);
+    });
   }
 
   /** Waits for `ms`, a notification of new tasks (when `notified`), a finished delivery, or stop. */
@@ -167,20 +221,24 @@ export class PushDispatcher {
   #start(loop: QueueLoop, task: ClaimedPushTask): void {
     loop.inFlight++;
     this.#events.inFlight(loop.queue.config.name, 1);
-    const delivery = this.#deliver(loop.queue, task)
+    const slot: Slot = { freed: false };
+    const delivery = this.#deliver(loop, task, slot)
       .catch((error: unknown) => {
         this.#logger.warn({ queue: loop.queue.config.name, task: task.name, err: error }, 'push delivery: outcome not recorded; the task is delivered again when its claim expires');
       })
-      .finally(() => {
-        loop.inFlight--;
-        this.#events.inFlight(loop.queue.config.name, -1);
+      .then(() => {
         this.#deliveries.delete(delivery);
+        // A slot the loop freed when its claim wrote the success was refilled by that claim.
+        if (slot.freed) return;
+        this.#release(loop, 1);
         wake(loop);
       });
     this.#deliveries.add(delivery);
   }
 
-  async #deliver(queue: DispatchedQueue, task: ClaimedPushTask): Promise<void> {
+  /** One attempt and its outcome. */
+  async #deliver(loop: QueueLoop, task: ClaimedPushTask, slot: Slot): Promise<void> {
+    const queue = loop.queue;
     const config = queue.config;
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
@@ -202,7 +260,7 @@ export class PushDispatcher {
     const status = result.status;
     if (status !== null && status >= 200 && status < 300) {
       const tombstone = !(this.#options.heldByForm?.(task.name) ?? false);
-      const held = await this.#options.store.delivered({ ...ref, tombstone });
+      const held = await this.#delivered(loop, { ...ref, tombstone }, slot);
       this.#events.attempted(config.name, held ? 'success' : 'gone', seconds);
       return;
     }

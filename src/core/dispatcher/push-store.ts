@@ -29,6 +29,13 @@ export interface PushClaim {
   readonly tasks: ClaimedPushTask[];
   /** When to claim again at the latest, in ms (tokens or the next ETA); null = only when woken. */
   readonly waitMs: number | null;
+  /** Per entry of the params' `delivered`, in order: whether its claim still held (the task was deleted). */
+  readonly delivered: readonly boolean[];
+}
+
+/** A 2xx outcome to write: the task is deleted if its claim still holds; `tombstone` false for a name held by its form. */
+export interface DeliveredPush extends PushAttemptRef {
+  readonly tombstone: boolean;
 }
 
 export interface PushClaimParams extends QueueRef {
@@ -39,6 +46,11 @@ export interface PushClaimParams extends QueueRef {
   /** Deadline of tasks that set none; a claim holds a task for its deadline plus `marginMs`. */
   readonly deadlineMs: number;
   readonly marginMs: number;
+  /**
+   * Successes to write first, in the claim's round trip and transaction (as
+   * delivered() writes them): their slots count as free in this claim.
+   */
+  readonly delivered?: readonly DeliveredPush[];
 }
 
 /** Identifies an attempt: the task and the claim it was delivered under. */
@@ -63,7 +75,7 @@ export interface PushOutcome extends PushAttemptRef {
 export interface PushStore {
   claim(params: PushClaimParams): Promise<PushClaim>;
   /** 2xx: deletes the task; `tombstone` false for a name held by its form. True when the claim still held. */
-  delivered(params: PushAttemptRef & { readonly tombstone: boolean }): Promise<boolean>;
+  delivered(params: DeliveredPush): Promise<boolean>;
   /** A failed attempt with retries left: the task is due again in `delayMs` from now (the database's clock). */
   failed(params: PushOutcome & { readonly delayMs: number }): Promise<boolean>;
   /** Out of retries: to the dead letters with its last outcome, its name tombstoned. */

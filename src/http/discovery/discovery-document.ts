@@ -10,7 +10,7 @@ export type { DiscoveryDocument, DiscoveryMethod, DiscoveryParameter, DiscoveryS
  * server implements: the response shapes for `fields`, the OpenAPI document
  * and the served discovery document are all derived from it, so they
  * cannot drift apart. One addition: the push-queue extension fields of
- * Task (url, httpMethod, headers; push-task-fields.ts).
+ * Task (url, httpMethod, headers, dispatchDeadlineSeconds; push-task-fields.ts).
  */
 export const DISCOVERY_DOCUMENT: DiscoveryDocument = withPushTaskFields(document as DiscoveryDocument);
 

@@ -2,7 +2,7 @@ import type { DiscoveryDocument, DiscoverySchema } from './discovery-types.js';
 
 /**
  * Extension fields of the Task schema for push queues: where and how the
- * task is delivered. `payloadBase64` is the request body. Sent on
+ * task is delivered, and how long an attempt may take. `payloadBase64` is the request body. Sent on
  * tasks.insert to a push queue, and answered on push tasks.
  */
 export const PUSH_TASK_FIELDS: Readonly<Record<string, DiscoverySchema>> = {
@@ -22,6 +22,12 @@ export const PUSH_TASK_FIELDS: Readonly<Record<string, DiscoverySchema>> = {
       type: 'object',
       properties: { name: { type: 'string' }, value: { type: 'string' } },
     },
+  },
+  dispatchDeadlineSeconds: {
+    type: 'number',
+    format: 'double',
+    description:
+      'Extension, push queues: how long one delivery attempt may take before it counts as failed, in seconds, from 15 to 86400 (24 hours). Default 600.',
   },
 };
 

@@ -1,0 +1,62 @@
+-- 0019: push dispatch writes its successes and claims again in one call.
+--
+-- Measured on a queue with 64 requests in flight and a sink answering at
+-- once, a delivery spent about a third of its cycle waiting for the delete
+-- of its success (push_delivered) and another third waiting for the next
+-- claim: two round trips one after the other, since a request in flight
+-- holds its slot (the claim counts it) until its row is gone. This function
+-- deletes the delivered tasks, then claims (claim_push_tasks, unchanged) in
+-- the same transaction, so the claim already counts those slots as free:
+-- one round trip per cycle instead of two, and no slot idles between them.
+--
+-- Each delete holds only while the task's eta is still its claim (a task
+-- deleted, purged or claimed again meanwhile is left alone), and names that
+-- need one get a tombstone, exactly as push_delivered writes them. The
+-- deletes come before the bucket row's lock and take no lock while waiting
+-- for it that a claim holding it could wait on (claims skip locked rows),
+-- so claims of several processes cannot deadlock on them.
+
+-- p_names, p_claims_usec (the claim: eta in microseconds since the epoch)
+-- and p_tombstones describe the delivered tasks, one element each. Returns
+-- one row per task deleted (delivered true, only name set), then
+-- claim_push_tasks' rows (delivered false).
+CREATE FUNCTION claim_push_tasks_after_delivery(p_queue integer, p_rate float8, p_bucket float8, p_max_concurrent integer,
+                                                p_limit integer, p_deadline_ms float8, p_margin_ms float8,
+                                                p_names text[], p_claims_usec int8[], p_tombstones boolean[])
+RETURNS TABLE (name text, payload bytea, push jsonb, retry_count integer, execution_count integer,
+               eta_usec int8, claim_usec int8, first_try_usec int8, last_status integer, last_error text,
+               now_usec int8, wait_ms float8, delivered boolean)
+LANGUAGE plpgsql
+SET search_path FROM CURRENT
+AS $$
+-- The output columns share names with table columns (name, retry_count): a bare name means the column.
+#variable_conflict use_column
+BEGIN
+  IF cardinality(p_names) > 0 THEN
+    RETURN QUERY
+    WITH input AS (
+      -- Integer arithmetic: the claim must match eta to the microsecond.
+      SELECT i.name, timestamptz 'epoch' + (i.usec / 1000000) * interval '1 second'
+                                         + (i.usec % 1000000) * interval '1 microsecond' AS claim, i.tombstone
+        FROM unnest(p_names, p_claims_usec, p_tombstones) AS i (name, usec, tombstone)
+    ), gone AS (
+      DELETE FROM tasks t USING input i
+       WHERE t.queue_id = p_queue AND t.name = i.name AND t.eta = i.claim
+      RETURNING t.name, t.retry_count, i.tombstone
+    ), held AS (
+      INSERT INTO task_tombstones (queue_id, name, reason, retry_count)
+      SELECT p_queue, g.name, 'deleted', g.retry_count FROM gone g WHERE g.tombstone
+      ON CONFLICT (queue_id, name) DO UPDATE
+        SET deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    )
+    SELECT g.name, NULL::bytea, NULL::jsonb, NULL::int4, NULL::int4, NULL::int8, NULL::int8,
+           NULL::int8, NULL::int4, NULL::text, NULL::int8, NULL::float8, true
+      FROM gone g;
+  END IF;
+  -- A later statement of this transaction: its snapshot sees the rows above gone.
+  RETURN QUERY
+  SELECT c.name, c.payload, c.push, c.retry_count, c.execution_count, c.eta_usec, c.claim_usec, c.first_try_usec,
+         c.last_status, c.last_error, c.now_usec, c.wait_ms, false
+    FROM claim_push_tasks(p_queue, p_rate, p_bucket, p_max_concurrent, p_limit, p_deadline_ms, p_margin_ms) c;
+END
+$$;
