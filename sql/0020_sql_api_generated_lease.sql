@@ -1,0 +1,1623 @@
+-- 0020: lease_tasks generated from the service's own lease statement.
+--
+-- Until now lease_tasks (0015, 0017) was a second, hand-written copy of the
+-- service's lease (src/store/lease-tasks.ts): the pause, the lease rate, the
+-- retry limit with its tombstones and dead letters, the payload budget and
+-- the statistics, each written twice and kept together only by the
+-- behaviour suite. From here the function's statements are the text the
+-- service's builder (leaseStatement) emits for each shape of lease (rate or
+-- none, retry limit or none, any task / one tag / the oldest task's tag,
+-- payload budget that can bind or not), with the function's variables in
+-- the places of the service's bound values; its argument limits (1000
+-- tasks, one week, 500-byte tags, the 32 MB budget) are written from
+-- src/core/limits.ts. The text below is generated (`npm run
+-- generate:sql-api`), and test/sql-api/generated-functions.test.ts fails
+-- when the builder and the newest migration defining the function differ,
+-- so a change to the service's lease needs a migration that carries it here.
+--
+-- Behaviour is unchanged (the behaviour suite runs one set of expectations
+-- through the in-process API and through the functions): a paused queue
+-- still raises QUEUE_PAUSED (TQ014), now from the statement's own reading
+-- of the pause, after which the statement has changed nothing.
+
+-- BEGIN GENERATED lease_tasks (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
+                            group_by_tag boolean DEFAULT false)
+RETURNS SETOF leased_task
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q              queues;
+  r              record;
+  v_out          leased_task;
+  v_queue_id     integer;
+  v_max_tasks    integer := lease_tasks.max_tasks;
+  v_lease_ms     float8 := lease_tasks.lease_seconds * 1000.0;
+  v_tag          text := nullif(lease_tasks.tag, '');
+  v_group        boolean := coalesce(lease_tasks.group_by_tag, false);
+  v_rate_seconds integer;
+  v_rate_calls   integer;
+  v_max_leases   integer;
+  v_budget_binds boolean;
+  v_paused       boolean := false;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'lease');  -- raises the error that fits
+  END IF;
+  IF v_max_tasks IS NULL OR v_max_tasks < 1 OR v_max_tasks > 1000 THEN
+    RAISE EXCEPTION 'max_tasks: must be from 1 to 1000, got %', coalesce(v_max_tasks::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(v_max_tasks::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > 604800 THEN
+    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to 604800 seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF octet_length(v_tag) > 500 THEN
+    RAISE EXCEPTION 'tag size: tag must be <= 500 bytes, got a % byte tag', octet_length(v_tag)
+      USING ERRCODE = 'TQ007', DETAIL = left(v_tag, 500), HINT = 'INVALID_TAG';
+  END IF;
+  v_queue_id := q.id;
+  v_rate_seconds := q.lease_rate_seconds;
+  v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
+  v_max_leases := q.max_leases;
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind.
+  v_budget_binds := v_max_tasks::int8 * 1048576 > 33554432;
+
+  -- The service's lease statement of each shape (src/store/lease-tasks.ts
+  -- explains each step), generated from its builder: one branch per shape,
+  -- so each statement keeps its own plan, as the service's prepared ones do.
+  IF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
+                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  END IF;
+  IF v_paused THEN
+    -- As the in-process lease: a paused queue leases nothing and counts no call.
+    RAISE EXCEPTION 'queue paused: queue "%" is paused; leases return no tasks until it is resumed', queue
+      USING ERRCODE = 'TQ014', DETAIL = queue, HINT = 'QUEUE_PAUSED';
+  END IF;
+END
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp',
+                 current_schema());
+  ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean)
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+-- END GENERATED lease_tasks
