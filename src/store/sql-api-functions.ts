@@ -1,7 +1,9 @@
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type RawBuilder } from 'kysely';
 import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
+import { deleteStatement } from './delete-tasks.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
+import { modifyLeaseStatement } from './modify-lease.js';
 import type { Database } from './schema.js';
 
 /**
@@ -28,7 +30,11 @@ export interface GeneratedFunction {
 
 /** The generated functions, in the order a migration defines them. */
 export function sqlApiFunctions(): GeneratedFunction[] {
-  return [{ name: 'lease_tasks', text: leaseTasksFunction() }];
+  return [
+    { name: 'lease_tasks', text: leaseTasksFunction() },
+    { name: 'modify_lease', text: modifyLeaseFunction() },
+    { name: 'delete_tasks', text: deleteTasksFunction() },
+  ];
 }
 
 /** The markers around a generated function in a migration. */
@@ -66,6 +72,24 @@ function statementText(statement: RawBuilder<unknown>): string {
 const tableOf = (name: keyof Database) => sql.table(name);
 
 const v = (name: string) => sql.raw(name);
+
+/** A statement's eta_usec (usecOf) as the timestamptz again, exactly: whole seconds and the microsecond rest apart. */
+const FROM_ETA_USEC = "timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond'";
+
+/** The ALTER that gives a generated function 0015's fixed search_path and planner settings again (CREATE OR REPLACE replaced them). */
+function settings(signature: string): string {
+  return `-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION ${signature} SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION ${signature}
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+`;
+}
 
 /** Every shape of the service's lease, in the branch order of lease_tasks. */
 function leaseShapes(): LeaseShape[] {
@@ -125,8 +149,7 @@ ${indent(statement, 6)}
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, ${FROM_ETA_USEC});
       RETURN NEXT v_out;
     END LOOP;`;
   });
@@ -188,16 +211,125 @@ ${branches.join('\n')}
 END
 $$;
 
--- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
-DO $$
+${settings('lease_tasks(text, integer, integer, text, boolean)')}`;
+}
+
+/**
+ * modify_lease: its checks, then the service's fenced modify (no tag, no
+ * error) with its variables; a modify that matched nothing is explained as
+ * the service explains it (lease expired, deleted, unknown), a name held by
+ * its form answering deleted as TaskQueue.updateTask does.
+ */
+function modifyLeaseFunction(): string {
+  const statement = statementText(
+    modifyLeaseStatement(tableOf, { queueId: v('v_queue_id'), name: v('v_name'), leaseMs: v('v_lease_ms'), token: v('v_token') }),
+  );
+  const maxLeaseSeconds = LIMITS.maxLeaseMs / 1000;
+  return `CREATE OR REPLACE FUNCTION modify_lease(queue text, name text, lease_expires_at timestamptz, lease_seconds integer)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q          queues;
+  r          record;
+  v_queue_id integer;
+  v_name     text := modify_lease.name;
+  v_token    timestamptz := modify_lease.lease_expires_at;
+  v_lease_ms float8 := modify_lease.lease_seconds * 1000.0;
 BEGIN
-  EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp',
-                 current_schema());
-  ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean)
-    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
-    SET plan_cache_mode = force_generic_plan SET jit = off;
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'modify the lease of');  -- raises the error that fits
+  END IF;
+  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > ${maxLeaseSeconds} THEN
+    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to ${maxLeaseSeconds} seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF v_token IS NULL THEN
+    RAISE EXCEPTION 'lease_expires_at: the task''s lease token (the expiry its lease returned) is required'
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(v_name, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  v_queue_id := q.id;
+  -- The service's modify (src/store/modify-lease.ts), generated from its
+  -- builder: fenced by the token, only while eta is still the expiry the
+  -- caller was handed and lies ahead.
+  FOR r IN
+${indent(statement, 4)}
+  LOOP
+    RETURN ${FROM_ETA_USEC};
+  END LOOP;
+  IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
+    RAISE EXCEPTION 'lease expired: the lease on task "%" has expired or is held by another lease; it could not be modified', v_name
+      USING ERRCODE = 'TQ012', DETAIL = v_name, HINT = 'TASK_LEASE_EXPIRED';
+  END IF;
+  IF held_by_form(v_name) OR EXISTS (SELECT 1 FROM task_tombstones d WHERE d.queue_id = q.id AND d.name = v_name) THEN
+    RAISE EXCEPTION 'tombstoned: task "%" has been deleted', v_name
+      USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
+  END IF;
+  RAISE EXCEPTION 'unknown task: task "%" does not exist', v_name
+    USING ERRCODE = 'TQ013', DETAIL = coalesce(v_name, ''), HINT = 'UNKNOWN_TASK';
 END
 $$;
-`;
+
+${settings('modify_lease(text, text, timestamptz, integer)')}`;
+}
+
+/**
+ * delete_tasks: its checks, which names are held by their form (the
+ * retention read once per call), then the service's delete of that shape
+ * (a plain delete when every name is held by its form, else with the
+ * tombstones of the others) with its variables.
+ */
+function deleteTasksFunction(): string {
+  const values = { queueId: v('v_queue_id'), names: v('v_names'), untracked: v('v_untracked'), audited: sql`` };
+  const loop = (allUntracked: boolean) => `    FOR r IN
+${indent(statementText(deleteStatement(tableOf, allUntracked, values)), 6)}
+    LOOP
+      v_count := v_count + 1;
+      v_deleted[v_count] := r.name;
+    END LOOP;`;
+  return `CREATE OR REPLACE FUNCTION delete_tasks(queue text, names text[])
+RETURNS boolean[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q           queues;
+  r           record;
+  n           integer := coalesce(cardinality(names), 0);
+  v_queue_id  integer;
+  v_names     text[] := delete_tasks.names;
+  v_untracked text[];
+  v_deleted   text[] := '{}';
+  v_count     integer := 0;
+  v_held_from timestamptz;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active;
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, false, 'delete');  -- raises the error that fits
+  END IF;
+  IF n = 0 THEN
+    RETURN '{}';
+  END IF;
+  IF n > ${LIMITS.maxTasksPerDelete} THEN
+    RAISE EXCEPTION 'batch size: at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+  v_queue_id := q.id;
+  -- held_by_form, with the retention read once for the whole call.
+  v_held_from := now() - tombstone_retention();
+  v_untracked := ARRAY(SELECT x FROM unnest(v_names) x WHERE generated_name_time(x) > v_held_from);
+  -- The service's delete of each shape (src/store/delete-tasks.ts),
+  -- generated from its builder.
+  IF cardinality(v_untracked) = n THEN
+${loop(true)}
+  ELSE
+${loop(false)}
+  END IF;
+  RETURN ARRAY(SELECT coalesce(x = ANY (v_deleted), false) FROM unnest(v_names) WITH ORDINALITY AS u (x, i) ORDER BY i);
+END
+$$;
+
+${settings('delete_tasks(text, text[])')}`;
 }

@@ -1,8 +1,10 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { readSqlMigrations } from '../../scripts/generate-migrations.js';
 import { writeGenerated } from '../../scripts/generate-sql-api.js';
+import { deleteStatement } from '../../src/store/delete-tasks.js';
 import { leaseQuery } from '../../src/store/lease-tasks.js';
+import { modifyLeaseStatement } from '../../src/store/modify-lease.js';
 import type { Database } from '../../src/store/schema.js';
 import { sqlApiFunctions, withMarkers } from '../../src/store/sql-api-functions.js';
 import type { StoreContext } from '../../src/store/store-context.js';
@@ -58,16 +60,7 @@ describe('generated SQL API functions', () => {
           for (const maxTasks of [1, 999]) {
             const params = { queueId: 4242, queueName: 'q', maxTasks, leaseMs: 12_345, filter, maxLeases, leaseRate, payloadBudgetBytes: 32 << 20 };
             const compiled = leaseQuery(ctx, params).compile(compiler);
-            const text = compiled.sql
-              .replaceAll('"taskqueue".', '')
-              .replace(/\$(\d+)\b/g, (_, n: string) => {
-                const value = compiled.parameters[Number(n) - 1];
-                const name = value === maxTasks ? 'v_max_tasks' : variables.get(value);
-                if (name === undefined) throw new Error(`unexpected bound value ${String(value)}`);
-                return name;
-              });
-            // Compared line by line: the function indents the statement.
-            const lines = (t: string) => t.split('\n').map((line) => line.trim()).filter((line) => line !== '').join('\n');
+            const text = withVariables(compiled, (value) => (value === maxTasks ? 'v_max_tasks' : variables.get(value)));
             expect(lines(lease)).toContain(lines(text));
             shapes++;
           }
@@ -76,7 +69,63 @@ describe('generated SQL API functions', () => {
     }
     expect(shapes).toBe(24);
   });
+
+  it('modify_lease holds the fenced modify the service runs, its variables where the service binds', () => {
+    const modify = sqlApiFunctions().find((fn) => fn.name === 'modify_lease')!.text;
+    const params = { queueId: 4242, queueName: 'q', name: 'task-x', leaseMs: 12_345, leaseToken: 1_700_000_000_123_456 };
+    // The service binds the token as seconds and microseconds (timestampFromUsec); the function has it whole.
+    const compiled = modifyLeaseStatement((table) => sql.table(`taskqueue.${table}`), {
+      queueId: sql`${params.queueId}`,
+      name: sql`${params.name}`,
+      leaseMs: sql`${params.leaseMs}`,
+      token: sql.raw('v_token'),
+    }).compile(compiler);
+    const names = new Map<unknown, string>([
+      [4242, 'v_queue_id'],
+      ['task-x', 'v_name'],
+      [12_345, 'v_lease_ms'],
+    ]);
+    expect(lines(modify)).toContain(lines(withVariables(compiled, (value) => names.get(value))));
+  });
+
+  it('delete_tasks holds both deletes the service runs (names held by their form or not), its variables where the service binds', () => {
+    const del = sqlApiFunctions().find((fn) => fn.name === 'delete_tasks')!.text;
+    for (const heldByForm of [['a', 'b'], ['a']]) {
+      const names = new Map<unknown, string>([
+        [4242, 'v_queue_id'],
+        [JSON.stringify(['a', 'b']), 'v_names'],
+        [JSON.stringify(['a']), 'v_untracked'],
+      ]);
+      const statement = deleteStatement((table) => sql.table(`taskqueue.${table}`), heldByForm.length === 2, {
+        queueId: sql`${4242}`,
+        names: sql`${['a', 'b']}`,
+        untracked: sql`${heldByForm}`,
+        audited: sql``,
+      });
+      const text = withVariables(statement.compile(compiler), (value) => names.get(Array.isArray(value) ? JSON.stringify(value) : value));
+      expect(lines(del)).toContain(lines(text));
+    }
+  });
 });
+
+/** A compiled statement's text with each bound value's placeholder replaced by the variable `nameOf` gives it. */
+function withVariables(compiled: CompiledQuery, nameOf: (value: unknown) => string | undefined): string {
+  return compiled.sql.replaceAll('"taskqueue".', '').replace(/\$(\d+)\b/g, (_, n: string) => {
+    const value = compiled.parameters[Number(n) - 1];
+    const name = nameOf(value);
+    if (name === undefined) throw new Error(`unexpected bound value ${String(value)}`);
+    return name;
+  });
+}
+
+/** Compared line by line: the functions indent the statements. */
+function lines(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('\n');
+}
 
 // Compiles only (the dummy driver never connects).
 const compiler = new Kysely<Database>({

@@ -1,24 +1,28 @@
--- 0020: lease_tasks generated from the service's own lease statement.
+-- 0020: lease_tasks, modify_lease and delete_tasks generated from the
+-- service's own statements.
 --
--- Until now lease_tasks (0015, 0017) was a second, hand-written copy of the
--- service's lease (src/store/lease-tasks.ts): the pause, the lease rate, the
--- retry limit with its tombstones and dead letters, the payload budget and
--- the statistics, each written twice and kept together only by the
--- behaviour suite. From here the function's statements are the text the
--- service's builder (leaseStatement) emits for each shape of lease (rate or
--- none, retry limit or none, any task / one tag / the oldest task's tag,
--- payload budget that can bind or not), with the function's variables in
--- the places of the service's bound values; its argument limits (1000
--- tasks, one week, 500-byte tags, the 32 MB budget) are written from
+-- Until now these functions (0015, 0017) were second, hand-written copies
+-- of the service's lease, modify and delete (src/store/lease-tasks.ts,
+-- modify-lease.ts, delete-tasks.ts): the pause, the lease rate, the retry
+-- limit with its tombstones and dead letters, the payload budget, the
+-- statistics, the fencing by lease token and which deleted names get a
+-- tombstone row, each written twice and kept together only by the
+-- behaviour suite. From here each function's statements are the text the
+-- service's builder emits for each shape (for the lease: rate or none,
+-- retry limit or none, any task / one tag / the oldest task's tag, payload
+-- budget that can bind or not; for the delete: every name held by its form
+-- or not), with the function's variables in the places of the service's
+-- bound values; the limits checked on their arguments (1000 tasks, one
+-- week, 500-byte tags, the 32 MB budget, 1000 names) are written from
 -- src/core/limits.ts. The text below is generated (`npm run
 -- generate:sql-api`), and test/sql-api/generated-functions.test.ts fails
--- when the builder and the newest migration defining the function differ,
--- so a change to the service's lease needs a migration that carries it here.
+-- when a builder and the newest migration defining its function differ, so
+-- a change to the service's statements needs a migration that carries it.
 --
 -- Behaviour is unchanged (the behaviour suite runs one set of expectations
 -- through the in-process API and through the functions): a paused queue
--- still raises QUEUE_PAUSED (TQ014), now from the statement's own reading
--- of the pause, after which the statement has changed nothing.
+-- still raises QUEUE_PAUSED (TQ014), now from the lease statement's own
+-- reading of the pause, after which the statement has changed nothing.
 
 -- BEGIN GENERATED lease_tasks (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
@@ -105,8 +109,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -153,8 +156,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -213,8 +215,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -280,8 +281,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
@@ -330,8 +330,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -387,8 +386,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -456,8 +454,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -532,8 +529,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
@@ -573,8 +569,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -621,8 +616,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -681,8 +675,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -748,8 +741,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
@@ -798,8 +790,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -855,8 +846,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -924,8 +914,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -1000,8 +989,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
@@ -1057,8 +1045,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -1121,8 +1108,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -1197,8 +1183,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -1280,8 +1265,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
@@ -1346,8 +1330,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
@@ -1419,8 +1402,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
@@ -1504,8 +1486,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
@@ -1596,8 +1577,7 @@ BEGIN
     LOOP
       v_paused := r.paused;
       CONTINUE WHEN r.name IS NULL;
-      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second'
-                + (r.eta_usec % 1000000) * interval '1 microsecond');
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
       RETURN NEXT v_out;
     END LOOP;
   END IF;
@@ -1613,11 +1593,155 @@ $$;
 -- search_path and planner settings again.
 DO $$
 BEGIN
-  EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp',
-                 current_schema());
+  EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp', current_schema());
   ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean)
     SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
     SET plan_cache_mode = force_generic_plan SET jit = off;
 END
 $$;
 -- END GENERATED lease_tasks
+
+-- BEGIN GENERATED modify_lease (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION modify_lease(queue text, name text, lease_expires_at timestamptz, lease_seconds integer)
+RETURNS timestamptz
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q          queues;
+  r          record;
+  v_queue_id integer;
+  v_name     text := modify_lease.name;
+  v_token    timestamptz := modify_lease.lease_expires_at;
+  v_lease_ms float8 := modify_lease.lease_seconds * 1000.0;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'modify the lease of');  -- raises the error that fits
+  END IF;
+  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > 604800 THEN
+    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to 604800 seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF v_token IS NULL THEN
+    RAISE EXCEPTION 'lease_expires_at: the task''s lease token (the expiry its lease returned) is required'
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(v_name, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  v_queue_id := q.id;
+  -- The service's modify (src/store/modify-lease.ts), generated from its
+  -- builder: fenced by the token, only while eta is still the expiry the
+  -- caller was handed and lies ahead.
+  FOR r IN
+    /* modify_lease */
+        update "tasks"
+           set eta = now() + (v_lease_ms::float8 * interval '1 millisecond')  
+         where queue_id = v_queue_id and name = v_name
+           and eta = v_token and eta > now()
+        returning name, tag, payload, retry_count, last_error,
+                  (extract(epoch from (eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+  LOOP
+    RETURN timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond';
+  END LOOP;
+  IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
+    RAISE EXCEPTION 'lease expired: the lease on task "%" has expired or is held by another lease; it could not be modified', v_name
+      USING ERRCODE = 'TQ012', DETAIL = v_name, HINT = 'TASK_LEASE_EXPIRED';
+  END IF;
+  IF held_by_form(v_name) OR EXISTS (SELECT 1 FROM task_tombstones d WHERE d.queue_id = q.id AND d.name = v_name) THEN
+    RAISE EXCEPTION 'tombstoned: task "%" has been deleted', v_name
+      USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
+  END IF;
+  RAISE EXCEPTION 'unknown task: task "%" does not exist', v_name
+    USING ERRCODE = 'TQ013', DETAIL = coalesce(v_name, ''), HINT = 'UNKNOWN_TASK';
+END
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION modify_lease(text, text, timestamptz, integer) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION modify_lease(text, text, timestamptz, integer)
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+-- END GENERATED modify_lease
+
+-- BEGIN GENERATED delete_tasks (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION delete_tasks(queue text, names text[])
+RETURNS boolean[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q           queues;
+  r           record;
+  n           integer := coalesce(cardinality(names), 0);
+  v_queue_id  integer;
+  v_names     text[] := delete_tasks.names;
+  v_untracked text[];
+  v_deleted   text[] := '{}';
+  v_count     integer := 0;
+  v_held_from timestamptz;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active;
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, false, 'delete');  -- raises the error that fits
+  END IF;
+  IF n = 0 THEN
+    RETURN '{}';
+  END IF;
+  IF n > 1000 THEN
+    RAISE EXCEPTION 'batch size: at most 1000 tasks may be deleted at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+  v_queue_id := q.id;
+  -- held_by_form, with the retention read once for the whole call.
+  v_held_from := now() - tombstone_retention();
+  v_untracked := ARRAY(SELECT x FROM unnest(v_names) x WHERE generated_name_time(x) > v_held_from);
+  -- The service's delete of each shape (src/store/delete-tasks.ts),
+  -- generated from its builder.
+  IF cardinality(v_untracked) = n THEN
+    FOR r IN
+      /* delete_tasks_untracked */
+            delete from "tasks"
+             where queue_id = v_queue_id and name = any(v_names::text[])
+            returning name
+    LOOP
+      v_count := v_count + 1;
+      v_deleted[v_count] := r.name;
+    END LOOP;
+  ELSE
+    FOR r IN
+      /* delete_tasks */
+          with gone as (
+            delete from "tasks"
+             where queue_id = v_queue_id and name = any(v_names::text[])
+            returning name, retry_count
+          ), held as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'deleted', retry_count from gone where name <> all(v_untracked::text[])
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          )
+          select name from gone
+    LOOP
+      v_count := v_count + 1;
+      v_deleted[v_count] := r.name;
+    END LOOP;
+  END IF;
+  RETURN ARRAY(SELECT coalesce(x = ANY (v_deleted), false) FROM unnest(v_names) WITH ORDINALITY AS u (x, i) ORDER BY i);
+END
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION delete_tasks(text, text[]) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION delete_tasks(text, text[])
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+-- END GENERATED delete_tasks
