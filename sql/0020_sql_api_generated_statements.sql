@@ -19,7 +19,14 @@
 -- when a builder and the newest migration defining its function differ, so
 -- a change to the service's statements needs a migration that carries it.
 --
--- Behaviour is unchanged (the behaviour suite runs one set of expectations
+-- add_tasks keeps 0017's body, with the limits it checks (batch size, name
+-- characters and length, payload and tag size, ETA horizon) written from
+-- src/core/limits.ts and src/core/task.ts. The horizon is now exactly 30
+-- times 24 hours ('2592000 seconds'), as the service's insert measures it,
+-- not '30 days', which in a session time zone with a daylight-saving change
+-- ahead is an hour more or less.
+--
+-- Behaviour is otherwise unchanged (the behaviour suite runs one set of expectations
 -- through the in-process API and through the functions): a paused queue
 -- still raises QUEUE_PAUSED (TQ014), now from the lease statement's own
 -- reading of the pause, after which the statement has changed nothing.
@@ -1745,3 +1752,148 @@ BEGIN
 END
 $$;
 -- END GENERATED delete_tasks
+
+-- BEGIN GENERATED add_tasks (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION add_tasks(queue text, payloads bytea[], names text[] DEFAULT NULL, tags text[] DEFAULT NULL,
+                          etas timestamptz[] DEFAULT NULL)
+RETURNS text[]
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_variable
+DECLARE
+  q         queues;
+  n         integer := coalesce(cardinality(payloads), 0);
+  out_names text[] := '{}';
+  out_tags  text[] := '{}';
+  out_pays  bytea[] := '{}';
+  given     text[] := '{}';
+  task_name text;
+  task_tag  text;
+  payload   bytea;
+  eta       timestamptz;
+  held      text;
+  inserted  text[];
+  held_from timestamptz;
+BEGIN
+  q := sql_api_queue(queue, false, 'add');
+  IF q.mode <> 'pull' THEN
+    RAISE EXCEPTION 'queue mode: queue "%" is a push queue; the SQL API adds pull tasks only', queue
+      USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
+  END IF;
+  IF n = 0 THEN
+    RETURN '{}';
+  END IF;
+  IF n > 100 THEN
+    RAISE EXCEPTION 'batch size: at most 100 tasks may be added at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+  IF array_ndims(payloads) > 1 OR coalesce(cardinality(names), n) <> n OR coalesce(cardinality(tags), n) <> n
+     OR coalesce(cardinality(etas), n) <> n THEN
+    RAISE EXCEPTION 'arguments: names, tags and etas must be NULL or one-dimensional arrays as long as payloads (%)', n
+      USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    -- The trigger's tombstone and storage-limit checks read the latest
+    -- committed rows only under READ COMMITTED.
+    RAISE EXCEPTION 'isolation level: tasks can be added only inside READ COMMITTED transactions (the PostgreSQL default), not %',
+      current_setting('transaction_isolation')
+      USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
+  END IF;
+
+  FOR i IN 1..n LOOP
+    task_name := names[i];
+    IF task_name IS NULL THEN
+      task_name := generate_task_name();
+    ELSE
+      IF task_name !~ '^[a-zA-Z0-9_-]+$' OR length(task_name) > 500 THEN
+        RAISE EXCEPTION 'task name: must match ^[a-zA-Z0-9_-]{1,500}$ (letters, digits, _ and -; 1 to 500), got "%" (task %)',
+          left(task_name, 60), i
+          USING ERRCODE = 'TQ005', DETAIL = left(task_name, 500), HINT = 'INVALID_TASK_NAME';
+      END IF;
+      given := given || task_name;
+    END IF;
+    payload := coalesce(payloads[i], '\x'::bytea);
+    IF octet_length(payload) > 1048576 THEN
+      RAISE EXCEPTION 'task size: task "%": payload is % bytes; the limit is 1048576', task_name, octet_length(payload)
+        USING ERRCODE = 'TQ006', DETAIL = task_name, HINT = 'TASK_TOO_LARGE';
+    END IF;
+    task_tag := nullif(tags[i], '');
+    IF octet_length(task_tag) > 500 THEN
+      RAISE EXCEPTION 'tag size: tag must be <= 500 bytes, got a % byte tag (task "%")', octet_length(task_tag), task_name
+        USING ERRCODE = 'TQ007', DETAIL = task_name, HINT = 'INVALID_TAG';
+    END IF;
+    eta := etas[i];
+    IF eta IS NOT NULL AND (NOT isfinite(eta) OR eta < timestamptz 'epoch') THEN
+      RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, task_name
+        USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
+    END IF;
+    IF eta > now() + interval '2592000 seconds' THEN
+      RAISE EXCEPTION 'eta: a task ETA lies more than 30 days ahead of the current time, got % (task "%")', eta, task_name
+        USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
+    END IF;
+    out_names[i] := task_name;
+    out_tags[i] := task_tag;
+    out_pays[i] := payload;
+  END LOOP;
+
+  IF cardinality(given) > 1 THEN
+    SELECT g INTO held FROM unnest(given) g GROUP BY g HAVING count(*) > 1 LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'duplicate name: task name "%" appears twice in one add', held
+        USING ERRCODE = 'TQ010', DETAIL = held, HINT = 'DUPLICATE_TASK_NAME';
+    END IF;
+  END IF;
+
+  -- A given name in the generated form, made within the retention period,
+  -- is a copy: held by its form whether its task is live or deleted.
+  IF cardinality(given) > 0 THEN
+    held_from := now() - tombstone_retention();  -- once, not once per name (0017)
+    SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > held_from LIMIT 1;
+    IF FOUND THEN
+      SELECT t.name INTO held FROM tasks t
+       WHERE t.queue_id = q.id AND t.name = ANY (given) AND generated_name_time(t.name) > held_from LIMIT 1;
+      IF FOUND THEN
+        RAISE EXCEPTION 'task exists: task "%" already exists', held
+          USING ERRCODE = 'TQ011', DETAIL = held, HINT = 'TASK_ALREADY_EXISTS';
+      END IF;
+      SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > held_from LIMIT 1;
+      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', held
+        USING ERRCODE = 'TQ001', DETAIL = held, HINT = 'TOMBSTONED_TASK';
+    END IF;
+  END IF;
+
+  -- One statement, as the service's add: the trigger of 0007/0011 refuses
+  -- tombstoned names (TQ001), keeps the storage counters and limits (TQ002)
+  -- and wakes waiting long-polls. Tasks without an ETA are leasable now,
+  -- one microsecond apart in the order given (FIFO), like the service's.
+  -- A live name is skipped here and named below (TQ011), not left to the
+  -- primary key's unique_violation, which names neither rule nor task clearly.
+  WITH stored_rows AS (
+    INSERT INTO tasks AS t (queue_id, name, eta, tag, payload)
+    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), i.tag, i.payload
+      FROM unnest(out_names, out_tags, out_pays, etas) WITH ORDINALITY AS i (name, tag, payload, eta, ord)
+    ON CONFLICT DO NOTHING
+    RETURNING t.name
+  )
+  SELECT array_agg(s.name) INTO inserted FROM stored_rows s;
+  IF coalesce(cardinality(inserted), 0) <> n THEN
+    SELECT o INTO held FROM unnest(out_names) WITH ORDINALITY AS u (o, ord)
+     WHERE o <> ALL (coalesce(inserted, '{}')) ORDER BY ord LIMIT 1;
+    RAISE EXCEPTION 'task exists: task "%" already exists', coalesce(held, '?')
+      USING ERRCODE = 'TQ011', DETAIL = coalesce(held, ''), HINT = 'TASK_ALREADY_EXISTS';
+  END IF;
+  RETURN out_names;
+END
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION add_tasks(text, bytea[], text[], text[], timestamptz[]) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION add_tasks(text, bytea[], text[], text[], timestamptz[])
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+-- END GENERATED add_tasks

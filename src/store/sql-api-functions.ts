@@ -2,6 +2,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
+import { addTasksFunction } from './sql-api-add-function.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
 import { modifyLeaseStatement } from './modify-lease.js';
 import type { Database } from './schema.js';
@@ -34,6 +35,7 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'lease_tasks', text: leaseTasksFunction() },
     { name: 'modify_lease', text: modifyLeaseFunction() },
     { name: 'delete_tasks', text: deleteTasksFunction() },
+    { name: 'add_tasks', text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}` },
   ];
 }
 
