@@ -74,8 +74,12 @@ export interface TaskOptions {
   readonly etaUsec?: number;
 }
 
-/** App Engine's task-name rule (taskqueue.py `_TASK_NAME_PATTERN`). */
-export const TASK_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,500}$/;
+/** The characters a task name may have, as a character class's body (the SQL API's add_tasks is generated from it). */
+export const TASK_NAME_CHARS = 'a-zA-Z0-9_-';
+/** The longest task name, in characters. */
+export const TASK_NAME_MAX_LENGTH = 500;
+/** App Engine's task-name rule (taskqueue.py `_TASK_NAME_PATTERN`): `^[a-zA-Z0-9_-]{1,500}$`. */
+export const TASK_NAME_PATTERN = new RegExp(`^[${TASK_NAME_CHARS}]{1,${TASK_NAME_MAX_LENGTH}}$`);
 
 /**
  * A new name in the service's generated form (see generated-name.ts): 24

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { TaskDeleteParams } from '../core/task-store.js';
 import { auditedCte } from './audit-row.js';
+import type { Database } from './schema.js';
 import { table, type StoreContext } from './store-context.js';
 
 /**
@@ -19,31 +20,61 @@ export async function deleteTasks(ctx: StoreContext, params: TaskDeleteParams): 
   if (params.names.length === 0) return [];
   const byForm = new Set(params.heldByForm);
   const untracked = params.names.filter((name) => byForm.has(name));
+  const allUntracked = untracked.length === params.names.length && params.audit === undefined;
+  const result = await deleteStatement((name) => table(ctx, name), allUntracked, {
+    queueId: sql`${params.queueId}`,
+    names: sql`${[...params.names]}`,
+    untracked: sql`${untracked}`,
+    audited: auditedCte(ctx, params.audit, 'gone'),
+  }).execute(ctx.db);
+  return result.rows.map((row) => row.name);
+}
+
+/** The values a delete binds, as fragments: bound parameters for the service, PL/pgSQL variables for delete_tasks. */
+export interface DeleteValues {
+  readonly queueId: RawBuilder<unknown>;
+  /** The names to delete, a text[]. */
+  readonly names: RawBuilder<unknown>;
+  /** Of those, the names held by their form (no tombstone row), a text[]. */
+  readonly untracked: RawBuilder<unknown>;
+  /** An operator's audit entry (auditedCte), or nothing. */
+  readonly audited: RawBuilder<unknown>;
+}
+
+/**
+ * The delete, the one definition of which names get a tombstone row: the
+ * service runs it with bound values, the SQL API's delete_tasks is generated
+ * from it (sql-api-functions.ts). `allUntracked`: every name is held by its
+ * form and no audit entry is written, so the statement is a plain delete.
+ */
+export function deleteStatement(
+  tableOf: (name: keyof Database) => RawBuilder<unknown>,
+  allUntracked: boolean,
+  v: DeleteValues,
+): RawBuilder<{ name: string }> {
   // Both primary-key columns in the conditions: an index scan that probes
   // each name (see PLANNER_SETTINGS in database.ts for young tables).
-  if (untracked.length === params.names.length && params.audit === undefined) {
-    const result = await sql<{ name: string }>`/* delete_tasks_untracked */
-      delete from ${table(ctx, 'tasks')}
-       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
-      returning name`.execute(ctx.db);
-    return result.rows.map((row) => row.name);
+  if (allUntracked) {
+    return sql<{ name: string }>`/* delete_tasks_untracked */
+      delete from ${tableOf('tasks')}
+       where queue_id = ${v.queueId} and name = any(${v.names}::text[])
+      returning name`;
   }
   // Some names need a row: the same delete, with the tombstones of those
   // names only (usually none are left out: all chosen names, or all of an
   // older generated form).
   // excluded.deleted_at is the column's default, now() (not now() in the
   // SET list, which Citus refuses in ON CONFLICT ... DO UPDATE).
-  const result = await sql<{ name: string }>`/* delete_tasks */
+  return sql<{ name: string }>`/* delete_tasks */
     with gone as (
-      delete from ${table(ctx, 'tasks')}
-       where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
+      delete from ${tableOf('tasks')}
+       where queue_id = ${v.queueId} and name = any(${v.names}::text[])
       returning name, retry_count
     ), held as (
-      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-      select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${untracked}::text[])
+      insert into ${tableOf('task_tombstones')} (queue_id, name, reason, retry_count)
+      select ${v.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${v.untracked}::text[])
       on conflict (queue_id, name) do update
         set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-    )${auditedCte(ctx, params.audit, 'gone')}
-    select name from gone`.execute(ctx.db);
-  return result.rows.map((row) => row.name);
+    )${v.audited}
+    select name from gone`;
 }

@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import { LIMITS } from '../core/limits.js';
-import type { LeaseResult, TaskLeaseParams } from '../core/task-store.js';
+import type { LeaseResult, TagFilter, TaskLeaseParams } from '../core/task-store.js';
+import type { Database } from './schema.js';
 import { intervalFromMs, table, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
@@ -41,127 +42,7 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  * of just those two (the outer join from the one-row `outcome`).
  */
 export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Promise<LeaseResult> {
-  const tasks = table(ctx, 'tasks');
-  const q = params.queueId;
-  const rate = params.leaseRate;
-  const maxLeases = params.maxLeases;
-
-  const ctes: RawBuilder<unknown>[] = [];
-  ctes.push(sql`queue_state as materialized (
-    select coalesce((select paused from ${table(ctx, 'queues')} where id = ${q}), false) as paused
-  )`);
-  let permitted: RawBuilder<unknown> = sql`and not (select paused from queue_state)`;
-  if (rate !== null) {
-    ctes.push(sql`permit as (
-      insert into ${table(ctx, 'lease_rate_windows')} as w (queue_id, window_start, calls)
-      select ${q}, floor(extract(epoch from now()) / ${rate.windowSeconds}::int4)::int8, 1
-       where not (select paused from queue_state)
-      on conflict (queue_id) do update
-        set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
-            window_start = excluded.window_start
-      returning calls <= ${rate.calls}::int4 as allowed
-    )`);
-    // No permit row (paused) compares as null: nothing is picked.
-    permitted = sql`and (select allowed from permit)`;
-  }
-
-  const pick = (name: string, condition: RawBuilder<unknown>) =>
-    sql`${sql.raw(name)} as materialized (
-    select name, eta, retry_count, octet_length(payload) as payload_bytes
-      from ${tasks}
-     where queue_id = ${q} and eta <= now() ${condition} ${permitted}
-     order by eta
-     limit ${params.maxTasks}::int4
-       for update skip locked
-  )`;
-  if (params.filter.kind === 'oldest') {
-    // Group by the oldest task's tag: `oldest` finds (and locks) it; one
-    // branch takes its tag through tasks_tag_lease_idx, the other, when it
-    // is untagged, untagged tasks in eta order. Only one branch finds rows.
-    ctes.push(sql`oldest as materialized (
-    select tag from ${tasks}
-     where queue_id = ${q} and eta <= now() ${permitted}
-     order by eta
-     limit 1
-       for update skip locked
-  )`);
-    ctes.push(pick('picked_tagged', sql`and tag = (select tag from oldest)`));
-    ctes.push(pick('picked_untagged', sql`and tag is null and (select tag is null from oldest)`));
-    ctes.push(sql`picked as materialized (select * from picked_tagged union all select * from picked_untagged)`);
-  } else {
-    ctes.push(pick('picked', params.filter.kind === 'tag' ? sql`and tag = ${params.filter.tag}` : sql``));
-  }
-
-  let live: RawBuilder<unknown> = sql``;
-  let deadLettered: RawBuilder<unknown> = sql`0`;
-  if (maxLeases !== null) {
-    ctes.push(sql`exhausted as (
-      delete from ${tasks} t using picked p
-       where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${maxLeases}::int4
-      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
-    )`);
-    // excluded.deleted_at and excluded.died_at are the columns' default,
-    // now(): the same value as now() in the SET list, which a sharded
-    // PostgreSQL (Citus) refuses in ON CONFLICT ... DO UPDATE.
-    ctes.push(sql`tombstoned as (
-      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-      select ${q}, name, 'retry_limit', retry_count from exhausted
-      on conflict (queue_id, name) do update
-        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-    )`);
-    // A name can die again once its tombstone expired and it was re-added: the newer death wins.
-    ctes.push(sql`dead as (
-      insert into ${table(ctx, 'task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-      select ${q}, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
-      on conflict (queue_id, name) do update
-        set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
-      returning 1
-    )`);
-    live = sql`where retry_count < ${maxLeases}::int4`;
-    deadLettered = sql`(select count(*) from dead)`;
-  }
-
-  // The running sum is only needed when the budget could bind: maxTasks
-  // tasks of the largest size would not fit it (never for a single task).
-  if (params.maxTasks * LIMITS.maxTaskBytes > params.payloadBudgetBytes) {
-    ctes.push(sql`fitting as (
-      select name, eta from (
-        select name, eta,
-               sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
-          from picked ${live}
-      ) f
-      where running_bytes <= ${params.payloadBudgetBytes}::int8
-    )`);
-  } else {
-    ctes.push(sql`fitting as (select name, eta from picked ${live})`);
-  }
-
-  ctes.push(sql`leased as (
-    update ${tasks} t
-       set eta = now() + ${intervalFromMs(params.leaseMs)},
-           retry_count = t.retry_count + 1
-      from fitting f
-     where t.queue_id = ${q} and t.name = f.name
-    returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-  )`);
-
-  ctes.push(sql`history as (
-    insert into ${table(ctx, 'lease_history')} (queue_id, task_count)
-    select ${q}, count(*) from leased having count(*) > 0
-  )`);
-
-  ctes.push(sql`outcome as (
-    select (select paused from queue_state) as paused, ${deadLettered}::int8 as dead_lettered
-  )`);
-
-  const query = sql<LeaseRow>`/* lease_tasks */
-    with ${sql.join(ctes, sql`,\n`)}
-    select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
-           ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec
-      from outcome o left join leased l on true
-     order by l.available_at`;
-  const result = await query.execute(ctx.db);
+  const result = await leaseQuery(ctx, params).execute(ctx.db);
   const first = result.rows[0];
   const taskRows = result.rows.filter((row): row is LeaseRow & TaskRow => row.name !== null);
   // The invariant the MATERIALIZED CTE exists for, checked where it is made:
@@ -181,5 +62,192 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
   };
 }
 
+/** The service's lease statement for these terms, its values bound. */
+export function leaseQuery(ctx: StoreContext, params: TaskLeaseParams): RawBuilder<LeaseRow> {
+  const rate = params.leaseRate;
+  return leaseStatement((name) => table(ctx, name), leaseShapeOf(params), {
+    queueId: sql`${params.queueId}`,
+    maxTasks: sql`${params.maxTasks}`,
+    leaseMs: sql`${params.leaseMs}`,
+    rateWindowSeconds: sql`${rate?.windowSeconds}`,
+    rateCalls: sql`${rate?.calls}`,
+    maxLeases: sql`${params.maxLeases}`,
+    payloadBudgetBytes: sql`${params.payloadBudgetBytes}`,
+    tag: sql`${params.filter.kind === 'tag' ? params.filter.tag : null}`,
+  });
+}
+
+/**
+ * What decides a lease statement's text: the CTEs it needs. The service
+ * prepares one statement per shape (a generic plan each); the SQL API's
+ * lease_tasks has one branch per shape, generated from this same builder
+ * (sql-api-lease-function.ts).
+ */
+export interface LeaseShape {
+  /** The queue has a lease rate: the `permit` CTE. */
+  readonly rate: boolean;
+  /** The queue has a retry limit: the dead-letter CTEs. */
+  readonly maxLeases: boolean;
+  readonly filter: TagFilter['kind'];
+  /** maxTasks tasks of the largest size would not fit the budget: the running sum. */
+  readonly budgetBinds: boolean;
+}
+
+/** The values a lease statement binds, as fragments: bound parameters for the service, PL/pgSQL variables for lease_tasks. */
+export interface LeaseValues {
+  readonly queueId: RawBuilder<unknown>;
+  readonly maxTasks: RawBuilder<unknown>;
+  /** The lease, in milliseconds. */
+  readonly leaseMs: RawBuilder<unknown>;
+  readonly rateWindowSeconds: RawBuilder<unknown>;
+  readonly rateCalls: RawBuilder<unknown>;
+  readonly maxLeases: RawBuilder<unknown>;
+  readonly payloadBudgetBytes: RawBuilder<unknown>;
+  /** The tag of a `tag` filter. */
+  readonly tag: RawBuilder<unknown>;
+}
+
+/** The shape of the statement a lease with these terms runs. */
+export function leaseShapeOf(params: TaskLeaseParams): LeaseShape {
+  return {
+    rate: params.leaseRate !== null,
+    maxLeases: params.maxLeases !== null,
+    filter: params.filter.kind,
+    // The running sum is only needed when the budget could bind: maxTasks
+    // tasks of the largest size would not fit it (never for a single task).
+    budgetBinds: params.maxTasks * LIMITS.maxTaskBytes > params.payloadBudgetBytes,
+  };
+}
+
+/**
+ * The lease statement of one shape, the one definition of the lease's
+ * rules (pause, rate, retry limit and dead letters, payload budget,
+ * statistics): the service runs it with bound values, and the SQL API's
+ * lease_tasks is generated from it with its own variables (a change here
+ * fails test/sql-api/generated-functions.test.ts until a migration carries
+ * the new text).
+ */
+export function leaseStatement(
+  tableOf: (name: keyof Database) => RawBuilder<unknown>,
+  shape: LeaseShape,
+  v: LeaseValues,
+): RawBuilder<LeaseRow> {
+  const tasks = tableOf('tasks');
+  const q = v.queueId;
+  const ctes: RawBuilder<unknown>[] = [];
+  ctes.push(sql`queue_state as materialized (
+    select coalesce((select paused from ${tableOf('queues')} where id = ${q}), false) as paused
+  )`);
+  let permitted: RawBuilder<unknown> = sql`and not (select paused from queue_state)`;
+  if (shape.rate) {
+    ctes.push(sql`permit as (
+      insert into ${tableOf('lease_rate_windows')} as w (queue_id, window_start, calls)
+      select ${q}, floor(extract(epoch from now()) / ${v.rateWindowSeconds}::int4)::int8, 1
+       where not (select paused from queue_state)
+      on conflict (queue_id) do update
+        set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+            window_start = excluded.window_start
+      returning calls <= ${v.rateCalls}::int4 as allowed
+    )`);
+    // No permit row (paused) compares as null: nothing is picked.
+    permitted = sql`and (select allowed from permit)`;
+  }
+
+  const pick = (name: string, condition: RawBuilder<unknown>) =>
+    sql`${sql.raw(name)} as materialized (
+    select name, eta, retry_count, octet_length(payload) as payload_bytes
+      from ${tasks}
+     where queue_id = ${q} and eta <= now() ${condition} ${permitted}
+     order by eta
+     limit ${v.maxTasks}::int4
+       for update skip locked
+  )`;
+  if (shape.filter === 'oldest') {
+    // Group by the oldest task's tag: `oldest` finds (and locks) it; one
+    // branch takes its tag through tasks_tag_lease_idx, the other, when it
+    // is untagged, untagged tasks in eta order. Only one branch finds rows.
+    ctes.push(sql`oldest as materialized (
+    select tag from ${tasks}
+     where queue_id = ${q} and eta <= now() ${permitted}
+     order by eta
+     limit 1
+       for update skip locked
+  )`);
+    ctes.push(pick('picked_tagged', sql`and tag = (select tag from oldest)`));
+    ctes.push(pick('picked_untagged', sql`and tag is null and (select tag is null from oldest)`));
+    ctes.push(sql`picked as materialized (select * from picked_tagged union all select * from picked_untagged)`);
+  } else {
+    ctes.push(pick('picked', shape.filter === 'tag' ? sql`and tag = ${v.tag}` : sql``));
+  }
+
+  let live: RawBuilder<unknown> = sql``;
+  let deadLettered: RawBuilder<unknown> = sql`0`;
+  if (shape.maxLeases) {
+    ctes.push(sql`exhausted as (
+      delete from ${tasks} t using picked p
+       where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${v.maxLeases}::int4
+      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+    )`);
+    // excluded.deleted_at and excluded.died_at are the columns' default,
+    // now(): the same value as now() in the SET list, which a sharded
+    // PostgreSQL (Citus) refuses in ON CONFLICT ... DO UPDATE.
+    ctes.push(sql`tombstoned as (
+      insert into ${tableOf('task_tombstones')} (queue_id, name, reason, retry_count)
+      select ${q}, name, 'retry_limit', retry_count from exhausted
+      on conflict (queue_id, name) do update
+        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+    )`);
+    // A name can die again once its tombstone expired and it was re-added: the newer death wins.
+    ctes.push(sql`dead as (
+      insert into ${tableOf('task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
+      select ${q}, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+      on conflict (queue_id, name) do update
+        set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+      returning 1
+    )`);
+    live = sql`where retry_count < ${v.maxLeases}::int4`;
+    deadLettered = sql`(select count(*) from dead)`;
+  }
+
+  if (shape.budgetBinds) {
+    ctes.push(sql`fitting as (
+      select name, eta from (
+        select name, eta,
+               sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+          from picked ${live}
+      ) f
+      where running_bytes <= ${v.payloadBudgetBytes}::int8
+    )`);
+  } else {
+    ctes.push(sql`fitting as (select name, eta from picked ${live})`);
+  }
+
+  ctes.push(sql`leased as (
+    update ${tasks} t
+       set eta = now() + ${intervalFromMs(v.leaseMs)},
+           retry_count = t.retry_count + 1
+      from fitting f
+     where t.queue_id = ${q} and t.name = f.name
+    returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+  )`);
+
+  ctes.push(sql`history as (
+    insert into ${tableOf('lease_history')} (queue_id, task_count)
+    select ${q}, count(*) from leased having count(*) > 0
+  )`);
+
+  ctes.push(sql`outcome as (
+    select (select paused from queue_state) as paused, ${deadLettered}::int8 as dead_lettered
+  )`);
+
+  return sql<LeaseRow>`/* lease_tasks */
+    with ${sql.join(ctes, sql`,\n`)}
+    select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+           ${usecOf(sql`l.eta`)} as eta_usec, ${usecOf(sql`l.enqueued_at`)} as enqueued_usec
+      from outcome o left join leased l on true
+     order by l.available_at`;
+}
+
 /** A row of the lease statement: a leased task (name null when none) and the outcome's columns. */
-type LeaseRow = Omit<TaskRow, 'name'> & { name: string | null; paused: boolean; dead_lettered: unknown };
+export type LeaseRow = Omit<TaskRow, 'name'> & { name: string | null; paused: boolean; dead_lettered: unknown };

@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
 import type { TaskModifyLeaseParams, TaskRef } from '../core/task-store.js';
 import { intervalFromMs, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
+import type { Database } from './schema.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
 /**
@@ -13,18 +14,48 @@ import { taskFromRow, type TaskRow } from './task-row.js';
  * TASK_LEASE_EXPIRED; it can never extend someone else's lease.
  */
 export async function modifyLease(ctx: StoreContext, params: TaskModifyLeaseParams): Promise<Task> {
-  const setTag = params.tag === undefined ? sql`` : sql`, tag = ${params.tag}`;
-  const setError = params.lastError === undefined ? sql`` : sql`, last_error = ${params.lastError}`;
-  const result = await sql<TaskRow>`/* modify_lease */
-    update ${table(ctx, 'tasks')}
-       set eta = now() + ${intervalFromMs(params.leaseMs)} ${setTag} ${setError}
-     where queue_id = ${params.queueId} and name = ${params.name}
-       and eta = ${timestampFromUsec(params.leaseToken)} and eta > now()
-    returning name, tag, payload, retry_count, last_error,
-              ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`.execute(ctx.db);
+  const result = await modifyLeaseStatement((name) => table(ctx, name), {
+    queueId: sql`${params.queueId}`,
+    name: sql`${params.name}`,
+    leaseMs: sql`${params.leaseMs}`,
+    token: timestampFromUsec(params.leaseToken),
+    ...(params.tag === undefined ? {} : { tag: sql`${params.tag}` }),
+    ...(params.lastError === undefined ? {} : { lastError: sql`${params.lastError}` }),
+  }).execute(ctx.db);
   const row = result.rows[0];
   if (row) return taskFromRow(params.queueName, row);
   throw await whyNotModified(ctx, params);
+}
+
+/** The values a modify binds, as fragments: bound parameters for the service, PL/pgSQL variables for modify_lease. */
+export interface ModifyLeaseValues {
+  readonly queueId: RawBuilder<unknown>;
+  readonly name: RawBuilder<unknown>;
+  /** The new lease, in milliseconds from now. */
+  readonly leaseMs: RawBuilder<unknown>;
+  /** The lease token, a timestamptz. */
+  readonly token: RawBuilder<unknown>;
+  /** A new tag (the service's updateTask); none in the SQL API. */
+  readonly tag?: RawBuilder<unknown>;
+  /** The worker's error to keep with the task; none in the SQL API. */
+  readonly lastError?: RawBuilder<unknown>;
+}
+
+/**
+ * The fenced modify, the one definition of the fencing rule: the service
+ * runs it with bound values, the SQL API's modify_lease is generated from it
+ * (sql-api-functions.ts).
+ */
+export function modifyLeaseStatement(tableOf: (name: keyof Database) => RawBuilder<unknown>, v: ModifyLeaseValues): RawBuilder<TaskRow> {
+  const setTag = v.tag === undefined ? sql`` : sql`, tag = ${v.tag}`;
+  const setError = v.lastError === undefined ? sql`` : sql`, last_error = ${v.lastError}`;
+  return sql<TaskRow>`/* modify_lease */
+    update ${tableOf('tasks')}
+       set eta = now() + ${intervalFromMs(v.leaseMs)} ${setTag} ${setError}
+     where queue_id = ${v.queueId} and name = ${v.name}
+       and eta = ${v.token} and eta > now()
+    returning name, tag, payload, retry_count, last_error,
+              ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec`;
 }
 
 /**

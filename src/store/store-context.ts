@@ -48,8 +48,8 @@ export function timestampFromUsec(usec: number): RawBuilder<Date> {
   return sql<Date>`(timestamptz 'epoch' + ${seconds}::int8 * interval '1 second' + ${micros}::int4 * interval '1 microsecond')`;
 }
 
-/** A duration in milliseconds as an interval. */
-export function intervalFromMs(ms: number): RawBuilder<unknown> {
+/** A duration in milliseconds as an interval (a number is bound; a fragment, such as a PL/pgSQL variable, goes in as is). */
+export function intervalFromMs(ms: number | RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(${ms}::float8 * interval '1 millisecond')`;
 }
 

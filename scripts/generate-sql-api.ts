@@ -1,0 +1,39 @@
+// Writes the SQL API's generated functions (src/store/sql-api-functions.ts)
+// into a migration: `npm run generate:sql-api -- NNNN_name` creates
+// sql/NNNN_name.sql (with a header to complete) or, for a migration not yet
+// released, replaces the text between its markers. Then run
+// `npm run generate:migrations`. test/sql-api/generated-functions.test.ts
+// fails until the newest migration defining each function carries the text
+// the builders emit today.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { generatedMarkers, sqlApiFunctions, withMarkers } from '../src/store/sql-api-functions.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The migration's text with each generated function between its markers (appended when missing). */
+export function writeGenerated(text: string): string {
+  let out = text;
+  for (const fn of sqlApiFunctions()) {
+    const { begin, end } = generatedMarkers(fn.name);
+    const from = out.indexOf(begin);
+    const to = out.indexOf(end);
+    if (from >= 0 && to > from) out = out.slice(0, from) + withMarkers(fn) + out.slice(to + end.length + 1);
+    else out = `${out.trimEnd()}\n\n${withMarkers(fn)}`;
+  }
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const name = process.argv[2];
+  if (!name || !/^\d{4}_[a-z0-9_]+$/.test(name)) {
+    console.error('usage: npm run generate:sql-api -- NNNN_name   (the new migration, sql/NNNN_name.sql)');
+    process.exit(2);
+  }
+  const path = `${ROOT}sql/${name}.sql`;
+  const header = `-- ${name.slice(0, 4)}: (why the SQL API's generated functions change; see src/store/sql-api-functions.ts).\n`;
+  const text = existsSync(path) ? await readFile(path, 'utf8') : header;
+  await writeFile(path, writeGenerated(text));
+  console.log(`sql/${name}.sql: ${sqlApiFunctions().map((fn) => fn.name).join(', ')}`);
+}
