@@ -191,3 +191,21 @@ BEGIN
 END
 $$;
 -- END GENERATED add_push_task
+
+-- The fixed search_path of sql/0015 (this schema, pg_catalog, pg_temp
+-- last) again for every function of the schema that lacks it:
+-- claim_push_tasks_after_delivery (sql/0019) was created with SET
+-- search_path FROM CURRENT, which leaves pg_temp implicitly first. Except
+-- the three name-form helpers that read no table (see sql/0015).
+DO $$
+DECLARE
+  fn regprocedure;
+BEGIN
+  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = current_schema()::regnamespace
+               AND p.proname NOT IN ('generated_name_check', 'generated_name_time', 'generate_task_name')
+               AND NOT coalesce(p.proconfig @> ARRAY[format('search_path=%I, pg_catalog, pg_temp', current_schema())], false) LOOP
+    EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog, pg_temp', fn, current_schema());
+  END LOOP;
+END
+$$;
