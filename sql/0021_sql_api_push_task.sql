@@ -3,13 +3,15 @@
 -- Until now the SQL API added pull tasks only (add_task on a push queue
 -- raises TQ004). add_push_task adds one push task, in the caller's
 -- transaction, with the request the service stores for one (tasks.push:
--- url, method, headers as [name, value] pairs, the dispatch deadline), so
+-- url, method, headers as [name, value] pairs, the dispatch deadline and
+-- the task's own retry options), so
 -- the dispatcher delivers it as any other; the insert's trigger wakes it.
 -- The rules of the request are not a second hand-written copy of the
 -- service's (src/core/push-task.ts): the methods and those that carry a
 -- body, the default method and URL (/_ah/queue/<queue>), the URL and header
 -- patterns, the headers the service sets itself and drops, the URL length,
--- the 100 KiB of url + headers + body and the deadline's range are written
+-- the 100 KiB of url + headers + body, the deadline's range and the retry
+-- options' ranges and defaults are written
 -- from their one definition, src/core/push-rules.ts, which push-task.ts
 -- reads too (`npm run generate:sql-api -- 0021_sql_api_push_task
 -- add_push_task`; test/sql-api/generated-functions.test.ts keeps the two
@@ -20,7 +22,8 @@
 -- BEGIN GENERATED add_push_task (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT 'POST',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,
-                              eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL)
+                              eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL,
+                              retry_options jsonb DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 AS $$
@@ -35,6 +38,12 @@ DECLARE
   v_size    bigint;
   v_push    jsonb;
   h         record;
+  v_retry   jsonb;
+  r_limit   numeric;
+  r_age     numeric;
+  r_min     numeric;
+  r_max     numeric;
+  r_double  numeric;
   held_from timestamptz;
   inserted  text;
 BEGIN
@@ -125,6 +134,51 @@ BEGIN
     RAISE EXCEPTION 'task size: task "%": url, headers and body are % bytes; a push task may have at most 102400', v_name, v_size
       USING ERRCODE = 'TQ006', DETAIL = v_name, HINT = 'TASK_TOO_LARGE';
   END IF;
+  IF retry_options IS NOT NULL THEN
+    IF jsonb_typeof(retry_options) <> 'object' THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions must be an object', v_name
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF retry_options ? 'taskRetryLimit' AND (CASE WHEN jsonb_typeof(retry_options -> 'taskRetryLimit') = 'number' THEN (retry_options ->> 'taskRetryLimit')::numeric < 0 OR (retry_options ->> 'taskRetryLimit')::numeric > 2147483647 OR (retry_options ->> 'taskRetryLimit')::numeric <> trunc((retry_options ->> 'taskRetryLimit')::numeric) ELSE true END) THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.taskRetryLimit must be an integer from 0 to 2147483647, got %', v_name, retry_options -> 'taskRetryLimit'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF retry_options ? 'taskAgeLimitSeconds' AND (CASE WHEN jsonb_typeof(retry_options -> 'taskAgeLimitSeconds') = 'number' THEN (retry_options ->> 'taskAgeLimitSeconds')::numeric < 0 OR (retry_options ->> 'taskAgeLimitSeconds')::numeric > 1000000000000 ELSE true END) THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.taskAgeLimitSeconds must be a number from 0 to 1000000000000, got %', v_name, retry_options -> 'taskAgeLimitSeconds'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF retry_options ? 'minBackoffSeconds' AND (CASE WHEN jsonb_typeof(retry_options -> 'minBackoffSeconds') = 'number' THEN (retry_options ->> 'minBackoffSeconds')::numeric < 0 OR (retry_options ->> 'minBackoffSeconds')::numeric > 1000000000000 ELSE true END) THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.minBackoffSeconds must be a number from 0 to 1000000000000, got %', v_name, retry_options -> 'minBackoffSeconds'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF retry_options ? 'maxBackoffSeconds' AND (CASE WHEN jsonb_typeof(retry_options -> 'maxBackoffSeconds') = 'number' THEN (retry_options ->> 'maxBackoffSeconds')::numeric < 0 OR (retry_options ->> 'maxBackoffSeconds')::numeric > 1000000000000 ELSE true END) THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.maxBackoffSeconds must be a number from 0 to 1000000000000, got %', v_name, retry_options -> 'maxBackoffSeconds'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF retry_options ? 'maxDoublings' AND (CASE WHEN jsonb_typeof(retry_options -> 'maxDoublings') = 'number' THEN (retry_options ->> 'maxDoublings')::numeric < 0 OR (retry_options ->> 'maxDoublings')::numeric > 63 OR (retry_options ->> 'maxDoublings')::numeric <> trunc((retry_options ->> 'maxDoublings')::numeric) ELSE true END) THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.maxDoublings must be an integer from 0 to 63, got %', v_name, retry_options -> 'maxDoublings'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    r_limit := (retry_options ->> 'taskRetryLimit')::numeric;
+    r_age := (retry_options ->> 'taskAgeLimitSeconds')::numeric;
+    r_min := (retry_options ->> 'minBackoffSeconds')::numeric;
+    r_max := (retry_options ->> 'maxBackoffSeconds')::numeric;
+    r_double := (retry_options ->> 'maxDoublings')::numeric;
+    IF r_age = 0 THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.taskAgeLimitSeconds must be more than 0', v_name
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF r_min > r_max THEN
+      RAISE EXCEPTION 'retry options: task "%": retryOptions.minBackoffSeconds (%) must not be greater than maxBackoffSeconds (%)', v_name, r_min, r_max
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    -- As in the queue file: when only one bound is set, the other default gives way.
+    v_retry := jsonb_build_object('retryLimit', r_limit::bigint, 'parameters', jsonb_build_object(
+      'ageLimitSeconds', r_age,
+      'minBackoffSeconds', coalesce(r_min, least(0.1, coalesce(r_max, 0.1))),
+      'maxBackoffSeconds', coalesce(r_max, greatest(3600, coalesce(r_min, 0))),
+      'maxDoublings', coalesce(r_double::bigint, 16)));
+  END IF;
   IF dispatch_deadline_seconds IS NOT NULL AND (dispatch_deadline_seconds = 'NaN' OR dispatch_deadline_seconds < 15
      OR dispatch_deadline_seconds > 86400) THEN
     RAISE EXCEPTION 'dispatch deadline: task "%": must be from 15 to 86400 seconds, got %', v_name, dispatch_deadline_seconds
@@ -154,7 +208,7 @@ BEGIN
   END IF;
 
   -- The request as the service stores it (PushRequest in push-task.ts).
-  v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', NULL,
+  v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', v_retry,
                                'deadlineSeconds', dispatch_deadline_seconds);
   -- The trigger of 0007/0011 refuses a tombstoned name (TQ001), keeps the
   -- storage counters and limits (TQ002) and wakes the dispatcher; a live
@@ -175,18 +229,18 @@ $$;
 -- search_path and planner settings again.
 DO $$
 BEGIN
-  EXECUTE format('ALTER FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision) SET search_path = %I, pg_catalog, pg_temp', current_schema());
-  ALTER FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision)
+  EXECUTE format('ALTER FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb)
     SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
     SET plan_cache_mode = force_generic_plan SET jit = off;
 END
 $$;
 
-REVOKE ALL ON FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision) FROM PUBLIC;
+REVOKE ALL ON FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb) FROM PUBLIC;
 DO $$
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_schema() || '_producer') THEN
-    EXECUTE format('GRANT EXECUTE ON FUNCTION %I.add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision) TO %I', current_schema(), current_schema() || '_producer');
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %I.add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb) TO %I', current_schema(), current_schema() || '_producer');
   END IF;
 END
 $$;

@@ -53,3 +53,17 @@ export function isDroppedHeader(lower: string): boolean {
   if ((DROPPED_HEADERS.kept as readonly string[]).includes(lower)) return false;
   return DROPPED_HEADERS.prefixes.some((prefix) => lower.startsWith(prefix)) || (DROPPED_HEADERS.names as readonly string[]).includes(lower);
 }
+
+/**
+ * A task's `retryOptions`: each field's range (the numbers of App Engine's
+ * TaskRetryOptions). Absent fields take the defaults of
+ * DEFAULT_RETRY_PARAMETERS, except that when only one backoff bound is
+ * given the other default gives way to it (as in the queue file).
+ */
+export const RETRY_OPTION_RULES = {
+  taskRetryLimit: { integer: true, max: 2_147_483_647 },
+  taskAgeLimitSeconds: { integer: false, max: 1e12 },
+  minBackoffSeconds: { integer: false, max: 1e12 },
+  maxBackoffSeconds: { integer: false, max: 1e12 },
+  maxDoublings: { integer: true, max: 63 },
+} as const;

@@ -9,6 +9,7 @@ import {
   isDroppedHeader,
   PUSH_LIMITS,
   PUSH_METHODS,
+  RETRY_OPTION_RULES,
   URL_PATH,
   type PushMethod,
 } from './push-rules.js';
@@ -196,11 +197,10 @@ function toBytes(payload: PushTaskOptions['payload'], bad: (field: string, messa
   throw bad('payload', 'payload must be a string or a Uint8Array/Buffer', 'INVALID_PAYLOAD');
 }
 
-const MAX_RETRY_SECONDS = 1e12;
-
 function retryRules(options: TaskRetryOptions, bad: (field: string, message: string) => QueueError): TaskRetryRules {
   if (typeof options !== 'object' || options === null) throw bad('retryOptions', 'retryOptions must be an object');
-  const num = (key: keyof TaskRetryOptions, integer: boolean, max: number): number | undefined => {
+  const num = (key: keyof TaskRetryOptions): number | undefined => {
+    const { integer, max } = RETRY_OPTION_RULES[key];
     const v = options[key];
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (integer && !Number.isInteger(v))) {
@@ -208,11 +208,11 @@ function retryRules(options: TaskRetryOptions, bad: (field: string, message: str
     }
     return v;
   };
-  const retryLimit = num('taskRetryLimit', true, 2_147_483_647) ?? null;
-  const age = num('taskAgeLimitSeconds', false, MAX_RETRY_SECONDS);
-  const min = num('minBackoffSeconds', false, MAX_RETRY_SECONDS);
-  const max = num('maxBackoffSeconds', false, MAX_RETRY_SECONDS);
-  const doublings = num('maxDoublings', true, 63);
+  const retryLimit = num('taskRetryLimit') ?? null;
+  const age = num('taskAgeLimitSeconds');
+  const min = num('minBackoffSeconds');
+  const max = num('maxBackoffSeconds');
+  const doublings = num('maxDoublings');
   if (age === 0) throw bad('retryOptions', 'retryOptions.taskAgeLimitSeconds must be more than 0');
   if (min !== undefined && max !== undefined && min > max) {
     throw bad('retryOptions', `retryOptions.minBackoffSeconds (${min}) must not be greater than maxBackoffSeconds (${max})`);

@@ -1,5 +1,17 @@
 import { LIMITS } from '../core/limits.js';
-import { BODY_METHODS, DEFAULT_PUSH_METHOD, DEFAULT_PUSH_URL_PREFIX, DROPPED_HEADERS, HEADER_NAME, HEADER_VALUE, PUSH_LIMITS, PUSH_METHODS, URL_PATH } from '../core/push-rules.js';
+import {
+  BODY_METHODS,
+  DEFAULT_PUSH_METHOD,
+  DEFAULT_PUSH_URL_PREFIX,
+  DROPPED_HEADERS,
+  HEADER_NAME,
+  HEADER_VALUE,
+  PUSH_LIMITS,
+  PUSH_METHODS,
+  RETRY_OPTION_RULES,
+  URL_PATH,
+} from '../core/push-rules.js';
+import { DEFAULT_RETRY_PARAMETERS } from '../core/queue-config.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
@@ -8,7 +20,7 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const textArray = (items: readonly string[]) => `ARRAY[${items.map(literal).join(', ')}]::text[]`;
 
 /** The signature of add_push_task, as GRANT and ALTER name it. */
-export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision)';
+export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb)';
 
 /**
  * add_push_task: one push task, with the rules of its request written from
@@ -20,14 +32,17 @@ export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, b
  * add_tasks's do. The request is stored as the service stores it (tasks.push:
  * url, method, headers as [name, value] pairs, retry, deadlineSeconds), so
  * the dispatcher delivers it as any other push task; the insert wakes it
- * through the same trigger. Per-task retry options and form params are the
- * service's only (docs/sql-api.md, "Not yet").
+ * through the same trigger. retry_options takes the task's retryOptions
+ * with their ranges (RETRY_OPTION_RULES) and defaults
+ * (DEFAULT_RETRY_PARAMETERS). Form params are the service's only
+ * (docs/sql-api.md, "Not yet").
  */
 export function addPushTaskFunction(): string {
   const methods = PUSH_METHODS.join(', ');
   return `CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT '${DEFAULT_PUSH_METHOD}',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,
-                              eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL)
+                              eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL,
+                              retry_options jsonb DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 AS $$
@@ -42,6 +57,12 @@ DECLARE
   v_size    bigint;
   v_push    jsonb;
   h         record;
+  v_retry   jsonb;
+  r_limit   numeric;
+  r_age     numeric;
+  r_min     numeric;
+  r_max     numeric;
+  r_double  numeric;
   held_from timestamptz;
   inserted  text;
 BEGIN
@@ -132,6 +153,7 @@ BEGIN
     RAISE EXCEPTION 'task size: task "%": url, headers and body are % bytes; a push task may have at most ${PUSH_LIMITS.maxTaskBytes}', v_name, v_size
       USING ERRCODE = 'TQ006', DETAIL = v_name, HINT = 'TASK_TOO_LARGE';
   END IF;
+${retryChecks()}
   IF dispatch_deadline_seconds IS NOT NULL AND (dispatch_deadline_seconds = 'NaN' OR dispatch_deadline_seconds < ${PUSH_LIMITS.minDeadlineSeconds}
      OR dispatch_deadline_seconds > ${PUSH_LIMITS.maxDeadlineSeconds}) THEN
     RAISE EXCEPTION 'dispatch deadline: task "%": must be from ${PUSH_LIMITS.minDeadlineSeconds} to ${PUSH_LIMITS.maxDeadlineSeconds} seconds, got %', v_name, dispatch_deadline_seconds
@@ -161,7 +183,7 @@ BEGIN
   END IF;
 
   -- The request as the service stores it (PushRequest in push-task.ts).
-  v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', NULL,
+  v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', v_retry,
                                'deadlineSeconds', dispatch_deadline_seconds);
   -- The trigger of 0007/0011 refuses a tombstoned name (TQ001), keeps the
   -- storage counters and limits (TQ002) and wakes the dispatcher; a live
@@ -178,6 +200,51 @@ BEGIN
 END
 $$;
 `;
+}
+
+/** The JSON value of retry_options' field `key` as numeric (only where it is a number). */
+const field = (key: string) => `(retry_options ->> '${key}')::numeric`;
+
+/**
+ * retry_options: an object whose fields are numbers in their ranges, the
+ * age limit above 0, the backoff bounds in order; then the task's retry
+ * rules as the service stores them (TaskRetryRules in push-task.ts).
+ */
+function retryChecks(): string {
+  const d = DEFAULT_RETRY_PARAMETERS;
+  const raise = (message: string, ...values: string[]) =>
+    `RAISE EXCEPTION 'retry options: task "%": ${message}', ${['v_name', ...values].join(', ')}
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';`;
+  const checks = Object.entries(RETRY_OPTION_RULES).map(([key, rule]) => {
+    // In parentheses: PL/pgSQL's IF takes its condition up to the first THEN outside them.
+    const bad = `${field(key)} < 0 OR ${field(key)} > ${rule.max}${rule.integer ? ` OR ${field(key)} <> trunc(${field(key)})` : ''}`;
+    return `    IF retry_options ? '${key}' AND (CASE WHEN jsonb_typeof(retry_options -> '${key}') = 'number' THEN ${bad} ELSE true END) THEN
+      ${raise(`retryOptions.${key} must be ${rule.integer ? 'an integer' : 'a number'} from 0 to ${rule.max}, got %`, `retry_options -> '${key}'`)}
+    END IF;`;
+  });
+  return `  IF retry_options IS NOT NULL THEN
+    IF jsonb_typeof(retry_options) <> 'object' THEN
+      ${raise('retryOptions must be an object')}
+    END IF;
+${checks.join('\n')}
+    r_limit := ${field('taskRetryLimit')};
+    r_age := ${field('taskAgeLimitSeconds')};
+    r_min := ${field('minBackoffSeconds')};
+    r_max := ${field('maxBackoffSeconds')};
+    r_double := ${field('maxDoublings')};
+    IF r_age = 0 THEN
+      ${raise('retryOptions.taskAgeLimitSeconds must be more than 0')}
+    END IF;
+    IF r_min > r_max THEN
+      ${raise('retryOptions.minBackoffSeconds (%) must not be greater than maxBackoffSeconds (%)', 'r_min', 'r_max')}
+    END IF;
+    -- As in the queue file: when only one bound is set, the other default gives way.
+    v_retry := jsonb_build_object('retryLimit', r_limit::bigint, 'parameters', jsonb_build_object(
+      'ageLimitSeconds', r_age,
+      'minBackoffSeconds', coalesce(r_min, least(${d.minBackoffSeconds}, coalesce(r_max, ${d.minBackoffSeconds}))),
+      'maxBackoffSeconds', coalesce(r_max, greatest(${d.maxBackoffSeconds}, coalesce(r_min, 0))),
+      'maxDoublings', coalesce(r_double::bigint, ${d.maxDoublings})));
+  END IF;`;
 }
 
 /**

@@ -49,6 +49,18 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
     expect(await add({ headers: [['A', 'line\r\nbreak']] })).toBe('INVALID_REQUEST');
     expect(await add({ dispatchDeadlineSeconds: PUSH_LIMITS.minDeadlineSeconds - 1 })).toBe('INVALID_REQUEST');
     expect(await add({ dispatchDeadlineSeconds: PUSH_LIMITS.maxDeadlineSeconds + 1 })).toBe('INVALID_REQUEST');
+    for (const retryOptions of [
+      { taskRetryLimit: -1 },
+      { taskRetryLimit: 1.5 },
+      { taskRetryLimit: 2 ** 31 },
+      { maxDoublings: 64 },
+      { taskAgeLimitSeconds: 0 },
+      { minBackoffSeconds: 1e12 + 1 },
+      { minBackoffSeconds: 5, maxBackoffSeconds: 1 },
+      { maxBackoffSeconds: '60' as unknown as number },
+    ]) {
+      expect(await add({ retryOptions }), JSON.stringify(retryOptions)).toBe('INVALID_REQUEST');
+    }
     expect(await add({ name: 'not a name' })).toBe('INVALID_TASK_NAME');
     expect(await add({ etaUsec: (Date.now() + 31 * 86_400_000) * 1000 })).toBe('INVALID_ETA');
     // 100 KiB counting url, header names and values, and body: '/x' + 'A' + 'b' is 4 bytes.
@@ -99,6 +111,21 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
       },
       payload: '0001ff',
     });
+    // retryOptions: the fields given, App Engine's defaults for the rest, a lone bound moving the other.
+    const retries = [
+      [{ taskRetryLimit: 2, minBackoffSeconds: 5 }, { retryLimit: 2, parameters: { ageLimitSeconds: null, minBackoffSeconds: 5, maxBackoffSeconds: 3600, maxDoublings: 16 } }],
+      [{ maxBackoffSeconds: 0.05 }, { retryLimit: null, parameters: { ageLimitSeconds: null, minBackoffSeconds: 0.05, maxBackoffSeconds: 0.05, maxDoublings: 16 } }],
+      [{ minBackoffSeconds: 7200 }, { retryLimit: null, parameters: { ageLimitSeconds: null, minBackoffSeconds: 7200, maxBackoffSeconds: 7200, maxDoublings: 16 } }],
+      [
+        { taskAgeLimitSeconds: 86400, maxDoublings: 0, taskRetryLimit: 0 },
+        { retryLimit: 0, parameters: { ageLimitSeconds: 86400, minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 0 } },
+      ],
+      [{}, { retryLimit: null, parameters: { ageLimitSeconds: null, minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 16 } }],
+    ] as const;
+    for (const [i, [retryOptions, retry]] of retries.entries()) {
+      await api.addPush('h', { name: `retry-${i}`, retryOptions });
+      expect(((await stored(t, `retry-${i}`))!.push as { retry: unknown }).retry, JSON.stringify(retryOptions)).toEqual(retry);
+    }
     for (const method of ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH']) {
       await api.addPush('h', { name: `m-${method}`, method, ...(method === 'PUT' ? { payload: Buffer.from('x') } : {}) });
       expect(((await stored(t, `m-${method}`))!.push as { method: string }).method).toBe(method);

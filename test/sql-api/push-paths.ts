@@ -1,3 +1,4 @@
+import type { TaskRetryOptions } from '../../src/core/push-task.js';
 import type { TestService } from '../helpers/engines.js';
 
 /** A push task to add, as both paths take it. */
@@ -11,6 +12,7 @@ export interface PushTaskInput {
   /** Absolute ETA, microseconds since the epoch. */
   readonly etaUsec?: number;
   readonly dispatchDeadlineSeconds?: number;
+  readonly retryOptions?: TaskRetryOptions;
 }
 
 /** The add of a push task through one way in: the in-process API or add_push_task (sql/0021); both answer the task's name. */
@@ -32,6 +34,7 @@ export function pushPath(kind: PushPath['kind'], t: TestService): PushPath {
           ...(task.payload === undefined ? {} : { payload: task.payload }),
           ...(task.etaUsec === undefined ? {} : { etaUsec: task.etaUsec }),
           ...(task.dispatchDeadlineSeconds === undefined ? {} : { dispatchDeadlineSeconds: task.dispatchDeadlineSeconds }),
+          ...(task.retryOptions === undefined ? {} : { retryOptions: task.retryOptions }),
         });
         return stored.name;
       },
@@ -55,6 +58,7 @@ export function pushPath(kind: PushPath['kind'], t: TestService): PushPath {
       if (task.name !== undefined) arg('name', task.name, '$::text');
       if (task.etaUsec !== undefined) arg('eta', task.etaUsec, "timestamptz 'epoch' + $::int8 * interval '1 microsecond'");
       if (task.dispatchDeadlineSeconds !== undefined) arg('dispatch_deadline_seconds', task.dispatchDeadlineSeconds, '$::float8');
+      if (task.retryOptions !== undefined) arg('retry_options', JSON.stringify(task.retryOptions), '$::jsonb');
       const rows = await t.sql<{ name: string }>(`select ${t.schema}.add_push_task(${['$1', ...args].join(', ')}) as name`, params);
       return rows[0]!.name;
     },
