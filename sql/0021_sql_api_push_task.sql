@@ -48,9 +48,12 @@ DECLARE
   inserted  text;
 BEGIN
   q := sql_api_queue(queue, false, 'add');
-  IF q.mode <> 'push' OR v_method = 'PULL' THEN
-    RAISE EXCEPTION 'queue mode: queue "%" is a % queue; add_push_task adds push tasks to push queues only (add_task adds pull tasks)',
-      queue, q.mode
+  IF q.mode <> 'push' THEN
+    RAISE EXCEPTION 'queue mode: queue "%" is a pull queue; add_push_task adds push tasks to push queues only (add_task adds pull tasks)', queue
+      USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
+  END IF;
+  IF v_method = 'PULL' THEN
+    RAISE EXCEPTION 'queue mode: queue "%" is a push queue; a PULL task cannot be added to it', queue
       USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
   END IF;
   IF current_setting('transaction_isolation') <> 'read committed' THEN
