@@ -18,6 +18,7 @@ const UNIT = [
   'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
   'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
+  'test/sql-api/sqlstates-doc.test.ts',
 ];
 
 export default defineConfig({

@@ -1,22 +1,21 @@
 import { CRON_FIRING, type CronFiringMark, type CronFiringOptions } from './cron-job.js';
 import { QueueError } from './errors.js';
+import {
+  BODY_METHODS,
+  DEFAULT_PUSH_METHOD,
+  DEFAULT_PUSH_URL_PREFIX,
+  HEADER_NAME,
+  HEADER_VALUE,
+  isDroppedHeader,
+  PUSH_LIMITS,
+  PUSH_METHODS,
+  RETRY_OPTION_RULES,
+  URL_PATH,
+  type PushMethod,
+} from './push-rules.js';
 import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type QueueConfig, type RetryParameters } from './queue-config.js';
 
-/** HTTP methods a push task may use (App Engine's five, plus PATCH as in Cloud Tasks). */
-export const PUSH_METHODS = ['POST', 'GET', 'PUT', 'DELETE', 'HEAD', 'PATCH'] as const;
-export type PushMethod = (typeof PUSH_METHODS)[number];
-
-/** Methods that carry a body; the others refuse a payload and put `params` in the query string. */
-const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
-
-/** App Engine's limits (taskqueue.py `MAX_PUSH_TASK_SIZE_BYTES`, `MAX_URL_LENGTH`, `MIN/MAX_DISPATCH_DEADLINE`). */
-export const PUSH_LIMITS = {
-  maxTaskBytes: 100 * 1024,
-  maxUrlLength: 2083,
-  minDeadlineSeconds: 15,
-  maxDeadlineSeconds: 24 * 3600,
-  defaultDeadlineSeconds: 600,
-} as const;
+export { PUSH_LIMITS, PUSH_METHODS, type PushMethod } from './push-rules.js';
 
 /** `retryOptions` of one task: replaces the queue's retry parameters as a whole (absent fields take App Engine's defaults). */
 export interface TaskRetryOptions {
@@ -73,13 +72,6 @@ export function hasPushFields(options: PushTaskOptions): boolean {
   );
 }
 
-/** RFC 9110 token: a header name. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** No CR, LF or NUL in a header value. */
-const HEADER_VALUE = /^[^\r\n\0]*$/;
-/** A path and query: printable, no spaces, no fragment. */
-const URL_PATH = /^\/[\x21-\x22\x24-\x7e]*$/;
-
 /**
  * Checks the push fields of one add and builds what is stored: the request
  * (url, method, headers, retry rules, deadline) and the body. Every rule
@@ -94,7 +86,7 @@ export function validatePushTask(
 ): { readonly push: PushRequest; readonly payload: Uint8Array } {
   const bad = (field: string, message: string, code: 'INVALID_REQUEST' | 'INVALID_PAYLOAD' = 'INVALID_REQUEST') =>
     new QueueError(code, `task "${name}": ${message}`, { ...where(field), task: name });
-  const rawMethod = options.method ?? 'POST';
+  const rawMethod = options.method ?? DEFAULT_PUSH_METHOD;
   if (rawMethod === 'PULL') {
     throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
   }
@@ -109,13 +101,13 @@ export function validatePushTask(
       where('url'),
     );
   }
-  const method = (rawMethod === 'PUSH' ? 'POST' : rawMethod) as PushMethod;
+  const method = (rawMethod === 'PUSH' ? DEFAULT_PUSH_METHOD : rawMethod) as PushMethod;
   if (!PUSH_METHODS.includes(method)) {
     throw bad('method', `method must be one of ${PUSH_METHODS.join(', ')} (or PULL for a pull queue), got ${JSON.stringify(rawMethod)}`);
   }
   if (options.tag !== undefined && options.tag !== null) throw bad('tag', 'tags belong to pull tasks; a push task has none');
 
-  let url = options.url ?? `/_ah/queue/${queue.name}`;
+  let url = options.url ?? `${DEFAULT_PUSH_URL_PREFIX}${queue.name}`;
   if (typeof url !== 'string' || !URL_PATH.test(url)) {
     throw bad('url', `url must be a path starting with "/" (printable characters, no spaces, no fragment), got ${JSON.stringify(String(url).slice(0, 80))}`);
   }
@@ -125,7 +117,7 @@ export function validatePushTask(
   if (options.params !== undefined) {
     if (options.payload !== undefined) throw bad('params', 'give payload or params, not both', 'INVALID_PAYLOAD');
     const form = formEncode(options.params, bad);
-    if (BODY_METHODS.has(method)) {
+    if (BODY_METHODS.includes(method)) {
       payload = Buffer.from(form, 'utf8');
       if (!headers.some(([key]) => key.toLowerCase() === 'content-type')) {
         headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
@@ -135,7 +127,7 @@ export function validatePushTask(
       url = `${url}?${form}`;
     }
   }
-  if (!BODY_METHODS.has(method) && payload.byteLength > 0) {
+  if (!BODY_METHODS.includes(method) && payload.byteLength > 0) {
     throw bad('payload', `a ${method} task cannot have a body (only POST, PUT and PATCH can)`, 'INVALID_PAYLOAD');
   }
   if (url.length > PUSH_LIMITS.maxUrlLength) throw bad('url', `url is ${url.length} characters; the limit is ${PUSH_LIMITS.maxUrlLength}`);
@@ -153,7 +145,7 @@ export function validatePushTask(
   if (options.dispatchDeadlineSeconds !== undefined) {
     const d = options.dispatchDeadlineSeconds;
     if (typeof d !== 'number' || !Number.isFinite(d) || d < PUSH_LIMITS.minDeadlineSeconds || d > PUSH_LIMITS.maxDeadlineSeconds) {
-      throw bad('dispatchDeadlineSeconds', `dispatchDeadlineSeconds must be from 15 to 86400 (24 hours), got ${String(d)}`);
+      throw bad('dispatchDeadlineSeconds', `dispatchDeadlineSeconds must be from ${PUSH_LIMITS.minDeadlineSeconds} to ${PUSH_LIMITS.maxDeadlineSeconds} (24 hours), got ${String(d)}`);
     }
     deadlineSeconds = d;
   }
@@ -161,11 +153,7 @@ export function validatePushTask(
   return { push: { url, method, headers, retry, deadlineSeconds, ...(cron === undefined ? {} : { cron }) }, payload };
 }
 
-/**
- * Header pairs, minus those the service sets itself: `X-AppEngine-*` (App
- * Engine dropped a caller's; handlers trust them) except
- * `X-AppEngine-FailFast`, and `X-CloudTasks-*`, their mirror.
- */
+/** Header pairs, minus those the service sets itself (DROPPED_HEADERS, push-rules.ts). */
 function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, message: string) => QueueError): [string, string][] {
   if (headers === undefined) return [];
   const pairs: readonly (readonly [unknown, unknown])[] = Array.isArray(headers)
@@ -183,11 +171,7 @@ function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, m
     if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
       throw bad('headers', `header ${key} must have a string value without CR, LF or NUL`);
     }
-    const lower = key.toLowerCase();
-    if (lower.startsWith('x-cloudtasks-')) continue;
-    if (lower.startsWith('x-appengine-') && lower !== 'x-appengine-failfast') continue;
-    // Computed from the body, or set by the connection.
-    if (lower === 'content-length' || lower === 'host' || lower === 'transfer-encoding' || lower === 'connection') continue;
+    if (isDroppedHeader(key.toLowerCase())) continue;
     out.push([key, value]);
   }
   return out;
@@ -213,11 +197,10 @@ function toBytes(payload: PushTaskOptions['payload'], bad: (field: string, messa
   throw bad('payload', 'payload must be a string or a Uint8Array/Buffer', 'INVALID_PAYLOAD');
 }
 
-const MAX_RETRY_SECONDS = 1e12;
-
 function retryRules(options: TaskRetryOptions, bad: (field: string, message: string) => QueueError): TaskRetryRules {
   if (typeof options !== 'object' || options === null) throw bad('retryOptions', 'retryOptions must be an object');
-  const num = (key: keyof TaskRetryOptions, integer: boolean, max: number): number | undefined => {
+  const num = (key: keyof TaskRetryOptions): number | undefined => {
+    const { integer, max } = RETRY_OPTION_RULES[key];
     const v = options[key];
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (integer && !Number.isInteger(v))) {
@@ -225,11 +208,11 @@ function retryRules(options: TaskRetryOptions, bad: (field: string, message: str
     }
     return v;
   };
-  const retryLimit = num('taskRetryLimit', true, 2_147_483_647) ?? null;
-  const age = num('taskAgeLimitSeconds', false, MAX_RETRY_SECONDS);
-  const min = num('minBackoffSeconds', false, MAX_RETRY_SECONDS);
-  const max = num('maxBackoffSeconds', false, MAX_RETRY_SECONDS);
-  const doublings = num('maxDoublings', true, 63);
+  const retryLimit = num('taskRetryLimit') ?? null;
+  const age = num('taskAgeLimitSeconds');
+  const min = num('minBackoffSeconds');
+  const max = num('maxBackoffSeconds');
+  const doublings = num('maxDoublings');
   if (age === 0) throw bad('retryOptions', 'retryOptions.taskAgeLimitSeconds must be more than 0');
   if (min !== undefined && max !== undefined && min > max) {
     throw bad('retryOptions', `retryOptions.minBackoffSeconds (${min}) must not be greater than maxBackoffSeconds (${max})`);

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../core/errors.js';
 
 /**
- * The SQLSTATEs of the SQL API (sql/0015_sql_api.sql) and of the triggers
+ * The SQLSTATEs of the SQL API (sql/0015_sql_api.sql, sql/0021) and of the triggers
  * every add passes (sql/0007, sql/0004), each with the service's error code
  * it stands for. One table: docs/sql-api.md prints it, translateError and
  * the behaviour suite read it.
@@ -22,6 +22,7 @@ export const SQL_API_SQLSTATES: Readonly<Record<string, ErrorCode>> = {
   TQ013: 'UNKNOWN_TASK',
   TQ014: 'QUEUE_PAUSED',
   TQ015: 'INVALID_REQUEST',
+  TQ016: 'INVALID_PAYLOAD',
 };
 
 /** The service's error code for a SQLSTATE of the SQL API, or undefined. */

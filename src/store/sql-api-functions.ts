@@ -3,6 +3,7 @@ import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
 import { addTasksFunction } from './sql-api-add-function.js';
+import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
 import { modifyLeaseStatement } from './modify-lease.js';
 import type { Database } from './schema.js';
@@ -36,6 +37,7 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'modify_lease', text: modifyLeaseFunction() },
     { name: 'delete_tasks', text: deleteTasksFunction() },
     { name: 'add_tasks', text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}` },
+    { name: 'add_push_task', text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}` },
   ];
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/core/logger.js';
 import { openTaskQueue } from '../../src/open-task-queue.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import { pushQueue } from '../helpers/push-sink.js';
 import { dropSchemaRolesSql, dropSchemas, freshSchema, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 
 /**
@@ -12,7 +13,8 @@ import { dropSchemaRolesSql, dropSchemas, freshSchema, openTestService, testPgUr
  * search_path cannot be steered by the caller. And a migrating user who may
  * not create roles still migrates, and is told.
  */
-const config = serviceConfig([pullQueue('jobs')]);
+// Rate 0: the push queue's tasks stay (nothing listens at its target).
+const config = serviceConfig([pullQueue('jobs'), pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })]);
 
 describe('SQL API roles (PostgreSQL)', () => {
   let t: TestService;
@@ -66,6 +68,7 @@ describe('SQL API roles (PostgreSQL)', () => {
       'consumer:delete_tasks',
       'consumer:lease_tasks',
       'consumer:modify_lease',
+      'producer:add_push_task',
       'producer:add_task',
       'producer:add_tasks',
     ]);
@@ -76,6 +79,8 @@ describe('SQL API roles (PostgreSQL)', () => {
     try {
       const added = await asApp(`select ${t.schema}.add_task('jobs', 'x'::bytea, 'from-app') as name`);
       expect(added).toEqual({ rows: [{ name: 'from-app' }] });
+      const pushed = await asApp(`select ${t.schema}.add_push_task('hooks', '/hook', name => 'push-from-app') as name`);
+      expect(pushed).toEqual({ rows: [{ name: 'push-from-app' }] });
       expect(await asApp(`select count(*) from ${t.schema}.tasks`)).toEqual(denied);
       expect(await asApp(`insert into ${t.schema}.tasks (queue_id, name, eta, payload) values (1, 'sneak', now(), '')`)).toEqual(denied);
       expect(await asApp(`select * from ${t.schema}.queues`)).toEqual(denied);
@@ -101,6 +106,7 @@ describe('SQL API roles (PostgreSQL)', () => {
       );
       expect(cycle).toEqual({ rows: [{ name: 'for-consumer', renewed: true, deleted: true }] });
       expect(await asApp(`select ${t.schema}.add_task('jobs', 'x'::bytea)`)).toEqual(denied);
+      expect(await asApp(`select ${t.schema}.add_push_task('hooks')`)).toEqual(denied);
       expect(await asApp(`select count(*) from ${t.schema}.task_tombstones`)).toEqual(denied);
       expect(await asApp(`select * from ${other.schema}.lease_tasks('jobs', 1, 60)`)).toEqual(denied);
     } finally {

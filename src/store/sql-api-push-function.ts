@@ -1,0 +1,268 @@
+import { LIMITS } from '../core/limits.js';
+import {
+  BODY_METHODS,
+  DEFAULT_PUSH_METHOD,
+  DEFAULT_PUSH_URL_PREFIX,
+  DROPPED_HEADERS,
+  HEADER_NAME,
+  HEADER_VALUE,
+  PUSH_LIMITS,
+  PUSH_METHODS,
+  RETRY_OPTION_RULES,
+  URL_PATH,
+} from '../core/push-rules.js';
+import { DEFAULT_RETRY_PARAMETERS } from '../core/queue-config.js';
+import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
+
+/** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+/** A SQL text[] of `items`. */
+const textArray = (items: readonly string[]) => `ARRAY[${items.map(literal).join(', ')}]::text[]`;
+
+/** The signature of add_push_task, as GRANT and ALTER name it. */
+export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb)';
+
+/**
+ * add_push_task: one push task, with the rules of its request written from
+ * their one definition (src/core/push-rules.ts, which push-task.ts checks
+ * for the service): the methods and which carry a body, the default method
+ * and URL, the URL and header patterns, the headers dropped, the 100 KiB of
+ * url + headers + body, the URL length, the dispatch deadline's range. The
+ * name, payload and ETA limits come from limits.ts and task.ts as
+ * add_tasks's do. The request is stored as the service stores it (tasks.push:
+ * url, method, headers as [name, value] pairs, retry, deadlineSeconds), so
+ * the dispatcher delivers it as any other push task; the insert wakes it
+ * through the same trigger. retry_options takes the task's retryOptions
+ * with their ranges (RETRY_OPTION_RULES) and defaults
+ * (DEFAULT_RETRY_PARAMETERS). Form params are the service's only
+ * (docs/sql-api.md, "Not yet").
+ */
+export function addPushTaskFunction(): string {
+  const methods = PUSH_METHODS.join(', ');
+  return `CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT '${DEFAULT_PUSH_METHOD}',
+                              headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,
+                              eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL,
+                              retry_options jsonb DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_variable
+DECLARE
+  q         queues;
+  v_method  text := coalesce(method, '${DEFAULT_PUSH_METHOD}');
+  v_url     text;
+  v_name    text := name;
+  v_body    bytea := coalesce(payload, '\\x'::bytea);
+  v_headers jsonb := '[]';
+  v_size    bigint;
+  v_push    jsonb;
+  h         record;
+  v_retry   jsonb;
+  r_limit   numeric;
+  r_age     numeric;
+  r_min     numeric;
+  r_max     numeric;
+  r_double  numeric;
+  held_from timestamptz;
+  inserted  text;
+BEGIN
+  q := sql_api_queue(queue, false, 'add');
+  IF q.mode <> 'push' THEN
+    RAISE EXCEPTION 'queue mode: queue "%" is a pull queue; add_push_task adds push tasks to push queues only (add_task adds pull tasks)', queue
+      USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
+  END IF;
+  IF v_method = 'PULL' THEN
+    RAISE EXCEPTION 'queue mode: queue "%" is a push queue; a PULL task cannot be added to it', queue
+      USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    -- The trigger's tombstone and storage-limit checks read the latest
+    -- committed rows only under READ COMMITTED.
+    RAISE EXCEPTION 'isolation level: tasks can be added only inside READ COMMITTED transactions (the PostgreSQL default), not %',
+      current_setting('transaction_isolation')
+      USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
+  END IF;
+  -- The queue's base URL as the service wrote it (its <target-url>, else
+  -- TASKQUEUE_PUSH_BASE_URL): written as null, the task has nowhere to go.
+  IF q.push_settings ? 'baseUrl' AND q.push_settings -> 'baseUrl' = 'null'::jsonb THEN
+    RAISE EXCEPTION 'target url: push queue "%" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL', queue
+      USING ERRCODE = 'TQ015', DETAIL = queue, HINT = 'INVALID_REQUEST';
+  END IF;
+
+  IF v_name IS NULL THEN
+    v_name := generate_task_name();
+  ELSE
+    IF v_name !~ '^[${TASK_NAME_CHARS}]+$' OR length(v_name) > ${TASK_NAME_MAX_LENGTH} THEN
+      RAISE EXCEPTION 'task name: must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to ${TASK_NAME_MAX_LENGTH}), got "%"', left(v_name, 60)
+        USING ERRCODE = 'TQ005', DETAIL = left(v_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
+    END IF;
+  END IF;
+  IF v_method = 'PUSH' THEN
+    v_method := '${DEFAULT_PUSH_METHOD}';
+  END IF;
+  IF v_method <> ALL (${textArray(PUSH_METHODS)}) THEN
+    RAISE EXCEPTION 'method: task "%": method must be one of ${methods}, got "%"', v_name, left(v_method, 60)
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  v_url := coalesce(url, ${literal(DEFAULT_PUSH_URL_PREFIX)} || queue);
+  IF v_url !~ ${literal(URL_PATH.source)} THEN
+    RAISE EXCEPTION 'url: task "%": url must be a path starting with "/" (printable characters, no spaces, no fragment), got "%"', v_name, left(v_url, 80)
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+
+  -- Headers as an object of names to values, or as [name, value] pairs
+  -- (the order given kept; an object's is jsonb's own, sorted by name).
+  IF headers IS NOT NULL AND jsonb_typeof(headers) NOT IN ('object', 'array') THEN
+    RAISE EXCEPTION 'headers: task "%": headers must be an object of names to values, or a list of [name, value] pairs', v_name
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  FOR h IN
+    SELECT to_jsonb(e.key) AS k, e.value AS v, true AS pair, e.ord
+      FROM jsonb_each(CASE WHEN jsonb_typeof(headers) = 'object' THEN headers END) WITH ORDINALITY AS e (key, value, ord)
+    UNION ALL
+    SELECT p.value -> 0, p.value -> 1,
+           CASE WHEN jsonb_typeof(p.value) = 'array' THEN jsonb_array_length(p.value) = 2 ELSE false END, p.ord
+      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(headers) = 'array' THEN headers END) WITH ORDINALITY AS p (value, ord)
+     ORDER BY 4
+  LOOP
+    IF NOT h.pair OR jsonb_typeof(h.k) IS DISTINCT FROM 'string' OR (h.k #>> '{}') !~ ${literal(HEADER_NAME.source)} THEN
+      RAISE EXCEPTION 'headers: task "%": header name % is not a valid HTTP header name', v_name, left(coalesce(h.k::text, 'null'), 80)
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    IF jsonb_typeof(h.v) IS DISTINCT FROM 'string' OR (h.v #>> '{}') !~ ${literal(HEADER_VALUE.source)} THEN
+      RAISE EXCEPTION 'headers: task "%": header % must have a string value without CR, LF or NUL', v_name, h.k #>> '{}'
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+    END IF;
+    -- Headers the service sets itself are dropped, as the service drops them.
+    IF lower(h.k #>> '{}') = ANY (${textArray(DROPPED_HEADERS.kept)})
+       OR NOT (lower(h.k #>> '{}') = ANY (${textArray(DROPPED_HEADERS.names)})
+               OR EXISTS (SELECT 1 FROM unnest(${textArray(DROPPED_HEADERS.prefixes)}) x WHERE starts_with(lower(h.k #>> '{}'), x))) THEN
+      v_headers := v_headers || jsonb_build_array(jsonb_build_array(h.k, h.v));
+    END IF;
+  END LOOP;
+
+  IF octet_length(v_body) > 0 AND v_method <> ALL (${textArray(BODY_METHODS)}) THEN
+    RAISE EXCEPTION 'payload: task "%": a % task cannot have a body (only ${BODY_METHODS.join(', ')} can)', v_name, v_method
+      USING ERRCODE = 'TQ016', DETAIL = v_name, HINT = 'INVALID_PAYLOAD';
+  END IF;
+  IF length(v_url) > ${PUSH_LIMITS.maxUrlLength} THEN
+    RAISE EXCEPTION 'url: task "%": url is % characters; the limit is ${PUSH_LIMITS.maxUrlLength}', v_name, length(v_url)
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  SELECT octet_length(v_url) + octet_length(v_body)
+         + coalesce(sum(octet_length(x.value ->> 0) + octet_length(x.value ->> 1)), 0)
+    INTO v_size FROM jsonb_array_elements(v_headers) AS x (value);
+  IF v_size > ${PUSH_LIMITS.maxTaskBytes} THEN
+    RAISE EXCEPTION 'task size: task "%": url, headers and body are % bytes; a push task may have at most ${PUSH_LIMITS.maxTaskBytes}', v_name, v_size
+      USING ERRCODE = 'TQ006', DETAIL = v_name, HINT = 'TASK_TOO_LARGE';
+  END IF;
+${retryChecks()}
+  IF dispatch_deadline_seconds IS NOT NULL AND (dispatch_deadline_seconds = 'NaN' OR dispatch_deadline_seconds < ${PUSH_LIMITS.minDeadlineSeconds}
+     OR dispatch_deadline_seconds > ${PUSH_LIMITS.maxDeadlineSeconds}) THEN
+    RAISE EXCEPTION 'dispatch deadline: task "%": must be from ${PUSH_LIMITS.minDeadlineSeconds} to ${PUSH_LIMITS.maxDeadlineSeconds} seconds, got %', v_name, dispatch_deadline_seconds
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  IF eta IS NOT NULL AND (NOT isfinite(eta) OR eta < timestamptz 'epoch') THEN
+    RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, v_name
+      USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
+  END IF;
+  IF eta > now() + interval '${LIMITS.maxEtaAheadMs / 1000} seconds' THEN
+    RAISE EXCEPTION 'eta: a task ETA lies more than ${LIMITS.maxEtaAheadMs / 86_400_000} days ahead of the current time, got % (task "%")', eta, v_name
+      USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
+  END IF;
+
+  -- A given name in the generated form, made within the retention period,
+  -- is a copy: held by its form whether its task is live or deleted.
+  IF name IS NOT NULL THEN
+    held_from := now() - tombstone_retention();
+    IF generated_name_time(v_name) > held_from THEN
+      IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
+        RAISE EXCEPTION 'task exists: task "%" already exists', v_name
+          USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
+      END IF;
+      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', v_name
+        USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
+    END IF;
+  END IF;
+
+  -- The request as the service stores it (PushRequest in push-task.ts).
+  v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', v_retry,
+                               'deadlineSeconds', dispatch_deadline_seconds);
+  -- The trigger of 0007/0011 refuses a tombstoned name (TQ001), keeps the
+  -- storage counters and limits (TQ002) and wakes the dispatcher; a live
+  -- name is skipped here and named below (TQ011).
+  INSERT INTO tasks AS t (queue_id, name, eta, payload, push)
+  VALUES (q.id, v_name, coalesce(eta, now()), v_body, v_push)
+  ON CONFLICT DO NOTHING
+  RETURNING t.name INTO inserted;
+  IF inserted IS NULL THEN
+    RAISE EXCEPTION 'task exists: task "%" already exists', v_name
+      USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
+  END IF;
+  RETURN v_name;
+END
+$$;
+`;
+}
+
+/** The JSON value of retry_options' field `key` as numeric (only where it is a number). */
+const field = (key: string) => `(retry_options ->> '${key}')::numeric`;
+
+/**
+ * retry_options: an object whose fields are numbers in their ranges, the
+ * age limit above 0, the backoff bounds in order; then the task's retry
+ * rules as the service stores them (TaskRetryRules in push-task.ts).
+ */
+function retryChecks(): string {
+  const d = DEFAULT_RETRY_PARAMETERS;
+  const raise = (message: string, ...values: string[]) =>
+    `RAISE EXCEPTION 'retry options: task "%": ${message}', ${['v_name', ...values].join(', ')}
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';`;
+  const checks = Object.entries(RETRY_OPTION_RULES).map(([key, rule]) => {
+    // In parentheses: PL/pgSQL's IF takes its condition up to the first THEN outside them.
+    const bad = `${field(key)} < 0 OR ${field(key)} > ${rule.max}${rule.integer ? ` OR ${field(key)} <> trunc(${field(key)})` : ''}`;
+    return `    IF retry_options ? '${key}' AND (CASE WHEN jsonb_typeof(retry_options -> '${key}') = 'number' THEN ${bad} ELSE true END) THEN
+      ${raise(`retryOptions.${key} must be ${rule.integer ? 'an integer' : 'a number'} from 0 to ${rule.max}, got %`, `retry_options -> '${key}'`)}
+    END IF;`;
+  });
+  return `  IF retry_options IS NOT NULL THEN
+    IF jsonb_typeof(retry_options) <> 'object' THEN
+      ${raise('retryOptions must be an object')}
+    END IF;
+${checks.join('\n')}
+    r_limit := ${field('taskRetryLimit')};
+    r_age := ${field('taskAgeLimitSeconds')};
+    r_min := ${field('minBackoffSeconds')};
+    r_max := ${field('maxBackoffSeconds')};
+    r_double := ${field('maxDoublings')};
+    IF r_age = 0 THEN
+      ${raise('retryOptions.taskAgeLimitSeconds must be more than 0')}
+    END IF;
+    IF r_min > r_max THEN
+      ${raise('retryOptions.minBackoffSeconds (%) must not be greater than maxBackoffSeconds (%)', 'r_min', 'r_max')}
+    END IF;
+    -- As in the queue file: when only one bound is set, the other default gives way.
+    v_retry := jsonb_build_object('retryLimit', r_limit::bigint, 'parameters', jsonb_build_object(
+      'ageLimitSeconds', r_age,
+      'minBackoffSeconds', coalesce(r_min, least(${d.minBackoffSeconds}, coalesce(r_max, ${d.minBackoffSeconds}))),
+      'maxBackoffSeconds', coalesce(r_max, greatest(${d.maxBackoffSeconds}, coalesce(r_min, 0))),
+      'maxDoublings', coalesce(r_double::bigint, ${d.maxDoublings})));
+  END IF;`;
+}
+
+/**
+ * Who may call add_push_task: nobody but its owner, and the schema's
+ * producer role where the role exists (sql/0015 created it, or an
+ * administrator did, docs/sql-api.md).
+ */
+export function addPushTaskGrants(): string {
+  return `REVOKE ALL ON FUNCTION ${ADD_PUSH_TASK_SIGNATURE} FROM PUBLIC;
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_schema() || '_producer') THEN
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %I.${ADD_PUSH_TASK_SIGNATURE} TO %I', current_schema(), current_schema() || '_producer');
+  END IF;
+END
+$$;
+`;
+}
