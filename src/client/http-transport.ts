@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 
 /** One call of the REST API as the client makes it. */
@@ -96,7 +95,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) controller.abort(this.#signal?.reason as Error);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // A 1xx answer comes before the real one: only the last counts.
     this.#status = statusCode;
     this.#chunks = [];
