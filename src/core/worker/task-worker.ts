@@ -135,11 +135,12 @@ export class TaskWorker<T extends WorkerTask> {
    */
   #pump(): void {
     const { concurrency, batchSize } = this.#options;
+    // Called once per task settled: the counts first, the stop signal (a getter) last.
     while (
-      !this.#stopping.signal.aborted &&
-      this.#leasing.size < (this.#idle ? 1 : Infinity) &&
       this.#held.size - (this.#runs - this.#running) + this.#leasing.size * batchSize < concurrency &&
-      this.#held.size + (this.#leasing.size + 1) * batchSize <= concurrency + batchSize
+      this.#held.size + (this.#leasing.size + 1) * batchSize <= concurrency + batchSize &&
+      this.#leasing.size < (this.#idle ? 1 : Infinity) &&
+      !this.#stopping.signal.aborted
     ) {
       const call = this.#leaseOnce().finally(() => {
         this.#leasing.delete(call);
