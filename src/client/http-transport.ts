@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 /** One call of the REST API as the client makes it. */
 export interface HttpCall {
@@ -29,7 +29,11 @@ export interface HttpTransport {
  * (keep-alive pool per origin), never the global fetch: in the runner bench
  * fetch cost the client's process more CPU per request than the server
  * spent answering it, and an Agent handed to the global fetch clashes
- * across undici majors. The deadline is undici's per-request head and body
+ * across undici majors. `dispatch` with a handler of ours (AnswerHandler)
+ * rather than `request`: the answer's body is gathered into one string
+ * without a Readable stream per call, which `request` builds and which
+ * made the REST runner's client slower per call than the bench's raw
+ * socket loop. The deadline is undici's per-request head and body
  * timeouts (its coarse shared timer, no timer of ours per call).
  */
 export class UndiciTransport implements HttpTransport {
@@ -42,20 +46,88 @@ export class UndiciTransport implements HttpTransport {
     this.#agent = new Agent({ keepAliveTimeout: 4_000, connections: 128, pipelining: 1 });
   }
 
-  async send(call: HttpCall): Promise<HttpAnswer> {
-    const response = await this.#agent.request({
-      origin: this.#origin,
-      path: call.path,
-      method: call.method,
-      headers: call.headers,
-      body: call.body ?? null,
-      signal: call.signal ?? null,
-      headersTimeout: call.deadlineMs,
-      bodyTimeout: call.deadlineMs,
+  send(call: HttpCall): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => {
+      if (call.signal?.aborted) return reject(call.signal.reason as Error);
+      const options = {
+        origin: this.#origin,
+        path: call.path,
+        method: call.method,
+        headers: call.headers,
+        body: call.body ?? null,
+        headersTimeout: call.deadlineMs,
+        bodyTimeout: call.deadlineMs,
+      };
+      this.#agent.dispatch(options, new AnswerHandler(call.signal, resolve, reject));
     });
-    const text = await response.body.text();
-    const retryAfter = response.headers['retry-after'];
-    return { status: response.statusCode, text, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null };
+  }
+}
+
+/** Gathers one answer of a dispatched call; aborts the call when its signal does. */
+class AnswerHandler implements Dispatcher.DispatchHandler {
+  readonly #signal: AbortSignal | undefined;
+  readonly #resolve: (answer: HttpAnswer) => void;
+  readonly #reject: (error: Error) => void;
+  #controller: Dispatcher.DispatchController | null = null;
+  #onAbort: (() => void) | null = null;
+  #status = 0;
+  #retryAfter: string | null = null;
+  #chunks: Buffer[] = [];
+  #settled = false;
+
+  constructor(signal: AbortSignal | undefined, resolve: (answer: HttpAnswer) => void, reject: (error: Error) => void) {
+    this.#signal = signal;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    if (signal) {
+      this.#onAbort = () => {
+        const reason = signal.reason as Error;
+        this.#controller?.abort(reason);
+        // Not yet sent (waiting for a connection): the call ends here all the same.
+        this.#fail(reason);
+      };
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#settled) controller.abort(this.#signal?.reason as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // A 1xx answer comes before the real one: only the last counts.
+    this.#status = statusCode;
+    this.#chunks = [];
+    const retryAfter = headers['retry-after'];
+    this.#retryAfter = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    this.#settle();
+    const chunks = this.#chunks;
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    this.#resolve({ status: this.#status, text, retryAfter: this.#retryAfter });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settle();
+    this.#reject(error);
+  }
+
+  #settle(): void {
+    this.#settled = true;
+    if (this.#onAbort) this.#signal!.removeEventListener('abort', this.#onAbort);
   }
 }
 

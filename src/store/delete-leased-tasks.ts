@@ -18,6 +18,19 @@ export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLea
   // `name = any(...)` lets the primary key find each row (a join on unnest
   // would let the planner scan the table); the token is then compared on
   // the row found, looked up by the name's position.
+  const byForm = new Set(params.heldByForm);
+  if (names.every((name) => byForm.has(name))) {
+    // Every name held by its form (the service generated them: the usual
+    // case): a plain delete, as delete_tasks_untracked. The tombstone CTE,
+    // with its `<> all(...)` per row, cost the runner's fenced deletes a
+    // tenth of the REST runner's throughput against unfenced ones.
+    const plain = await sql<{ name: string }>`/* delete_leased_tasks_untracked */
+      delete from ${table(ctx, 'tasks')} t
+       where t.queue_id = ${params.queueId} and t.name = any(${names}::text[])
+         and ${usecOf(sql`t.eta`)} = (${tokens}::int8[])[array_position(${names}::text[], t.name)]
+      returning t.name`.execute(ctx.db);
+    return plain.rows.map((row) => row.name);
+  }
   const result = await sql<{ name: string }>`/* delete_leased_tasks */
     with gone as (
       delete from ${table(ctx, 'tasks')} t

@@ -59,6 +59,20 @@ describe('the REST client over HTTP', () => {
     expect(seen).toEqual([`GET ${server.url}/prefix/taskqueue/v1beta2/projects/taskqueues/q`]);
   });
 
+  it('a lease whose signal aborts ends at once, before or after it was sent', async () => {
+    const server = await silentServer();
+    close = server.close;
+    const client = new TaskQueueClient({ baseUrl: server.url, timeoutMs: 30_000, retries: 0 });
+    const lease = (signal: AbortSignal) => client.lease('q', { numTasks: 1, leaseSecs: 10, waitSecs: 5, signal }).catch((caught: unknown) => caught);
+    const stop = new AbortController();
+    const started = Date.now();
+    const pending = lease(stop.signal);
+    setTimeout(() => stop.abort(new Error('stopping')), 100);
+    expect(await pending).toMatchObject({ message: 'stopping' });
+    expect(await lease(stop.signal)).toMatchObject({ message: 'stopping' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('a refused connection is a network error too', async () => {
     const server = await silentServer();
     await server.close();

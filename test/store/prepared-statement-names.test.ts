@@ -15,6 +15,12 @@ describe('prepared statement names (postgres)', () => {
     await q.add([{ name: 'a', tag: 'x' }, { name: 'b' }]);
     const [task] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await q.modifyTaskLease(task!, 30);
+    // A worker's fenced delete: of a generated name, plain; of a chosen name, with its tombstone.
+    await q.add([{}, { name: 'c' }]);
+    const held = (await q.leaseTasks({ lease: 60, maxTasks: 3 })).filter((h) => h.name !== 'b');
+    expect(await q.deleteLeasedTasks(held.filter((h) => h.name !== 'c'))).toEqual([true]);
+    expect(await q.deleteLeasedTasks(held.filter((h) => h.name === 'c'))).toEqual([true]);
+    await expect(q.getTask('c')).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     await q.getTask('b');
     await q.listTasks();
     await q.fetchStatistics();
@@ -31,7 +37,7 @@ describe('prepared statement names (postgres)', () => {
     const rows = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
     const labels = new Set(rows.map((row) => /^taskqueue_([a-z_]+)_[0-9a-f]{12}$/.exec(row.name)?.[1]));
     for (const label of ['insert_tasks', 'lease_tasks', 'modify_lease', 'get_task', 'list_tasks', 'queue_stats', 'set_paused_on', 'is_paused', 'delete_tasks', 'is_tombstoned',
-      'delete_tasks_untracked', 'live_task_names']) {
+      'delete_tasks_untracked', 'live_task_names', 'delete_leased_tasks', 'delete_leased_tasks_untracked']) {
       expect(labels, label).toContain(label);
     }
     expect(labels).not.toContain(undefined);

@@ -36,6 +36,7 @@ export class TaskWorker<T extends WorkerTask> {
   #runsDone: (() => void) | null = null;
   readonly #renewals: RenewalSchedule<Held<T>>;
   readonly #stopping = new AbortController();
+  /** Handlers running now (a task whose handler ended waits only for its delete or failure answer). */
   #running = 0;
   #state: WorkerState = 'running';
   #failures = 0;
@@ -43,6 +44,8 @@ export class TaskWorker<T extends WorkerTask> {
   readonly #leasing = new Set<Promise<void>>();
   /** The last lease call found nothing (or failed): one call at a time until tasks come. */
   #idle = false;
+  /** The last lease call came back full: tasks are plainly there, so the next one asks for no wait. */
+  #plenty = false;
   #stopped: Promise<void> | null = null;
 
   constructor(backend: WorkerBackend<T>, handler: TaskHandler<T>, options: ResolvedWorkerOptions, metrics: WorkerMetrics = noWorkerMetrics) {
@@ -121,18 +124,23 @@ export class TaskWorker<T extends WorkerTask> {
 
   /**
    * Starts lease calls while there is room: a call may bring `batchSize`
-   * tasks, so calls go out while the tasks held plus those the calls in
-   * flight may bring stay under `concurrency` (never more held than
-   * `concurrency` plus one batch). With batchSize below concurrency several
+   * tasks, so calls go out while the tasks running or waiting to run plus
+   * those the calls in flight may bring stay under `concurrency`. Tasks
+   * whose handler ended and whose delete (or failure) is in flight do not
+   * count there: the next lease goes out beside their delete instead of
+   * after it. They do count in the hard bound, never more held than
+   * `concurrency` plus one batch. With batchSize below concurrency several
    * calls run at once; after an empty answer or an error only one does,
    * until tasks come again (idle workers do not multiply long-polls).
    */
   #pump(): void {
     const { concurrency, batchSize } = this.#options;
+    // Called once per task settled: the counts first, the stop signal (a getter) last.
     while (
-      !this.#stopping.signal.aborted &&
+      this.#held.size - (this.#runs - this.#running) + this.#leasing.size * batchSize < concurrency &&
+      this.#held.size + (this.#leasing.size + 1) * batchSize <= concurrency + batchSize &&
       this.#leasing.size < (this.#idle ? 1 : Infinity) &&
-      this.#held.size + this.#leasing.size * batchSize < concurrency
+      !this.#stopping.signal.aborted
     ) {
       const call = this.#leaseOnce().finally(() => {
         this.#leasing.delete(call);
@@ -150,18 +158,21 @@ export class TaskWorker<T extends WorkerTask> {
         leaseSeconds: this.#options.leaseSeconds,
         tag: this.#options.tag,
         groupByTag: this.#options.groupByTag,
-        waitMs: this.#options.pollIntervalMs,
+        // A long-poll costs the server more than a plain lease (over REST an abort signal per call): asked for only when the queue may be empty.
+        waitMs: this.#plenty ? 0 : this.#options.pollIntervalMs,
         signal: this.#stopping.signal,
       });
     } catch (error) {
       if (this.#stopping.signal.aborted) return;
       this.#idle = true;
+      this.#plenty = false;
       this.#trouble(this.#backend.classify(error), error);
       await sleep(backoffDelayMs(++this.#failures, this.#options.pollIntervalMs), this.#stopping.signal);
       return;
     }
     this.#recovered();
     this.#idle = tasks.length === 0;
+    this.#plenty = tasks.length >= this.#options.batchSize;
     if (tasks.length === 0) return;
     const now = Date.now();
     const leaseMs = this.#options.leaseSeconds * 1000;
@@ -171,12 +182,12 @@ export class TaskWorker<T extends WorkerTask> {
       this.#buffer.push(held);
     }
     this.#renewals.wake(now + leaseMs / 2);
-    // A lease that returned after stop() began: its tasks are released by stop.
-    if (!this.#stopping.signal.aborted) this.#dispatch();
+    this.#dispatch();
   }
 
+  /** Runs buffered tasks while fewer than `concurrency` handlers run; none once stop() began (it releases them). */
   #dispatch(): void {
-    while (this.#running < this.#options.concurrency && this.#buffer.length > 0) this.#run(this.#buffer.shift()!);
+    while (this.#running < this.#options.concurrency && this.#buffer.length > 0 && this.#stopped === null) this.#run(this.#buffer.shift()!);
   }
 
   /**
@@ -192,30 +203,33 @@ export class TaskWorker<T extends WorkerTask> {
     try {
       result = this.#handler(held.task, new TaskContext(held));
     } catch (error) {
-      this.#settle(held, started, { error });
-      return;
+      return this.#settle(held, started, { error });
     }
     if (typeof (result as PromiseLike<unknown> | null)?.then === 'function') {
+      // Its place frees at once: the next buffered task runs, and a lease may go out beside the delete.
       (result as PromiseLike<unknown>).then(
-        () => this.#settle(held, started, null),
-        (error: unknown) => this.#settle(held, started, { error }),
+        () => this.#settleAndRefill(held, started, null),
+        (error: unknown) => this.#settleAndRefill(held, started, { error }),
       );
     } else {
       this.#settle(held, started, null);
     }
   }
 
+  #settleAndRefill(held: Held<T>, started: number, failure: { error: unknown } | null): void {
+    this.#settle(held, started, failure);
+    this.#dispatch();
+    this.#pump();
+  }
+
   #settle(held: Held<T>, started: number, failure: { error: unknown } | null): void {
+    this.#running--;
     held.seconds = (performance.now() - started) / 1000;
     // No renewal may change the token under the delete or the failure.
     held.ended = true;
     held.renewAt = Infinity;
-    if (held.renewing) {
-      const next = () => this.#settleNow(held, failure);
-      void held.renewing.then(next, next);
-    } else {
-      this.#settleNow(held, failure);
-    }
+    if (held.renewing) void held.renewing.then(() => this.#settleNow(held, failure), () => this.#settleNow(held, failure));
+    else this.#settleNow(held, failure);
   }
 
   #settleNow(held: Held<T>, failure: { error: unknown } | null): void {
@@ -227,7 +241,6 @@ export class TaskWorker<T extends WorkerTask> {
   /** The handler's run and its settling are over. */
   #done(held: Held<T>): void {
     this.#forget(held);
-    this.#running--;
     if (--this.#runs === 0 && this.#runsDone) this.#runsDone();
     this.#dispatch();
     this.#pump();
