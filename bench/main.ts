@@ -20,6 +20,9 @@ import { benchSqlApiOnce } from './lib/sql-api-bench.js';
 import { benchWorker } from './lib/worker-bench.js';
 import { pushSection } from './lib/push-bench.js';
 import { runScale } from './scale/run-scale.js';
+import { checkBenchArgs } from './lib/bench-usage.js';
+
+checkBenchArgs(process.argv.slice(2));
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -346,7 +349,7 @@ async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   results.sqlApi = section;
 }
 
-/** `--only=add,cycle,worker,accounting,growth,pglite,push,rest,sqlapi`: run just those sections (to iterate on one; the docs quote full runs). */
+/** `--only=` (BENCH_SECTIONS): run just those sections (to iterate on one; the docs quote full runs). */
 const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 

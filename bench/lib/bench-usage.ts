@@ -1,0 +1,44 @@
+/**
+ * `npm run bench`'s options, checked before anything runs: a mistyped or
+ * unknown option (`--help` included) used to start the whole benchmark, which
+ * takes many minutes and loads the machine. Now `--help` prints this and an
+ * unknown option or section is refused.
+ */
+export const BENCH_SECTIONS = ['add', 'cycle', 'worker', 'accounting', 'growth', 'pglite', 'push', 'rest', 'sqlapi'] as const;
+
+const USAGE = `npm run bench -- [options]
+
+  (no option)           every section, in-process, BENCH_RUNS (3) runs each
+  --compare             also the raw SQL ceiling, pg-boss, graphile-worker and REST
+  --quick               smaller counts (to iterate; the docs quote full runs)
+  --only=a,b            just these sections: ${BENCH_SECTIONS.join(', ')}
+  --scale               the scale curves instead (docs/performance.md, "Scale curves"):
+    --curves=a,b          waiting, queues, held, pages
+    --points=10k,1m       points of every count curve chosen
+    --waiting= --held= --pages= --queues=   one curve's points
+    --write-docs          also draw the charts into docs/scale/
+    --replot=FILE         redraw a saved run's charts; --chart-note=TEXT under each title
+    --skip-disk-check     go on when the free disk looks too small
+
+Environment: DATABASE_URL (default the local test database), BENCH_RUNS.`;
+
+const FLAGS = new Set(['--compare', '--quick', '--scale', '--write-docs', '--skip-disk-check']);
+const VALUED = ['--only=', '--curves=', '--points=', '--waiting=', '--held=', '--pages=', '--queues=', '--replot=', '--chart-note='];
+
+/** Exits with the usage on `--help`/`-h` (status 0) or on an unknown option or section (status 2). */
+export function checkBenchArgs(args: readonly string[]): void {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const unknown = args.filter((arg) => !FLAGS.has(arg) && !VALUED.some((prefix) => arg.startsWith(prefix)));
+  const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? [];
+  const badSections = only.filter((name) => !(BENCH_SECTIONS as readonly string[]).includes(name));
+  if (unknown.length === 0 && badSections.length === 0) return;
+  const problems = [
+    ...unknown.map((arg) => `unknown option ${arg}`),
+    ...badSections.map((name) => `unknown section "${name}" in --only (choose from ${BENCH_SECTIONS.join(', ')})`),
+  ];
+  console.error(`${problems.join('\n')}\n\n${USAGE}`);
+  process.exit(2);
+}
