@@ -12,6 +12,8 @@ import { hasPushFields, validatePushTask } from './push-task.js';
  * database is checked here, so a bad task never costs a round trip.
  */
 export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number): NewTask {
+  // Error details are built only when a rule fails: this runs once per task
+  // of every add, and building them eagerly was most of its allocations.
   const where = (field: string) => ({ queue: queue.name, field, index });
   const method = options.method ?? (queue.mode === 'push' ? 'POST' : 'PULL');
   if (queue.mode === 'pull' && (method !== 'PULL' || hasPushFields(options))) {
@@ -22,20 +24,23 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     );
   }
 
-  const name = options.name ?? generateTaskName();
-  if (typeof name !== 'string' || !TASK_NAME_PATTERN.test(name)) {
+  // A generated name matches the pattern by construction (24 base64url
+  // characters); only a name the caller gives is tested.
+  const given: unknown = options.name;
+  if (given !== undefined && given !== null && (typeof given !== 'string' || !TASK_NAME_PATTERN.test(given))) {
     throw new QueueError(
       'INVALID_TASK_NAME',
-      `task name must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to 500), got ${JSON.stringify(String(name).slice(0, 60))}`,
+      `task name must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to 500), got ${JSON.stringify(String(given).slice(0, 60))}`,
       where('name'),
     );
   }
+  const name = typeof given === 'string' ? given : generateTaskName();
 
   if (queue.mode === 'push') {
     const { push, payload } = validatePushTask(queue, options, name, where);
     return { name, payload, tag: null, ...taskTiming(options, where), push };
   }
-  const payload = toPayload(options.payload, where('payload'));
+  const payload = toPayload(options.payload, where);
   if (payload.byteLength > LIMITS.maxTaskBytes) {
     throw new QueueError(
       'TASK_TOO_LARGE',
@@ -44,13 +49,18 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     );
   }
 
-  const tag = validateTag(options.tag, where('tag'));
-  return { name, payload, tag, ...taskTiming(options, where) };
+  const rawTag = options.tag;
+  const tag = rawTag === undefined || rawTag === null || rawTag === '' ? null : validateTag(rawTag, where('tag'));
+  if (options.countdownSeconds === undefined && options.eta === undefined && options.etaUsec === undefined) {
+    return { name, payload, tag, etaUsec: null, delayMs: 0 };
+  }
+  const { etaUsec, delayMs } = taskTiming(options, where);
+  return { name, payload, tag, etaUsec, delayMs };
 }
 
 /** The ETA of a new task: none (now), a countdown, or an absolute time (at most one of them). */
 function taskTiming(options: TaskOptions, where: (field: string) => Record<string, unknown>): { etaUsec: number | null; delayMs: number } {
-  const timing = [options.countdownSeconds, options.eta, options.etaUsec].filter((v) => v !== undefined).length;
+  const timing = (options.countdownSeconds !== undefined ? 1 : 0) + (options.eta !== undefined ? 1 : 0) + (options.etaUsec !== undefined ? 1 : 0);
   if (timing > 1) {
     throw new QueueError('INVALID_ETA', 'give at most one of countdownSeconds, eta and etaUsec', where('eta'));
   }
@@ -76,9 +86,9 @@ function taskTiming(options: TaskOptions, where: (field: string) => Record<strin
   return { etaUsec, delayMs };
 }
 
-function toPayload(payload: TaskOptions['payload'], details: Record<string, unknown>): Uint8Array {
+function toPayload(payload: TaskOptions['payload'], where: (field: string) => Record<string, unknown>): Uint8Array {
   if (payload === undefined) return new Uint8Array(0);
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
   if (payload instanceof Uint8Array) return payload;
-  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', details);
+  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', where('payload'));
 }
