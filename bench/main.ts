@@ -9,9 +9,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchAccounting } from './lib/accounting-bench.js';
+import { addBatchesSection } from './lib/add-bench.js';
 import { GraphileWorkerPeer, PgBossPeer } from './lib/peers.js';
 import { RawSqlQueue } from './lib/raw-sql.js';
-import { benchAdd, benchAddSingle, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
+import { benchAddSingle, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
@@ -47,72 +48,8 @@ function cycleFigures(runs: CycleResult[]) {
 }
 
 async function addSection(results: Record<string, unknown>): Promise<void> {
-  const count = QUICK ? 5_000 : 20_000;
-  const producers = 4;
-  // Each system adds a first, untimed round before the timed one (a fresh
-  // service prepares and plans its statements and warms the JIT on its first
-  // adds; that cost is once per process, not per add), and within one run
-  // ours and raw SQL are measured back to back, so the ratio is taken within
-  // the run rather than across blocks of runs minutes apart (before: ours 3
-  // times cold, then raw 3 times, medians divided). On a loaded machine the
-  // ratio stayed where it was; see docs/performance.md ("Adds in batches of
-  // 100 with 4 producers").
-  const warmUp = Math.min(count, 2_000);
-  const oursOnce = async () => {
-    const bench = await openBenchService(URL, 10);
-    try {
-      await benchAdd(bench.queue, warmUp, producers);
-      return await benchAdd(bench.queue, count, producers);
-    } finally {
-      await bench.close();
-    }
-  };
-  const rawOnce = async () => {
-    const q = new RawSqlQueue(URL, 10);
-    await q.setup();
-    try {
-      await q.add(warmUp, producers, PAYLOAD);
-      return await q.add(count, producers, PAYLOAD);
-    } finally {
-      await q.close();
-    }
-  };
-  const pairs = await repeat(async () => (COMPARE ? { ours: await oursOnce(), raw: await rawOnce() } : { ours: await oursOnce(), raw: Number.NaN }));
-  const ours = figure(pairs.map((p) => p.ours));
-  const rows: string[][] = [['taskqueue', formatFigure(ours), '']];
-  const section: Record<string, unknown> = { taskqueue: ours };
-  if (COMPARE) {
-    const raw = figure(pairs.map((p) => p.raw));
-    const boss = figure(
-      await repeat(async () => {
-        const peer = new PgBossPeer(URL, 10);
-        await peer.setup();
-        try {
-          await peer.add(warmUp, producers);
-          return await peer.add(count, producers);
-        } finally {
-          await peer.close();
-        }
-      }),
-    );
-    const gw = figure(
-      await repeat(async () => {
-        const peer = new GraphileWorkerPeer(URL);
-        try {
-          await peer.add(warmUp, producers);
-          return await peer.add(count, producers);
-        } finally {
-          await peer.close();
-        }
-      }),
-    );
-    const perRun = figure(pairs.map((p) => p.ours / p.raw));
-    rows.unshift(['raw SQL ceiling', formatFigure(raw), '1.00x']);
-    rows[1]![2] = `${perRun.median.toFixed(2)}x`;
-    rows.push(['pg-boss', formatFigure(boss), ratio(boss, raw)], ['graphile-worker', formatFigure(gw), ratio(gw, raw)]);
-    Object.assign(section, { raw, pgBoss: boss, graphileWorker: gw, taskqueueOverRaw: perRun.median, taskqueueOverRawPerRun: perRun });
-  }
-  printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw'], rows);
+  const { producers, rows, section } = await addBatchesSection({ url: URL, quick: QUICK, compare: COMPARE, repeat });
+  printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw', 'Node CPU us/task'], rows);
   // Single-task adds from 16 producers: each add is a commit of its own unless concurrent adds share a statement.
   const singleCount = QUICK ? 2_000 : 5_000;
   const single = figure(

@@ -42,12 +42,15 @@ const FNV_PRIME = 0x01000193;
 
 const BASE64URL_24 = /^[A-Za-z0-9_-]{24}$/;
 
+/** The bytes of the name being made: one buffer for every name (the string copies them), none allocated per name. */
+const nameBytes = Buffer.alloc(NAME_BYTES);
+
 /**
  * A new task name in the generated form, made at `nowMs` (the default is
  * the clock; tests pass an earlier time to build old names).
  */
 export function generateTaskName(nowMs: number = Date.now()): string {
-  const bytes = Buffer.allocUnsafe(NAME_BYTES);
+  const bytes = nameBytes;
   bytes.writeUIntBE(nowMs, 0, TIME_BYTES);
   takeRandom(bytes, TIME_BYTES, RANDOM_BYTES);
   bytes.writeUInt32BE(check(bytes), CHECKED_BYTES);

@@ -117,8 +117,12 @@ export class TaskQueue {
       });
     }
     const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i));
+    // Only names the caller gave can repeat: generated ones carry 64 random
+    // bits and their creation time (and the primary key refuses a clash).
     const seen = new Set<string>();
-    for (const task of validated) {
+    for (let i = 0; i < validated.length; i++) {
+      const task = validated[i]!;
+      if (typeof list[i]!.name !== 'string') continue;
       if (seen.has(task.name)) {
         throw new QueueError('DUPLICATE_TASK_NAME', `task name "${task.name}" appears twice in one add`, {
           queue: this.name,

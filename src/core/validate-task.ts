@@ -12,45 +12,61 @@ import { hasPushFields, validatePushTask } from './push-task.js';
  * database is checked here, so a bad task never costs a round trip.
  */
 export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number): NewTask {
-  const where = (field: string) => ({ queue: queue.name, field, index });
+  // Error details are built only when a rule fails, and no closure is made
+  // per task on the way through: this runs once per task of every add, and
+  // those allocations were most of its cost.
   const method = options.method ?? (queue.mode === 'push' ? 'POST' : 'PULL');
   if (queue.mode === 'pull' && (method !== 'PULL' || hasPushFields(options))) {
     throw new QueueError(
       'INVALID_QUEUE_MODE',
       `queue "${queue.name}" is a pull queue: its tasks have method PULL and no url, headers, params, retryOptions or dispatchDeadlineSeconds`,
-      where('method'),
+      fieldOf(queue, index, 'method'),
     );
   }
 
-  const name = options.name ?? generateTaskName();
-  if (typeof name !== 'string' || !TASK_NAME_PATTERN.test(name)) {
+  // A generated name matches the pattern by construction (24 base64url
+  // characters); only a name the caller gives is tested.
+  const given: unknown = options.name;
+  if (given !== undefined && given !== null && (typeof given !== 'string' || !TASK_NAME_PATTERN.test(given))) {
     throw new QueueError(
       'INVALID_TASK_NAME',
-      `task name must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to 500), got ${JSON.stringify(String(name).slice(0, 60))}`,
-      where('name'),
+      `task name must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to 500), got ${JSON.stringify(String(given).slice(0, 60))}`,
+      fieldOf(queue, index, 'name'),
     );
   }
+  const name = typeof given === 'string' ? given : generateTaskName();
 
   if (queue.mode === 'push') {
+    const where = (field: string) => fieldOf(queue, index, field);
     const { push, payload } = validatePushTask(queue, options, name, where);
     return { name, payload, tag: null, ...taskTiming(options, where), push };
   }
-  const payload = toPayload(options.payload, where('payload'));
+  const payload = toPayload(options.payload, queue, index);
   if (payload.byteLength > LIMITS.maxTaskBytes) {
     throw new QueueError(
       'TASK_TOO_LARGE',
       `task "${name}": payload is ${payload.byteLength} bytes; the limit is ${LIMITS.maxTaskBytes}`,
-      { ...where('payload'), task: name, limit: LIMITS.maxTaskBytes },
+      { ...fieldOf(queue, index, 'payload'), task: name, limit: LIMITS.maxTaskBytes },
     );
   }
 
-  const tag = validateTag(options.tag, where('tag'));
-  return { name, payload, tag, ...taskTiming(options, where) };
+  const rawTag = options.tag;
+  const tag = rawTag === undefined || rawTag === null || rawTag === '' ? null : validateTag(rawTag, fieldOf(queue, index, 'tag'));
+  if (options.countdownSeconds === undefined && options.eta === undefined && options.etaUsec === undefined) {
+    return { name, payload, tag, etaUsec: null, delayMs: 0 };
+  }
+  const { etaUsec, delayMs } = taskTiming(options, (field) => fieldOf(queue, index, field));
+  return { name, payload, tag, etaUsec, delayMs };
+}
+
+/** Error details: the queue, the field at fault and the task's place in the add. */
+function fieldOf(queue: QueueConfig, index: number, field: string): Record<string, unknown> {
+  return { queue: queue.name, field, index };
 }
 
 /** The ETA of a new task: none (now), a countdown, or an absolute time (at most one of them). */
 function taskTiming(options: TaskOptions, where: (field: string) => Record<string, unknown>): { etaUsec: number | null; delayMs: number } {
-  const timing = [options.countdownSeconds, options.eta, options.etaUsec].filter((v) => v !== undefined).length;
+  const timing = (options.countdownSeconds !== undefined ? 1 : 0) + (options.eta !== undefined ? 1 : 0) + (options.etaUsec !== undefined ? 1 : 0);
   if (timing > 1) {
     throw new QueueError('INVALID_ETA', 'give at most one of countdownSeconds, eta and etaUsec', where('eta'));
   }
@@ -76,9 +92,9 @@ function taskTiming(options: TaskOptions, where: (field: string) => Record<strin
   return { etaUsec, delayMs };
 }
 
-function toPayload(payload: TaskOptions['payload'], details: Record<string, unknown>): Uint8Array {
+function toPayload(payload: TaskOptions['payload'], queue: QueueConfig, index: number): Uint8Array {
   if (payload === undefined) return new Uint8Array(0);
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
   if (payload instanceof Uint8Array) return payload;
-  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', details);
+  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', fieldOf(queue, index, 'payload'));
 }

@@ -30,6 +30,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // Push requests as JSON text (null for pull tasks); only bound when the batch has one.
   const pushes = new Array<string | null>(n);
   let anyPush = false;
+  let anyTag = false;
+  let anyEta = false;
+  let anyDelay = false;
   let offset = 0;
   for (let i = 0; i < n; i++) {
     const t = tasks[i]!;
@@ -39,6 +42,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     payloadLengths[i] = t.payload.byteLength;
     offset += t.payload.byteLength;
     delayUsec[i] = Math.round(t.delayMs * 1000);
+    if (t.tag !== null) anyTag = true;
+    if (delayUsec[i] !== 0) anyDelay = true;
     pushes[i] = t.push ? JSON.stringify(t.push) : null;
     if (t.push) anyPush = true;
     if (t.etaUsec === null) {
@@ -48,6 +53,7 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
       const seconds = Math.floor(t.etaUsec / 1_000_000);
       etaSeconds[i] = seconds;
       etaMicros[i] = t.etaUsec - seconds * 1_000_000;
+      anyEta = true;
     }
   }
   // The payloads travel as ONE bytea, in binary, cut apart by the statement:
@@ -61,6 +67,10 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // from its input and now() (an explicit ETA as given, else now() plus its
   // delay and FIFO offset; enqueued at now(); retry count 0), and reading
   // back 100 rows cost Node more than building them.
+  // A column with nothing in it (no tags, no explicit ETAs, no delays: the
+  // common add) is bound as NULL instead of an array of NULLs or zeros:
+  // unnest pads it with NULLs, and pg serialises every array element as
+  // text, which was the next cost of an add in Node after the payloads.
   const pushColumn = anyPush ? sql`, push` : sql``;
   const pushInput = anyPush ? sql`, ${pushes}::text[]` : sql``;
   const pushName = anyPush ? sql`, push` : sql``;
@@ -73,9 +83,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
              -- tasks of one batch share now(), and this keeps them leased in
              -- the order given (FIFO) instead of by name.
              coalesce(timestamptz 'epoch' + eta_sec * interval '1 second' + eta_micro * interval '1 microsecond',
-                      now() + (delay_usec + ord - 1) * interval '1 microsecond') as eta
-        from unnest(${names}::text[], ${tags}::text[], ${payloadStarts}::int4[], ${payloadLengths}::int4[],
-                    ${etaSeconds}::int8[], ${etaMicros}::int4[], ${delayUsec}::int8[]${pushInput})
+                      now() + (coalesce(delay_usec, 0) + ord - 1) * interval '1 microsecond') as eta
+        from unnest(${names}::text[], ${anyTag ? tags : null}::text[], ${payloadStarts}::int4[], ${payloadLengths}::int4[],
+                    ${anyEta ? etaSeconds : null}::int8[], ${anyEta ? etaMicros : null}::int4[], ${anyDelay ? delayUsec : null}::int8[]${pushInput})
              with ordinality as i (name, tag, payload_start, payload_length, eta_sec, eta_micro, delay_usec${pushName}, ord)
     ),
     stored as (

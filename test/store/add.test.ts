@@ -109,6 +109,27 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     const plain = batch.find((t) => t.name === 'plain')!;
     expect(batch.find((t) => t.name === 'fifo')!.etaUsec - plain.etaUsec).toBe(5);
   });
+
+  it('stores each column right when a batch leaves the others empty (bound as one NULL)', async () => {
+    const q = await open();
+    const explicitUsec = Date.now() * 1000 + 7_200_000_321;
+    const batches = [
+      await q.add([{ payload: 'a' }, { payload: 'b' }]),
+      await q.add([{ tag: 't1' }, {}]),
+      await q.add([{ countdownSeconds: 2.5 }, {}]),
+      await q.add([{ etaUsec: explicitUsec }, {}]),
+      await q.add([{ name: 'given', tag: '' }, { name: null as unknown as string }]),
+    ];
+    for (const task of batches.flat()) {
+      const stored = await q.getTask(task.name);
+      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({ ...stored, payload: stored.payload.toString('hex') });
+    }
+    expect(batches[1]!.map((t) => t.tag)).toEqual(['t1', null]);
+    expect(batches[2]![0]!.etaUsec - batches[2]![1]!.etaUsec).toBe(2_500_000 - 1);
+    expect(batches[3]!.map((t) => t.etaUsec === explicitUsec)).toEqual([true, false]);
+    // A null name is generated, as an absent one.
+    expect(batches[4]![1]!.name).toMatch(/^[A-Za-z0-9_-]{24}$/);
+  });
 });
 
 describe('tags the database could not store', () => {
