@@ -63,10 +63,15 @@ class RestBackend implements WorkerBackend<ClientTask> {
   }
 
   async complete(held: readonly HeldLease<ClientTask>[]): Promise<boolean[]> {
-    const { deleted } = await this.#queue.batchDelete(
-      held.map((h) => h.task.name),
-      held.map((h) => h.token),
-    );
+    const names: string[] = new Array<string>(held.length);
+    const tokens: number[] = new Array<number>(held.length);
+    for (let i = 0; i < held.length; i++) {
+      names[i] = held[i]!.task.name;
+      tokens[i] = held[i]!.token;
+    }
+    const { deleted, notFound } = await this.#queue.batchDelete(names, tokens);
+    // The usual answer: everything deleted (no set of the names to build).
+    if (notFound.length === 0 && deleted.length === held.length) return new Array<boolean>(held.length).fill(true);
     const gone = new Set(deleted);
     return held.map((h) => gone.has(h.task.name));
   }

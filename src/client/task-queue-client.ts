@@ -136,7 +136,8 @@ export class TaskQueueClient {
    */
   async batchDelete(queue: string, names: readonly string[], leaseTokens?: readonly number[]): Promise<{ deleted: string[]; notFound: string[] }> {
     const body: Record<string, unknown> = { ids: names };
-    if (leaseTokens) body.leaseTimestamps = leaseTokens.map(String);
+    // As integers (the server takes them so): no string per token, and a shorter body.
+    if (leaseTokens) body.leaseTimestamps = leaseTokens;
     const json = (await this.#call('POST', `${this.#queuePath(queue)}/tasks:batchDelete`, { body, retry: true })) as {
       deleted?: string[];
       notFound?: string[];

@@ -179,8 +179,10 @@ export interface TaskDeleteParams extends QueueRef, Audited {
 }
 
 export interface TaskDeleteLeasedParams extends QueueRef {
-  /** Each task with the lease token (etaUsec) its holder was handed. */
-  readonly tasks: readonly { readonly name: string; readonly leaseToken: number }[];
+  /** The tasks' names, each once. */
+  readonly names: readonly string[];
+  /** For each of `names`, at the same index, the lease token (etaUsec) its holder was handed. */
+  readonly leaseTokens: readonly number[];
   /** Of the names, those held by their form: deleted without a tombstone row. */
   readonly heldByForm: readonly string[];
 }

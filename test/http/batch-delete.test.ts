@@ -78,4 +78,49 @@ describe('extension: POST .../tasks:batchDelete', () => {
     expect((await h.call(batchDelete, { method: 'GET' })).status).toBe(405);
     expect((await h.call(`${queuePath('nosuch')}/tasks:batchDelete`, { method: 'POST', body: { ids: ['a'] } })).status).toBe(404);
   });
+
+  describe.each(['postgres', 'pglite'] as const)('with leaseTimestamps (fenced), %s', (engine) => {
+    it('deletes a task only under the token it was leased with, generated and chosen names alike', async () => {
+      h = await openHarness(engine);
+      const queue = h.t.service.getQueue('q');
+      await queue.add([{ name: 'chosen' }, {}, {}]);
+      const first = await h.lease('numTasks=3&leaseSecs=1');
+      expect(first).toHaveLength(3);
+      // The lease ran out and another lease took the tasks: the first tokens are stale.
+      await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
+      const second = await h.lease('numTasks=3&leaseSecs=600');
+      const token = (tasks: typeof first, id: string) => tasks.find((task) => task.id === id)!.leaseTimestamp as string;
+      const ids = first.map((task) => task.id as string);
+      const stale = await h.call(batchDelete, { method: 'POST', body: { ids, leaseTimestamps: ids.map((id) => token(first, id)) } });
+      expect(stale.json).toEqual({ deleted: [], notFound: ids });
+      const [generated, other] = ids.filter((id) => id !== 'chosen');
+      // Mixed: one stale token, two current ones (one as an integer); a name repeated with its token counts once.
+      const body = {
+        ids: ['chosen', generated, other, generated],
+        leaseTimestamps: [token(second, 'chosen'), Number(token(second, generated!)), token(first, other!), token(second, generated!)],
+      };
+      const r = await h.call(batchDelete, { method: 'POST', body });
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual({ deleted: ['chosen', generated], notFound: [other] });
+      expect(await h.t.sql(`select name from ${h.t.schema}.tasks`)).toEqual([{ name: other }]);
+      // A chosen name deleted by its holder is tombstoned, as by tasks.delete.
+      await expect(queue.getTask('chosen')).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+    });
+
+    it.each([
+      ['fewer tokens than ids', { ids: ['a', 'b'], leaseTimestamps: ['1'] }, 'one lease token per id'],
+      ['a token not a number', { ids: ['a'], leaseTimestamps: ['12x'] }, 'leaseTimestamps[0]'],
+      ['a negative token', { ids: ['a', 'b'], leaseTimestamps: ['1', -1] }, 'leaseTimestamps[1]'],
+      ['a token past 16 digits', { ids: ['a'], leaseTimestamps: ['12345678901234567'] }, 'leaseTimestamps[0]'],
+      ['an empty token', { ids: ['a'], leaseTimestamps: [''] }, 'leaseTimestamps[0]'],
+      ['a name twice with two tokens', { ids: ['a', 'a'], leaseTimestamps: ['1', '2'] }, 'twice'],
+    ])('refuses %s with 400 and deletes nothing', async (_what, body, message) => {
+      h = await openHarness(engine);
+      await h.t.service.getQueue('q').add([{ name: 'a' }, { name: 'b' }]);
+      const r = await h.call(batchDelete, { method: 'POST', body });
+      expect(r.status).toBe(400);
+      expect(r.json.error.message).toContain(message);
+      expect(await h.t.sql(`select count(*)::int as n from ${h.t.schema}.tasks`)).toEqual([{ n: 2 }]);
+    });
+  });
 });

@@ -6,6 +6,10 @@ const MAX_BATCH = 1000;
 /** The answer for one task: deleted (true), not deleted because its lease was no longer this one (false), or the call's error. */
 export type CompletionResult = { readonly deleted: boolean } | { readonly error: unknown };
 
+// Shared answers (frozen: handed to every task's callback), no object per task.
+const DELETED: CompletionResult = Object.freeze({ deleted: true });
+const NOT_DELETED: CompletionResult = Object.freeze({ deleted: false });
+
 /**
  * Deletes finished tasks, many per call: a success goes out at once while
  * fewer than `maxInFlight` calls are in flight, and those that finish
@@ -60,7 +64,7 @@ export class CompletionBatcher<T extends WorkerTask, H extends HeldLease<T> = He
           answer = { error };
         }
         for (let i = 0; i < batch.length; i++) {
-          const result = Array.isArray(answer) ? { deleted: answer[i] === true } : answer;
+          const result = Array.isArray(answer) ? (answer[i] === true ? DELETED : NOT_DELETED) : answer;
           const waiter = waiters[i];
           if (waiter) waiter(result);
           else this.#onResult(batch[i]!, result);

@@ -16,16 +16,24 @@ export async function deleteLeasedTasks(ctx: QueueContext, tasks: readonly Pick<
       queue,
     });
   }
+  // The names once each, beside their tokens (the store's two arrays): a
+  // name given twice with another token is deleted only under the first.
   const byName = new Map<string, number>();
+  const names: string[] = [];
+  const leaseTokens: number[] = [];
+  const byForm: string[] = [];
   for (const task of tasks) {
-    if (typeof task.name !== 'string' || !Number.isSafeInteger(task.etaUsec)) {
+    const name = task.name;
+    if (typeof name !== 'string' || !Number.isSafeInteger(task.etaUsec)) {
       throw new QueueError('INVALID_REQUEST', 'deleteLeasedTasks takes tasks with their lease tokens (etaUsec)', { queue });
     }
-    byName.set(task.name, task.etaUsec);
+    if (byName.has(name)) continue;
+    byName.set(name, task.etaUsec);
+    names.push(name);
+    leaseTokens.push(task.etaUsec);
+    if (heldByForm(ctx, name)) byForm.push(name);
   }
-  const held = [...byName].map(([name, leaseToken]) => ({ name, leaseToken }));
-  const byForm = held.filter((task) => heldByForm(ctx, task.name)).map((task) => task.name);
-  const deleted = new Set(await ctx.store.deleteLeasedTasks({ ...ctx.ref, tasks: held, heldByForm: byForm }));
+  const deleted = new Set(await ctx.store.deleteLeasedTasks({ ...ctx.ref, names, leaseTokens, heldByForm: byForm }));
   if (deleted.size > 0) ctx.events.deleted(queue, deleted.size);
   return tasks.map((task) => deleted.has(task.name) && byName.get(task.name) === task.etaUsec);
 }

@@ -31,45 +31,63 @@ export const BATCH_DELETE_TASKS: RestMethod = {
   action: 'task.delete',
   shape: BATCH_DELETE_SHAPE,
   async run({ c, params, queue }) {
-    const { ids, tokens } = parseIds(parseJsonObject(await readBody(c)));
-    const names = [...new Set(ids)];
-    const outcome = tokens
-      ? await queue.deleteLeasedTasks(names.map((name) => ({ name, etaUsec: tokens.get(name)! })))
-      : await queue.deleteTask(names);
+    const { names, leased } = parseIds(parseJsonObject(await readBody(c)));
+    const outcome = leased ? await queue.deleteLeasedTasks(leased) : await queue.deleteTask(names);
     const body = { deleted: names.filter((_, i) => outcome[i]), notFound: names.filter((_, i) => !outcome[i]) };
     return writeJson(c, params, { body, etag: jsonEtag(JSON.stringify(body)) });
   },
 };
 
-function parseIds(body: Record<string, unknown>): { ids: string[]; tokens: Map<string, number> | null } {
+/** The distinct names in the order given, and with lease tokens, each name once with its token. */
+function parseIds(body: Record<string, unknown>): { names: string[]; leased: { name: string; etaUsec: number }[] | null } {
   for (const field of Object.keys(body)) {
     if (field !== 'ids' && field !== 'leaseTimestamps') {
       throw invalidField(field, `Unknown field ${quote(field)}: a batchDelete body is {"ids": [task names], "leaseTimestamps": [optional lease tokens]}`);
     }
   }
-  const ids = body.ids;
+  const ids: unknown = body.ids;
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > LIMITS.maxTasksPerDelete) {
     throw invalidField('ids', `ids must be an array of 1 to ${LIMITS.maxTasksPerDelete} task names`);
   }
-  ids.forEach((id, i) => {
+  for (let i = 0; i < ids.length; i++) {
+    const id: unknown = ids[i];
     if (typeof id !== 'string' || !TASK_NAME_PATTERN.test(id)) {
       throw invalidField('ids', `ids[${i}] is not a valid task name: it must match ${TASK_NAME_PATTERN.source}`);
     }
-  });
-  const stamps = body.leaseTimestamps;
-  if (stamps === undefined) return { ids: ids as string[], tokens: null };
+  }
+  const stamps: unknown = body.leaseTimestamps;
+  if (stamps === undefined) return { names: [...new Set(ids as string[])], leased: null };
   if (!Array.isArray(stamps) || stamps.length !== ids.length) {
     throw invalidField('leaseTimestamps', 'leaseTimestamps must be an array with one lease token per id');
   }
   const tokens = new Map<string, number>();
-  stamps.forEach((stamp: unknown, i) => {
-    const usec = typeof stamp === 'string' && /^[0-9]{1,16}$/.test(stamp) ? Number(stamp) : typeof stamp === 'number' ? stamp : Number.NaN;
-    if (!Number.isSafeInteger(usec) || usec < 0) {
+  const names: string[] = [];
+  const leased: { name: string; etaUsec: number }[] = [];
+  for (let i = 0; i < stamps.length; i++) {
+    const etaUsec = leaseToken(stamps[i]);
+    if (!Number.isSafeInteger(etaUsec) || etaUsec < 0) {
       throw invalidField('leaseTimestamps', `leaseTimestamps[${i}] must be microseconds since the epoch, as a decimal string or an integer`);
     }
-    const id = ids[i] as string;
-    if (tokens.has(id) && tokens.get(id) !== usec) throw invalidField('leaseTimestamps', `task ${quote(id)} is given twice with different lease tokens`);
-    tokens.set(id, usec);
-  });
-  return { ids: ids as string[], tokens };
+    const name = ids[i] as string;
+    const seen = tokens.get(name);
+    if (seen === undefined) {
+      tokens.set(name, etaUsec);
+      names.push(name);
+      leased.push({ name, etaUsec });
+    } else if (seen !== etaUsec) {
+      throw invalidField('leaseTimestamps', `task ${quote(name)} is given twice with different lease tokens`);
+    }
+  }
+  return { names, leased };
+}
+
+/** A lease token as given: a decimal string (as tasks.lease answers it) or an integer; NaN otherwise. */
+function leaseToken(stamp: unknown): number {
+  if (typeof stamp === 'number') return stamp;
+  if (typeof stamp !== 'string' || stamp.length === 0 || stamp.length > 16) return Number.NaN;
+  for (let i = 0; i < stamp.length; i++) {
+    const code = stamp.charCodeAt(i);
+    if (code < 48 || code > 57) return Number.NaN;
+  }
+  return Number(stamp);
 }
