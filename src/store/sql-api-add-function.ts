@@ -23,8 +23,6 @@ DECLARE
   q         queues;
   n         integer := coalesce(cardinality(payloads), 0);
   out_names text[] := '{}';
-  out_tags  text[] := '{}';
-  out_pays  bytea[] := '{}';
   given     text[] := '{}';
   task_name text;
   task_tag  text;
@@ -33,6 +31,7 @@ DECLARE
   held      text;
   inserted  text[];
   held_from timestamptz;
+  bad_at    bigint;
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'pull' THEN
@@ -59,29 +58,45 @@ BEGIN
       USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
   END IF;
 
-  FOR i IN 1..n LOOP
-    task_name := names[i];
-    IF task_name IS NULL THEN
-      task_name := generate_task_name();
-    ELSE
-      IF task_name !~ '^[${TASK_NAME_CHARS}]+$' OR length(task_name) > ${TASK_NAME_MAX_LENGTH} THEN
-        RAISE EXCEPTION 'task name: must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to ${TASK_NAME_MAX_LENGTH}), got "%" (task %)',
-          left(task_name, 60), i
-          USING ERRCODE = 'TQ005', DETAIL = left(task_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
-      END IF;
-      given := given || task_name;
+  -- The tasks' rules are checked in one pass over the arrays, not element
+  -- by element (subscripts and appends in a loop cost O(n) each), and only
+  -- the first offending task is checked again below, rule by rule in the
+  -- order the loop of 0017 checked them, to raise that rule's error. A
+  -- one-subscript read of a two-dimensional names, tags or etas is NULL,
+  -- as it was in that loop.
+  SELECT array_agg(c.task_name ORDER BY c.ord),
+         array_agg(c.task_name ORDER BY c.ord) FILTER (WHERE c.given),
+         min(c.ord) FILTER (WHERE c.bad)
+    INTO out_names, given, bad_at
+    FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, generate_task_name()) AS task_name,
+                 (u.name IS NOT NULL AND (u.name !~ '^[${TASK_NAME_CHARS}]+$' OR length(u.name) > ${TASK_NAME_MAX_LENGTH}))
+                 OR octet_length(u.payload) > ${LIMITS.maxTaskBytes}
+                 OR octet_length(nullif(u.tag, '')) > ${LIMITS.maxTagBytes}
+                 OR (u.eta IS NOT NULL AND (NOT isfinite(u.eta) OR u.eta < timestamptz 'epoch'
+                                            OR u.eta > now() + interval '${LIMITS.maxEtaAheadMs / 1000} seconds')) AS bad
+            FROM unnest(payloads, CASE WHEN array_ndims(names) = 1 THEN names END,
+                        CASE WHEN array_ndims(tags) = 1 THEN tags END,
+                        CASE WHEN array_ndims(etas) = 1 THEN etas END) WITH ORDINALITY AS u (payload, name, tag, eta, ord)) c;
+  given := coalesce(given, '{}');
+
+  IF bad_at IS NOT NULL THEN
+    task_name := out_names[bad_at];
+    IF names[bad_at] IS NOT NULL AND (task_name !~ '^[${TASK_NAME_CHARS}]+$' OR length(task_name) > ${TASK_NAME_MAX_LENGTH}) THEN
+      RAISE EXCEPTION 'task name: must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to ${TASK_NAME_MAX_LENGTH}), got "%" (task %)',
+        left(task_name, 60), bad_at
+        USING ERRCODE = 'TQ005', DETAIL = left(task_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
     END IF;
-    payload := coalesce(payloads[i], '\\x'::bytea);
+    payload := coalesce(payloads[bad_at], '\\x'::bytea);
     IF octet_length(payload) > ${LIMITS.maxTaskBytes} THEN
       RAISE EXCEPTION 'task size: task "%": payload is % bytes; the limit is ${LIMITS.maxTaskBytes}', task_name, octet_length(payload)
         USING ERRCODE = 'TQ006', DETAIL = task_name, HINT = 'TASK_TOO_LARGE';
     END IF;
-    task_tag := nullif(tags[i], '');
+    task_tag := nullif(tags[bad_at], '');
     IF octet_length(task_tag) > ${LIMITS.maxTagBytes} THEN
       RAISE EXCEPTION 'tag size: tag must be <= ${LIMITS.maxTagBytes} bytes, got a % byte tag (task "%")', octet_length(task_tag), task_name
         USING ERRCODE = 'TQ007', DETAIL = task_name, HINT = 'INVALID_TAG';
     END IF;
-    eta := etas[i];
+    eta := etas[bad_at];
     IF eta IS NOT NULL AND (NOT isfinite(eta) OR eta < timestamptz 'epoch') THEN
       RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, task_name
         USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
@@ -90,10 +105,7 @@ BEGIN
       RAISE EXCEPTION 'eta: a task ETA lies more than ${LIMITS.maxEtaAheadMs / 86_400_000} days ahead of the current time, got % (task "%")', eta, task_name
         USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
     END IF;
-    out_names[i] := task_name;
-    out_tags[i] := task_tag;
-    out_pays[i] := payload;
-  END LOOP;
+  END IF;
 
   IF cardinality(given) > 1 THEN
     SELECT g INTO held FROM unnest(given) g GROUP BY g HAVING count(*) > 1 LIMIT 1;
@@ -129,8 +141,10 @@ BEGIN
   -- primary key's unique_violation, which names neither rule nor task clearly.
   WITH stored_rows AS (
     INSERT INTO tasks AS t (queue_id, name, eta, tag, payload)
-    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), i.tag, i.payload
-      FROM unnest(out_names, out_tags, out_pays, etas) WITH ORDINALITY AS i (name, tag, payload, eta, ord)
+    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), nullif(i.tag, ''),
+           coalesce(i.payload, '\\x'::bytea)
+      FROM unnest(out_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas)
+           WITH ORDINALITY AS i (name, tag, payload, eta, ord)
     ON CONFLICT DO NOTHING
     RETURNING t.name
   )
