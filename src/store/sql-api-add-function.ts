@@ -2,8 +2,8 @@ import { LIMITS } from '../core/limits.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /**
- * add_tasks as sql/0017 defined it, with the limits it checks before its
- * insert written from their one definition (src/core/limits.ts, the name
+ * add_tasks as sql/0017 defined it, its per-task checks one pass over the
+ * arrays since sql/0022, with the limits it checks before its insert written from their one definition (src/core/limits.ts, the name
  * rule of src/core/task.ts) instead of copied: batch size, name pattern and
  * length, payload and tag size, the ETA horizon. PostgreSQL's regular
  * expressions take bounds up to 255, so the name's length is checked apart
