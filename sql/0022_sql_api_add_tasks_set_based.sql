@@ -133,6 +133,18 @@ BEGIN
   -- tombstoned names (TQ001), keeps the storage counters and limits (TQ002)
   -- and wakes waiting long-polls. Tasks without an ETA are leasable now,
   -- one microsecond apart in the order given (FIFO), like the service's.
+  -- Names all generated here cannot be live (a clock and 64 random bits;
+  -- the service's add leaves that case to the primary key as well), so
+  -- that insert goes without ON CONFLICT, whose speculative insertion cost
+  -- it about two fifths more per row (sql/0022).
+  IF cardinality(given) = 0 THEN
+    INSERT INTO tasks AS t (queue_id, name, eta, tag, payload)
+    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), nullif(i.tag, ''),
+           coalesce(i.payload, '\x'::bytea)
+      FROM unnest(out_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas)
+           WITH ORDINALITY AS i (name, tag, payload, eta, ord);
+    RETURN out_names;
+  END IF;
   -- A live name is skipped here and named below (TQ011), not left to the
   -- primary key's unique_violation, which names neither rule nor task clearly.
   WITH stored_rows AS (
