@@ -7,6 +7,13 @@
 -- with the name generation; only the first offending task is then checked
 -- rule by rule, in the old order, to raise the same error (SQLSTATE,
 -- message, detail) as before. The insert reads the arrays as given.
+--
+-- The larger cost was the insert's ON CONFLICT DO NOTHING (speculative
+-- insertion, about two fifths more per row): it is kept only for an add
+-- with caller-given names, where a live name must raise TQ011. Names all
+-- generated in this call (a clock and 64 random bits) cannot be live, and
+-- that insert goes without it; the service's add leaves that case to the
+-- primary key as well.
 
 -- BEGIN GENERATED add_tasks (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION add_tasks(queue text, payloads bytea[], names text[] DEFAULT NULL, tags text[] DEFAULT NULL,
