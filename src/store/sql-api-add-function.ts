@@ -1,4 +1,5 @@
 import { LIMITS } from '../core/limits.js';
+import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /**
@@ -50,14 +51,7 @@ BEGIN
     RAISE EXCEPTION 'arguments: names, tags and etas must be NULL or one-dimensional arrays as long as payloads (%)', n
       USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';
   END IF;
-  IF current_setting('transaction_isolation') <> 'read committed' THEN
-    -- The trigger's tombstone and storage-limit checks read the latest
-    -- committed rows only under READ COMMITTED.
-    RAISE EXCEPTION 'isolation level: tasks can be added only inside READ COMMITTED transactions (the PostgreSQL default), not %',
-      current_setting('transaction_isolation')
-      USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
-  END IF;
-
+${READ_COMMITTED_CHECK}
   -- The tasks' rules are checked in one pass over the arrays, not element
   -- by element (subscripts and appends in a loop cost O(n) each), and only
   -- the first offending task is checked again below, rule by rule in the

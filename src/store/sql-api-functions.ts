@@ -3,6 +3,7 @@ import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
 import { addTasksFunction } from './sql-api-add-function.js';
+import { LEASE_SECONDS_CHECK } from './sql-api-checks.js';
 import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
 import { modifyLeaseStatement } from './modify-lease.js';
@@ -157,7 +158,6 @@ ${indent(statement, 6)}
       RETURN NEXT v_out;
     END LOOP;`;
   });
-  const maxLeaseSeconds = LIMITS.maxLeaseMs / 1000;
   return `CREATE OR REPLACE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
                             group_by_tag boolean DEFAULT false)
 RETURNS SETOF leased_task
@@ -187,11 +187,7 @@ BEGIN
     RAISE EXCEPTION 'max_tasks: must be from 1 to ${LIMITS.maxTasksPerLease}, got %', coalesce(v_max_tasks::text, 'NULL')
       USING ERRCODE = 'TQ015', DETAIL = coalesce(v_max_tasks::text, ''), HINT = 'INVALID_REQUEST';
   END IF;
-  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > ${maxLeaseSeconds} THEN
-    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to ${maxLeaseSeconds} seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
-      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
-  END IF;
-  IF octet_length(v_tag) > ${LIMITS.maxTagBytes} THEN
+${LEASE_SECONDS_CHECK}  IF octet_length(v_tag) > ${LIMITS.maxTagBytes} THEN
     RAISE EXCEPTION 'tag size: tag must be <= ${LIMITS.maxTagBytes} bytes, got a % byte tag', octet_length(v_tag)
       USING ERRCODE = 'TQ007', DETAIL = left(v_tag, ${LIMITS.maxTagBytes}), HINT = 'INVALID_TAG';
   END IF;
@@ -228,7 +224,6 @@ function modifyLeaseFunction(): string {
   const statement = statementText(
     modifyLeaseStatement(tableOf, { queueId: v('v_queue_id'), name: v('v_name'), leaseMs: v('v_lease_ms'), token: v('v_token') }),
   );
-  const maxLeaseSeconds = LIMITS.maxLeaseMs / 1000;
   return `CREATE OR REPLACE FUNCTION modify_lease(queue text, name text, lease_expires_at timestamptz, lease_seconds integer)
 RETURNS timestamptz
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -246,11 +241,7 @@ BEGIN
   IF NOT FOUND THEN
     q := sql_api_queue(queue, true, 'modify the lease of');  -- raises the error that fits
   END IF;
-  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > ${maxLeaseSeconds} THEN
-    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to ${maxLeaseSeconds} seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
-      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
-  END IF;
-  IF v_token IS NULL THEN
+${LEASE_SECONDS_CHECK}  IF v_token IS NULL THEN
     RAISE EXCEPTION 'lease_expires_at: the task''s lease token (the expiry its lease returned) is required'
       USING ERRCODE = 'TQ015', DETAIL = coalesce(v_name, ''), HINT = 'INVALID_REQUEST';
   END IF;

@@ -12,6 +12,7 @@ import {
   URL_PATH,
 } from '../core/push-rules.js';
 import { DEFAULT_RETRY_PARAMETERS } from '../core/queue-config.js';
+import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
@@ -75,14 +76,7 @@ BEGIN
     RAISE EXCEPTION 'queue mode: queue "%" is a push queue; a PULL task cannot be added to it', queue
       USING ERRCODE = 'TQ004', DETAIL = queue, HINT = 'INVALID_QUEUE_MODE';
   END IF;
-  IF current_setting('transaction_isolation') <> 'read committed' THEN
-    -- The trigger's tombstone and storage-limit checks read the latest
-    -- committed rows only under READ COMMITTED.
-    RAISE EXCEPTION 'isolation level: tasks can be added only inside READ COMMITTED transactions (the PostgreSQL default), not %',
-      current_setting('transaction_isolation')
-      USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
-  END IF;
-  -- The queue's base URL as the service wrote it (its <target-url>, else
+${READ_COMMITTED_CHECK}  -- The queue's base URL as the service wrote it (its <target-url>, else
   -- TASKQUEUE_PUSH_BASE_URL): written as null, the task has nowhere to go.
   IF q.push_settings ? 'baseUrl' AND q.push_settings -> 'baseUrl' = 'null'::jsonb THEN
     RAISE EXCEPTION 'target url: push queue "%" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL', queue
