@@ -1,4 +1,3 @@
-import type { CallerTransaction } from './caller-transaction.js';
 import { QueueError } from './errors.js';
 import { isHeldByForm } from './generated-name.js';
 import type { QueueContext } from './queue-context.js';
@@ -26,27 +25,4 @@ export async function missingTaskError(ctx: QueueContext, name: string): Promise
     return new QueueError('TOMBSTONED_TASK', `task "${name}" has been deleted`, details);
   }
   return new QueueError('UNKNOWN_TASK', `task "${name}" does not exist in queue "${ctx.ref.queueName}"`, details);
-}
-
-/**
- * The refusal of an add that gave names held by their form: whichever of
- * them is live already exists (as the insert would have said); otherwise
- * the first was deleted. One lookup, and only for such adds.
- */
-export async function heldNameError(
-  ctx: QueueContext,
-  names: readonly string[],
-  transaction: CallerTransaction | undefined,
-): Promise<QueueError> {
-  const queue = ctx.ref.queueName;
-  const live = await ctx.store.liveTaskNames({ ...ctx.ref, names, ...(transaction === undefined ? {} : { transaction }) });
-  const name = live[0];
-  if (name !== undefined) {
-    return new QueueError('TASK_ALREADY_EXISTS', `task "${name}" already exists`, { queue, task: name });
-  }
-  const first = names[0]!;
-  return new QueueError('TOMBSTONED_TASK', `task "${first}" was deleted recently; its name is held and cannot be reused yet`, {
-    queue,
-    task: first,
-  });
 }

@@ -1,9 +1,9 @@
 import type { CallerTransaction } from './caller-transaction.js';
 import { browseTasks } from './browse-tasks.js';
-import { isQueueError, QueueError } from './errors.js';
+import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { leaseWithWait } from './long-poll.js';
-import { heldByForm, heldNameError, missingTaskError } from './name-holds.js';
+import { heldByForm, missingTaskError } from './name-holds.js';
 import type { QueueConfig } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
 import { requireIntegerIn } from './require-integer.js';
@@ -117,31 +117,14 @@ export class TaskQueue {
       });
     }
     const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i));
-    // Only names the caller gave can repeat: generated ones carry 64 random
-    // bits and their creation time (and the primary key refuses a clash).
-    const seen = new Set<string>();
-    for (let i = 0; i < validated.length; i++) {
-      const task = validated[i]!;
-      if (typeof list[i]!.name !== 'string') continue;
-      if (seen.has(task.name)) {
-        throw new QueueError('DUPLICATE_TASK_NAME', `task name "${task.name}" appears twice in one add`, {
-          queue: this.name,
-          task: task.name,
-        });
-      }
-      seen.add(task.name);
-    }
-    // The 5-per-transaction limit is counted inside the caller's transaction by the store.
+    // The 5-per-transaction limit is counted inside the caller's transaction
+    // by the store; a name given twice, held by its form or live is refused
+    // by the store's add statement, the one the SQL API runs too.
     const transaction = options.transaction;
-    if (options.restore !== true) {
-      // Generated names (no name given) are new; only a given name can be a copy.
-      const held = validated.filter((task, i) => typeof list[i]!.name === 'string' && heldByForm(this.#ctx, task.name));
-      if (held.length > 0) throw await heldNameError(this.#ctx, held.map((task) => task.name), transaction);
-    }
     const stored = await this.#ctx.store.insertTasks({
       ...this.#ctx.ref,
       tasks: validated,
-      maxEtaAheadMs: LIMITS.maxEtaAheadMs,
+      ...(options.restore === true ? { checkForm: false } : {}),
       ...(transaction === undefined ? {} : { transaction }),
     });
     // Inside a caller's transaction this counts the add when it is made, not when it commits.
@@ -238,23 +221,16 @@ export class TaskQueue {
       throw new QueueError('INVALID_REQUEST', 'the task must carry its lease token (etaUsec)', { queue: this.name, field: 'etaUsec' });
     }
     const tag = change.tag === undefined ? undefined : validateTag(change.tag, { queue: this.name, field: 'tag' });
-    try {
-      return await this.#ctx.store.modifyLease({
-        ...this.#ctx.ref,
-        name: task.name,
-        leaseToken: task.etaUsec,
-        leaseMs,
-        ...(tag === undefined ? {} : { tag }),
-        ...(change.lastError === undefined ? {} : { lastError: change.lastError }),
-      });
-    } catch (error) {
-      // The store knows deleted names by their tombstone rows; a name held by
-      // its form has none, and is deleted all the same (see missingTaskError).
-      if (isQueueError(error, 'UNKNOWN_TASK') && heldByForm(this.#ctx, task.name)) {
-        throw new QueueError('TOMBSTONED_TASK', `task "${task.name}" has been deleted`, error.details, { cause: error });
-      }
-      throw error;
-    }
+    // A modify that matched nothing is explained by the store (lease
+    // expired, deleted, unknown), as the SQL API's modify_lease explains it.
+    return this.#ctx.store.modifyLease({
+      ...this.#ctx.ref,
+      name: task.name,
+      leaseToken: task.etaUsec,
+      leaseMs,
+      ...(tag === undefined ? {} : { tag }),
+      ...(change.lastError === undefined ? {} : { lastError: change.lastError }),
+    });
   }
 
   /**

@@ -34,12 +34,13 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
       fieldOf(queue, index, 'name'),
     );
   }
-  const name = typeof given === 'string' ? given : generateTaskName();
+  const named = typeof given === 'string';
+  const name = named ? given : generateTaskName();
 
   if (queue.mode === 'push') {
     const where = (field: string) => fieldOf(queue, index, field);
     const { push, payload } = validatePushTask(queue, options, name, where);
-    return { name, payload, tag: null, ...taskTiming(options, where), push };
+    return { name, named, payload, tag: null, ...taskTiming(options, where), push };
   }
   const payload = toPayload(options.payload, queue, index);
   if (payload.byteLength > LIMITS.maxTaskBytes) {
@@ -53,10 +54,10 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   const rawTag = options.tag;
   const tag = rawTag === undefined || rawTag === null || rawTag === '' ? null : validateTag(rawTag, fieldOf(queue, index, 'tag'));
   if (options.countdownSeconds === undefined && options.eta === undefined && options.etaUsec === undefined) {
-    return { name, payload, tag, etaUsec: null, delayMs: 0 };
+    return { name, named, payload, tag, etaUsec: null, delayMs: 0 };
   }
   const { etaUsec, delayMs } = taskTiming(options, (field) => fieldOf(queue, index, field));
-  return { name, payload, tag, etaUsec, delayMs };
+  return { name, named, payload, tag, etaUsec, delayMs };
 }
 
 /** Error details: the queue, the field at fault and the task's place in the add. */

@@ -5,14 +5,16 @@ import type { Task } from '../core/task.js';
 import type { TaskInsertParams } from '../core/task-store.js';
 import { LIMITS } from '../core/limits.js';
 import { runnerFor, type QueryRunner } from './external-transaction.js';
-import { intervalFromMs, table, toBuffer, toNumber, usecOf, type StoreContext } from './store-context.js';
+import { addStatement } from './add-statement.js';
+import { routine, table, toBuffer, toNumber, type StoreContext } from './store-context.js';
 
 /**
- * Adds a batch of tasks in one statement, all or nothing. ETAs are computed
- * and checked against the database's clock: if any task's ETA lies beyond the
- * allowed horizon, the WHERE clause lets no row through and the caller gets
- * INVALID_ETA. Tombstoned names and storage limits are enforced by the
- * tasks_after_insert trigger (sql/0007), so they hold for any writer.
+ * Adds a batch of tasks in one statement, all or nothing: the add statement
+ * (add-statement.ts, the same one the SQL API's add_tasks runs) refuses a
+ * task whose ETA lies beyond the horizon on the database's clock, a name
+ * given twice, held by its form or live; its trigger (sql/0007) refuses
+ * tombstoned names and keeps the storage limits, so they hold for any
+ * writer. Refusals come back as SQLSTATEs of the SQL API (translate-error.ts).
  */
 export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): Promise<Task[]> {
   if (params.tasks.length === 0) return [];
@@ -30,6 +32,9 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // Push requests as JSON text (null for pull tasks); only bound when the batch has one.
   const pushes = new Array<string | null>(n);
   let anyPush = false;
+  // Whether the caller chose each name (bound only when some did and some did not).
+  const given = new Array<boolean>(n);
+  let namedCount = 0;
   let anyTag = false;
   let anyEta = false;
   let anyDelay = false;
@@ -37,6 +42,8 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   for (let i = 0; i < n; i++) {
     const t = tasks[i]!;
     names[i] = t.name;
+    given[i] = t.named === true;
+    if (t.named === true) namedCount++;
     tags[i] = t.tag;
     payloadStarts[i] = offset + 1;
     payloadLengths[i] = t.payload.byteLength;
@@ -67,37 +74,33 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
   // from its input and now() (an explicit ETA as given, else now() plus its
   // delay and FIFO offset; enqueued at now(); retry count 0), and reading
   // back 100 rows cost Node more than building them.
-  // A column with nothing in it (no tags, no explicit ETAs, no delays: the
-  // common add) is bound as NULL instead of an array of NULLs or zeros:
-  // unnest pads it with NULLs, and pg serialises every array element as
-  // text, which was the next cost of an add in Node after the payloads.
-  const pushColumn = anyPush ? sql`, push` : sql``;
+  // A column with nothing in it (no tags, no explicit ETAs, no delays, every
+  // name given or none: the common add) is bound as NULL instead of an
+  // array of NULLs or zeros: unnest pads it with NULLs, and pg serialises
+  // every array element as text, which was the next cost of an add in Node
+  // after the payloads.
+  const named = namedCount > 0;
   const pushInput = anyPush ? sql`, ${pushes}::text[]` : sql``;
   const pushName = anyPush ? sql`, push` : sql``;
-  const pushValue = anyPush ? sql`, push::jsonb` : sql``;
-  const query = sql<{ stored: unknown; now_usec: unknown }>`/* insert_tasks */
-    with input as (
-      select name, tag${pushColumn}, substring(${payloads}::bytea from payload_start for payload_length) as payload,
+  const givenInput = named ? sql`, ${namedCount === n ? null : given}::bool[]` : sql``;
+  const givenName = named ? sql`, given` : sql``;
+  const input = sql`/* insert_tasks_input */ select name, tag${anyPush ? sql`, push::jsonb as push` : sql``}${named ? sql`, coalesce(given, true) as given` : sql``},
+             substring(${payloads}::bytea from payload_start for payload_length) as payload,
              -- An explicit ETA exactly (seconds and microseconds apart, see
              -- timestampFromUsec); else now() + delay, ord microseconds apart:
              -- tasks of one batch share now(), and this keeps them leased in
              -- the order given (FIFO) instead of by name.
              coalesce(timestamptz 'epoch' + eta_sec * interval '1 second' + eta_micro * interval '1 microsecond',
-                      now() + (coalesce(delay_usec, 0) + ord - 1) * interval '1 microsecond') as eta
+                      now() + (coalesce(delay_usec, 0) + ord - 1) * interval '1 microsecond') as eta, ord
         from unnest(${names}::text[], ${anyTag ? tags : null}::text[], ${payloadStarts}::int4[], ${payloadLengths}::int4[],
-                    ${anyEta ? etaSeconds : null}::int8[], ${anyEta ? etaMicros : null}::int4[], ${anyDelay ? delayUsec : null}::int8[]${pushInput})
-             with ordinality as i (name, tag, payload_start, payload_length, eta_sec, eta_micro, delay_usec${pushName}, ord)
-    ),
-    stored as (
-      insert into ${table(ctx, 'tasks')} (queue_id, name, eta, tag, payload${pushColumn})
-      select ${params.queueId}::int4, name, eta, tag, payload${pushValue}
-        from input
-       -- + 1 ms: the FIFO offsets above add at most 499 microseconds (500
-       -- tasks of combined adds, see pg-task-store.ts).
-       where (select max(eta) from input) <= now() + ${intervalFromMs(params.maxEtaAheadMs + 1)}
-      returning 1
-    )
-    select (select count(*) from stored) as stored, ${usecOf(sql`now()`)} as now_usec`.compile(ctx.db);
+                    ${anyEta ? etaSeconds : null}::int8[], ${anyEta ? etaMicros : null}::int4[], ${anyDelay ? delayUsec : null}::int8[]${pushInput}${givenInput})
+             with ordinality as i (name, tag, payload_start, payload_length, eta_sec, eta_micro, delay_usec${pushName}${givenName}, ord)`;
+  const query = addStatement(
+    (name) => table(ctx, name),
+    (name) => routine(ctx, name),
+    { named, checkForm: params.checkForm !== false, push: anyPush },
+    { queueId: sql`${params.queueId}::int4`, count: sql`${n}::int4`, input },
+  ).compile(ctx.db);
 
   let result;
   if (params.transaction) {
@@ -108,16 +111,10 @@ export async function insertTasks(ctx: StoreContext, params: TaskInsertParams): 
     result = await ctx.db.executeQuery(query);
   }
   const row = result.rows[0];
-  const stored = toNumber(row?.stored);
-  if (stored === 0) {
-    throw new QueueError(
-      'INVALID_ETA',
-      'a task ETA lies more than 30 days ahead of the current time',
-      { queue: params.queueName },
-    );
-  }
-  if (stored !== n) {
-    throw new QueueError('INTERNAL_ERROR', `an add of ${n} tasks stored ${stored}`, { queue: params.queueName });
+  // A refused add raised from the statement (refuse_add); every row of an
+  // answer is an add stored whole.
+  if (toNumber(row?.stored) !== n) {
+    throw new QueueError('INTERNAL_ERROR', `an add of ${n} tasks stored ${toNumber(row?.stored)}`, { queue: params.queueName });
   }
   // Hand the tasks back in the order given, as the statement stored them.
   const nowUsec = toNumber(row?.now_usec);

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { QueueError } from '../core/errors.js';
 import type { Task } from '../core/task.js';
 import type { TaskModifyLeaseParams, TaskRef } from '../core/task-store.js';
-import { intervalFromMs, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
+import { intervalFromMs, routine, table, timestampFromUsec, usecOf, type StoreContext } from './store-context.js';
 import type { Database } from './schema.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
@@ -59,16 +59,17 @@ export function modifyLeaseStatement(tableOf: (name: keyof Database) => RawBuild
 }
 
 /**
- * Explains a modify that matched nothing: unknown, tombstoned, or lease
- * expired. Names held by their form (deleted without a tombstone row) come
- * out unknown here; TaskQueue.updateTask answers TOMBSTONED_TASK for them.
+ * Explains a modify that matched nothing: lease expired (the task is live),
+ * deleted (a tombstone row, or a name held by its form, whose delete wrote
+ * none), or unknown. The statement is whyNotModifiedStatement, which the
+ * SQL API's modify_lease runs too.
  */
 async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<QueueError> {
-  const result = await sql<{ live: boolean; tombstoned: boolean }>`/* why_not_modified */
-    select exists (select 1 from ${table(ctx, 'tasks')} where queue_id = ${params.queueId} and name = ${params.name}) as live,
-           exists (select 1 from ${table(ctx, 'task_tombstones')} where queue_id = ${params.queueId} and name = ${params.name}) as tombstoned`.execute(
-    ctx.db,
-  );
+  const result = await whyNotModifiedStatement(
+    (name) => table(ctx, name),
+    (name) => routine(ctx, name),
+    { queueId: sql`${params.queueId}`, name: sql`${params.name}` },
+  ).execute(ctx.db);
   const state = result.rows[0];
   const details = { queue: params.queueName, task: params.name };
   if (state?.live) {
@@ -78,8 +79,25 @@ async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<Queue
       details,
     );
   }
-  if (state?.tombstoned) {
+  if (state?.deleted) {
     return new QueueError('TOMBSTONED_TASK', `task "${params.name}" has been deleted`, details);
   }
   return new QueueError('UNKNOWN_TASK', `task "${params.name}" does not exist`, details);
+}
+
+/**
+ * Why a modify matched nothing, the one definition of it: whether the task
+ * is live (so its lease ran out or was taken over) and whether its name is
+ * deleted and held (a tombstone row, or its form on the database's clock).
+ * Only a failed modify runs it.
+ */
+export function whyNotModifiedStatement(
+  tableOf: (name: keyof Database) => RawBuilder<unknown>,
+  routineOf: (name: string) => RawBuilder<unknown>,
+  v: { readonly queueId: RawBuilder<unknown>; readonly name: RawBuilder<unknown> },
+): RawBuilder<{ live: boolean; deleted: boolean }> {
+  return sql<{ live: boolean; deleted: boolean }>`/* why_not_modified */
+    select exists (select 1 from ${tableOf('tasks')} where queue_id = ${v.queueId} and name = ${v.name}) as live,
+           (exists (select 1 from ${tableOf('task_tombstones')} where queue_id = ${v.queueId} and name = ${v.name})
+            or ${routineOf('held_by_form')}(${v.name})) as deleted`;
 }

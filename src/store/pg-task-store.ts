@@ -21,7 +21,6 @@ import type {
   TaskLeaseParams,
   TaskListParams,
   TaskModifyLeaseParams,
-  TaskNamesParams,
   TaskRef,
   TaskStore,
   SetPausedParams,
@@ -59,7 +58,7 @@ import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
 import { queueOverview } from './queue-overview.js';
-import { getTask, isTombstoned, listTasks, liveTaskNames, queueStats } from './read-tasks.js';
+import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
 import { isPaused, setPaused } from './set-paused.js';
 import type { StoreContext } from './store-context.js';
@@ -137,7 +136,7 @@ export class PgTaskStore implements TaskStore {
 
   /**
    * Concurrent small adds (up to 10 tasks) of one queue outside a caller's
-   * transaction share a statement (see StatementGroup), like leases and
+   * transaction (and not an import's, which skips the form check) share a statement (see StatementGroup), like leases and
    * deletes. Each add keeps
    * its own all-or-nothing outcome: when the combined statement fails on
    * something one add brought (a held or taken name, an ETA too far ahead, a
@@ -146,7 +145,7 @@ export class PgTaskStore implements TaskStore {
    */
   async insertTasks(params: TaskInsertParams): Promise<Task[]> {
     const outcome =
-      params.transaction || params.tasks.length > MAX_COMBINED_ADD_TASKS
+      params.transaction || params.tasks.length > MAX_COMBINED_ADD_TASKS || params.checkForm === false
         ? { tasks: await this.#guard(() => insertTasks(this.#ctx, params), params.queueName) }
         : await this.#inserts.submit(String(params.queueId), params);
     if ('error' in outcome) throw outcome.error;
@@ -187,9 +186,6 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => getTask(this.#ctx, params), params.queueName);
   }
 
-  liveTaskNames(params: TaskNamesParams): Promise<string[]> {
-    return this.#guard(() => liveTaskNames(this.#ctx, params), params.queueName);
-  }
 
   isTombstoned(params: TaskRef): Promise<boolean> {
     return this.#guard(() => isTombstoned(this.#ctx, params), params.queueName);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Task } from '../core/task.js';
-import type { QueueRef, QueueStats, TaskListParams, TaskNamesParams, TaskRef } from '../core/task-store.js';
-import { runnerFor } from './external-transaction.js';
+import type { QueueRef, QueueStats, TaskListParams, TaskRef } from '../core/task-store.js';
 import { table, timestampFromUsec, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
@@ -17,19 +16,6 @@ export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task 
      where queue_id = ${params.queueId} and name = ${params.name}`.execute(ctx.db);
   const row = result.rows[0];
   return row ? taskFromRow(params.queueName, row) : null;
-}
-
-/**
- * Which of the names are live tasks' names. Only an add of names held by
- * their form asks (rare: someone re-adding a generated name), inside the
- * caller's transaction when the add is, so it sees that transaction's adds.
- */
-export async function liveTaskNames(ctx: StoreContext, params: TaskNamesParams): Promise<string[]> {
-  const query = sql<{ name: string }>`/* live_task_names */
-    select name from ${table(ctx, 'tasks')}
-     where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])`.compile(ctx.db);
-  const result = params.transaction ? await runnerFor(params.transaction)(query) : await ctx.db.executeQuery(query);
-  return result.rows.map((row) => row.name);
 }
 
 /**

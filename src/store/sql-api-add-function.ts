@@ -1,38 +1,62 @@
+import { sql } from 'kysely';
 import { LIMITS } from '../core/limits.js';
+import { addStatement, type AddShape } from './add-statement.js';
 import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
+import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /**
- * add_tasks as sql/0017 defined it, its per-task checks one pass over the
- * arrays since sql/0022, with the limits it checks before its insert written from their one definition (src/core/limits.ts, the name
- * rule of src/core/task.ts) instead of copied: batch size, name pattern and
- * length, payload and tag size, the ETA horizon. PostgreSQL's regular
+ * add_tasks since sql/0023: its own checks are those of its arguments and
+ * of each task alone (batch size, name pattern and length, payload and tag
+ * size, an ETA after 1970), written from their one definition
+ * (src/core/limits.ts, the name rule of src/core/task.ts) as one pass over
+ * the arrays (sql/0022); then the service's own add statement
+ * (add-statement.ts), generated from its builder, does the rest: the ETA
+ * horizon, a name given twice, held by its form or live, and through its
+ * trigger tombstoned names and storage limits. PostgreSQL's regular
  * expressions take bounds up to 255, so the name's length is checked apart
- * from its characters. Its insert and its name checks (duplicates, names
- * held by their form, live names) are still its own: the service's insert
- * (insert-tasks.ts) takes its payloads as one binary bytea, and a live name
- * is a unique violation there but TQ011 here (docs/sql-api.md, "Design").
+ * from its characters.
  */
 export function addTasksFunction(): string {
+  const input = (named: boolean) => sql`/* add_tasks_input */ select u.name, nullif(u.tag, '') as tag, coalesce(u.payload, '\\x'::bytea) as payload,
+       -- Tasks without an ETA are leasable now, one microsecond apart in the
+       -- order given (FIFO), like the service's.
+       coalesce(u.eta, now() + (u.ord - 1) * interval '1 microsecond') as eta, u.ord${named ? sql`, u.given` : sql``}
+  from unnest(v_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas${named ? sql`, v_given` : sql``})
+       WITH ORDINALITY AS u (name, tag, payload, eta${named ? sql`, given` : sql``}, ord)`;
+  const statement = (shape: AddShape) =>
+    indent(
+      statementText(
+        addStatement(tableOf, routineOf, shape, {
+          queueId: v('v_queue_id'),
+          count: v('n'),
+          input: input(shape.named),
+          into: v(' INTO v_stored, v_now_usec, v_refused'),
+        }),
+      ),
+      4,
+    );
   return `CREATE OR REPLACE FUNCTION add_tasks(queue text, payloads bytea[], names text[] DEFAULT NULL, tags text[] DEFAULT NULL,
                           etas timestamptz[] DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 AS $$
-#variable_conflict use_variable
+#variable_conflict use_column
 DECLARE
-  q         queues;
-  n         integer := coalesce(cardinality(payloads), 0);
-  out_names text[] := '{}';
-  given     text[] := '{}';
-  task_name text;
-  task_tag  text;
-  payload   bytea;
-  eta       timestamptz;
-  held      text;
-  inserted  text[];
-  held_from timestamptz;
-  bad_at    bigint;
+  q          queues;
+  n          integer := coalesce(cardinality(payloads), 0);
+  v_queue_id integer;
+  v_names    text[] := '{}';
+  v_given    boolean[] := '{}';
+  v_named    boolean;
+  v_bad_at   bigint;
+  v_name     text;
+  v_tag      text;
+  v_payload  bytea;
+  v_eta      timestamptz;
+  v_stored   bigint;
+  v_now_usec bigint;
+  v_refused  integer;
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'pull' THEN
@@ -52,116 +76,112 @@ BEGIN
       USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';
   END IF;
 ${READ_COMMITTED_CHECK}
-  -- The tasks' rules are checked in one pass over the arrays, not element
-  -- by element (subscripts and appends in a loop cost O(n) each), and only
-  -- the first offending task is checked again below, rule by rule in the
-  -- order the loop of 0017 checked them, to raise that rule's error. A
-  -- one-subscript read of a two-dimensional names, tags or etas is NULL,
-  -- as it was in that loop.
-  SELECT array_agg(c.task_name ORDER BY c.ord),
-         array_agg(c.task_name ORDER BY c.ord) FILTER (WHERE c.given),
+  -- Each task's own rules in one pass over the arrays (sql/0022), with the
+  -- name generation; only the first offending task is checked again,
+  -- rule by rule, to raise that rule's error. A one-subscript read of a
+  -- two-dimensional names, tags or etas is NULL, as in 0017's loop.
+  SELECT array_agg(c.task_name ORDER BY c.ord), array_agg(c.given ORDER BY c.ord), bool_or(c.given),
          min(c.ord) FILTER (WHERE c.bad)
-    INTO out_names, given, bad_at
+    INTO v_names, v_given, v_named, v_bad_at
     FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, generate_task_name()) AS task_name,
                  (u.name IS NOT NULL AND (u.name !~ '^[${TASK_NAME_CHARS}]+$' OR length(u.name) > ${TASK_NAME_MAX_LENGTH}))
                  OR octet_length(u.payload) > ${LIMITS.maxTaskBytes}
                  OR octet_length(nullif(u.tag, '')) > ${LIMITS.maxTagBytes}
-                 OR (u.eta IS NOT NULL AND (NOT isfinite(u.eta) OR u.eta < timestamptz 'epoch'
-                                            OR u.eta > now() + interval '${LIMITS.maxEtaAheadMs / 1000} seconds')) AS bad
+                 OR (u.eta IS NOT NULL AND (NOT isfinite(u.eta) OR u.eta < timestamptz 'epoch')) AS bad
             FROM unnest(payloads, CASE WHEN array_ndims(names) = 1 THEN names END,
                         CASE WHEN array_ndims(tags) = 1 THEN tags END,
                         CASE WHEN array_ndims(etas) = 1 THEN etas END) WITH ORDINALITY AS u (payload, name, tag, eta, ord)) c;
-  given := coalesce(given, '{}');
 
-  IF bad_at IS NOT NULL THEN
-    task_name := out_names[bad_at];
-    IF names[bad_at] IS NOT NULL AND (task_name !~ '^[${TASK_NAME_CHARS}]+$' OR length(task_name) > ${TASK_NAME_MAX_LENGTH}) THEN
+  IF v_bad_at IS NOT NULL THEN
+    v_name := v_names[v_bad_at];
+    IF names[v_bad_at] IS NOT NULL AND (v_name !~ '^[${TASK_NAME_CHARS}]+$' OR length(v_name) > ${TASK_NAME_MAX_LENGTH}) THEN
       RAISE EXCEPTION 'task name: must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to ${TASK_NAME_MAX_LENGTH}), got "%" (task %)',
-        left(task_name, 60), bad_at
-        USING ERRCODE = 'TQ005', DETAIL = left(task_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
+        left(v_name, 60), v_bad_at
+        USING ERRCODE = 'TQ005', DETAIL = left(v_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
     END IF;
-    payload := coalesce(payloads[bad_at], '\\x'::bytea);
-    IF octet_length(payload) > ${LIMITS.maxTaskBytes} THEN
-      RAISE EXCEPTION 'task size: task "%": payload is % bytes; the limit is ${LIMITS.maxTaskBytes}', task_name, octet_length(payload)
-        USING ERRCODE = 'TQ006', DETAIL = task_name, HINT = 'TASK_TOO_LARGE';
+    v_payload := coalesce(payloads[v_bad_at], '\\x'::bytea);
+    IF octet_length(v_payload) > ${LIMITS.maxTaskBytes} THEN
+      RAISE EXCEPTION 'task size: task "%": payload is % bytes; the limit is ${LIMITS.maxTaskBytes}', v_name, octet_length(v_payload)
+        USING ERRCODE = 'TQ006', DETAIL = v_name, HINT = 'TASK_TOO_LARGE';
     END IF;
-    task_tag := nullif(tags[bad_at], '');
-    IF octet_length(task_tag) > ${LIMITS.maxTagBytes} THEN
-      RAISE EXCEPTION 'tag size: tag must be <= ${LIMITS.maxTagBytes} bytes, got a % byte tag (task "%")', octet_length(task_tag), task_name
-        USING ERRCODE = 'TQ007', DETAIL = task_name, HINT = 'INVALID_TAG';
+    v_tag := nullif(tags[v_bad_at], '');
+    IF octet_length(v_tag) > ${LIMITS.maxTagBytes} THEN
+      RAISE EXCEPTION 'tag size: tag must be <= ${LIMITS.maxTagBytes} bytes, got a % byte tag (task "%")', octet_length(v_tag), v_name
+        USING ERRCODE = 'TQ007', DETAIL = v_name, HINT = 'INVALID_TAG';
     END IF;
-    eta := etas[bad_at];
-    IF eta IS NOT NULL AND (NOT isfinite(eta) OR eta < timestamptz 'epoch') THEN
-      RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, task_name
-        USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
-    END IF;
-    IF eta > now() + interval '${LIMITS.maxEtaAheadMs / 1000} seconds' THEN
-      RAISE EXCEPTION 'eta: a task ETA lies more than ${LIMITS.maxEtaAheadMs / 86_400_000} days ahead of the current time, got % (task "%")', eta, task_name
-        USING ERRCODE = 'TQ008', DETAIL = task_name, HINT = 'INVALID_ETA';
-    END IF;
+    v_eta := etas[v_bad_at];
+    RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', v_eta, v_name
+      USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
   END IF;
 
-  IF cardinality(given) > 1 THEN
-    SELECT g INTO held FROM unnest(given) g GROUP BY g HAVING count(*) > 1 LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'duplicate name: task name "%" appears twice in one add', held
-        USING ERRCODE = 'TQ010', DETAIL = held, HINT = 'DUPLICATE_TASK_NAME';
-    END IF;
+  -- The service's add statement (src/store/add-statement.ts), generated
+  -- from its builder: one branch per shape, so each keeps its own plan. It
+  -- raises a refused task's error itself (refuse_add), and stores nothing
+  -- then.
+  v_queue_id := q.id;
+  IF v_named THEN
+${statement({ named: true, checkForm: true, push: false })};
+  ELSE
+${statement({ named: false, checkForm: true, push: false })};
   END IF;
+  RETURN v_names;
+END
+$$;
+`;
+}
 
+/**
+ * refuse_add: the error of an add statement that stored fewer tasks than
+ * it was given (add-statement.ts), in the order the service checks: an ETA
+ * beyond the horizon, a name given twice, a name held by its form (live:
+ * TASK_ALREADY_EXISTS, else TOMBSTONED_TASK), a live name the insert
+ * skipped. It always raises; the statement, and so the add, fails. When it
+ * runs for the first three, the statement inserted nothing, so a look at
+ * tasks sees only other adds' rows.
+ */
+export function refuseAddFunction(): string {
+  return `CREATE OR REPLACE FUNCTION refuse_add(p_queue_id integer, p_count integer, p_stored bigint, p_late text, p_given text[],
+                           p_check_form boolean, p_missing text)
+RETURNS integer
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+  v_held      text;
+  v_live      text;
+  v_held_from timestamptz;
+BEGIN
+  IF p_late IS NOT NULL THEN
+    RAISE EXCEPTION 'eta: a task ETA lies more than ${LIMITS.maxEtaAheadMs / 86_400_000} days ahead of the current time (task "%")', p_late
+      USING ERRCODE = 'TQ008', DETAIL = p_late, HINT = 'INVALID_ETA';
+  END IF;
+  SELECT u.g INTO v_held FROM unnest(p_given) WITH ORDINALITY AS u (g, ord)
+   GROUP BY u.g HAVING count(*) > 1 ORDER BY min(u.ord) LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'duplicate name: task name "%" appears twice in one add', v_held
+      USING ERRCODE = 'TQ010', DETAIL = v_held, HINT = 'DUPLICATE_TASK_NAME';
+  END IF;
   -- A given name in the generated form, made within the retention period,
   -- is a copy: held by its form whether its task is live or deleted.
-  IF cardinality(given) > 0 THEN
-    held_from := now() - tombstone_retention();  -- once, not once per name (0017)
-    SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > held_from LIMIT 1;
+  IF p_check_form THEN
+    v_held_from := now() - tombstone_retention();
+    SELECT u.g INTO v_held FROM unnest(p_given) WITH ORDINALITY AS u (g, ord)
+     WHERE generated_name_time(u.g) > v_held_from ORDER BY u.ord LIMIT 1;
     IF FOUND THEN
-      SELECT t.name INTO held FROM tasks t
-       WHERE t.queue_id = q.id AND t.name = ANY (given) AND generated_name_time(t.name) > held_from LIMIT 1;
+      SELECT t.name INTO v_live FROM tasks t
+       WHERE t.queue_id = p_queue_id AND t.name = ANY (p_given) AND generated_name_time(t.name) > v_held_from LIMIT 1;
       IF FOUND THEN
-        RAISE EXCEPTION 'task exists: task "%" already exists', held
-          USING ERRCODE = 'TQ011', DETAIL = held, HINT = 'TASK_ALREADY_EXISTS';
+        RAISE EXCEPTION 'task exists: task "%" already exists', v_live
+          USING ERRCODE = 'TQ011', DETAIL = v_live, HINT = 'TASK_ALREADY_EXISTS';
       END IF;
-      SELECT g INTO held FROM unnest(given) g WHERE generated_name_time(g) > held_from LIMIT 1;
-      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', held
-        USING ERRCODE = 'TQ001', DETAIL = held, HINT = 'TOMBSTONED_TASK';
+      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', v_held
+        USING ERRCODE = 'TQ001', DETAIL = v_held, HINT = 'TOMBSTONED_TASK';
     END IF;
   END IF;
-
-  -- One statement, as the service's add: the trigger of 0007/0011 refuses
-  -- tombstoned names (TQ001), keeps the storage counters and limits (TQ002)
-  -- and wakes waiting long-polls. Tasks without an ETA are leasable now,
-  -- one microsecond apart in the order given (FIFO), like the service's.
-  -- Names all generated here cannot be live (a clock and 64 random bits;
-  -- the service's add leaves that case to the primary key as well), so
-  -- that insert goes without ON CONFLICT, whose speculative insertion cost
-  -- it about two fifths more per row (sql/0022).
-  IF cardinality(given) = 0 THEN
-    INSERT INTO tasks AS t (queue_id, name, eta, tag, payload)
-    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), nullif(i.tag, ''),
-           coalesce(i.payload, '\\x'::bytea)
-      FROM unnest(out_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas)
-           WITH ORDINALITY AS i (name, tag, payload, eta, ord);
-    RETURN out_names;
+  IF p_missing IS NOT NULL THEN
+    RAISE EXCEPTION 'task exists: task "%" already exists', p_missing
+      USING ERRCODE = 'TQ011', DETAIL = p_missing, HINT = 'TASK_ALREADY_EXISTS';
   END IF;
-  -- A live name is skipped here and named below (TQ011), not left to the
-  -- primary key's unique_violation, which names neither rule nor task clearly.
-  WITH stored_rows AS (
-    INSERT INTO tasks AS t (queue_id, name, eta, tag, payload)
-    SELECT q.id, i.name, coalesce(i.eta, now() + (i.ord - 1) * interval '1 microsecond'), nullif(i.tag, ''),
-           coalesce(i.payload, '\\x'::bytea)
-      FROM unnest(out_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas)
-           WITH ORDINALITY AS i (name, tag, payload, eta, ord)
-    ON CONFLICT DO NOTHING
-    RETURNING t.name
-  )
-  SELECT array_agg(s.name) INTO inserted FROM stored_rows s;
-  IF coalesce(cardinality(inserted), 0) <> n THEN
-    SELECT o INTO held FROM unnest(out_names) WITH ORDINALITY AS u (o, ord)
-     WHERE o <> ALL (coalesce(inserted, '{}')) ORDER BY ord LIMIT 1;
-    RAISE EXCEPTION 'task exists: task "%" already exists', coalesce(held, '?')
-      USING ERRCODE = 'TQ011', DETAIL = coalesce(held, ''), HINT = 'TASK_ALREADY_EXISTS';
-  END IF;
-  RETURN out_names;
+  RAISE EXCEPTION 'add: % of % tasks were stored', p_stored, p_count USING ERRCODE = 'XX000';
 END
 $$;
 `;

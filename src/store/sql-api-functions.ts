@@ -1,13 +1,13 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
-import { addTasksFunction } from './sql-api-add-function.js';
+import { addTasksFunction, refuseAddFunction } from './sql-api-add-function.js';
 import { LEASE_SECONDS_CHECK } from './sql-api-checks.js';
 import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
-import { modifyLeaseStatement } from './modify-lease.js';
-import type { Database } from './schema.js';
+import { modifyLeaseStatement, whyNotModifiedStatement } from './modify-lease.js';
+import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 
 /**
  * The SQL API's functions that are generated from the store's own statement
@@ -37,6 +37,7 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'lease_tasks', text: leaseTasksFunction() },
     { name: 'modify_lease', text: modifyLeaseFunction() },
     { name: 'delete_tasks', text: deleteTasksFunction() },
+    { name: 'refuse_add', text: `${refuseAddFunction()}\n${REFUSE_ADD_SETTINGS}` },
     { name: 'add_tasks', text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}` },
     { name: 'add_push_task', text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}` },
   ];
@@ -56,28 +57,6 @@ export function withMarkers(fn: GeneratedFunction): string {
   return `${begin}\n${fn.text}${end}\n`;
 }
 
-// Only compiles (the dummy driver never connects): the text of a fragment.
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
-
-/** The text of a statement whose values are all PL/pgSQL variables (no bound parameter). */
-function statementText(statement: RawBuilder<unknown>): string {
-  const compiled = statement.compile(compiler);
-  if (compiled.parameters.length > 0) throw new Error(`a generated statement binds ${compiled.parameters.length} values`);
-  return compiled.sql;
-}
-
-/** Unqualified table names: the function runs with its schema as search_path. */
-const tableOf = (name: keyof Database) => sql.table(name);
-
-const v = (name: string) => sql.raw(name);
-
 /** A statement's eta_usec (usecOf) as the timestamptz again, exactly: whole seconds and the microsecond rest apart. */
 const FROM_ETA_USEC = "timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond'";
 
@@ -95,6 +74,19 @@ END
 $$;
 `;
 }
+
+/**
+ * refuse_add reads tasks and the retention setting: the fixed search_path
+ * of every such function of the schema (sql/0015), and nobody but the
+ * owner may call it (the SQL API's functions call it with the owner's rights).
+ */
+const REFUSE_ADD_SETTINGS = `DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION refuse_add(integer, integer, bigint, text, text[], boolean, text) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+END
+$$;
+REVOKE ALL ON FUNCTION refuse_add(integer, integer, bigint, text, text[], boolean, text) FROM PUBLIC;
+`;
 
 /** Every shape of the service's lease, in the branch order of lease_tasks. */
 function leaseShapes(): LeaseShape[] {
@@ -120,13 +112,6 @@ function shapeCondition(shape: LeaseShape): string {
   ].join(' AND ');
 }
 
-function indent(text: string, spaces: number): string {
-  const pad = ' '.repeat(spaces);
-  return text
-    .split('\n')
-    .map((line) => (line.trim() === '' ? '' : pad + line))
-    .join('\n');
-}
 
 /**
  * lease_tasks: the checks of its arguments, then one branch per shape of
@@ -236,6 +221,8 @@ DECLARE
   v_name     text := modify_lease.name;
   v_token    timestamptz := modify_lease.lease_expires_at;
   v_lease_ms float8 := modify_lease.lease_seconds * 1000.0;
+  v_live     boolean;
+  v_deleted  boolean;
 BEGIN
   SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
   IF NOT FOUND THEN
@@ -254,11 +241,14 @@ ${indent(statement, 4)}
   LOOP
     RETURN ${FROM_ETA_USEC};
   END LOOP;
-  IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
+  -- Why it matched nothing, as the service explains it (whyNotModifiedStatement).
+${indent(statementText(whyNotModifiedStatement(tableOf, routineOf, { queueId: v('v_queue_id'), name: v('v_name') })), 2)}
+    INTO v_live, v_deleted;
+  IF v_live THEN
     RAISE EXCEPTION 'lease expired: the lease on task "%" has expired or is held by another lease; it could not be modified', v_name
       USING ERRCODE = 'TQ012', DETAIL = v_name, HINT = 'TASK_LEASE_EXPIRED';
   END IF;
-  IF held_by_form(v_name) OR EXISTS (SELECT 1 FROM task_tombstones d WHERE d.queue_id = q.id AND d.name = v_name) THEN
+  IF v_deleted THEN
     RAISE EXCEPTION 'tombstoned: task "%" has been deleted', v_name
       USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
   END IF;

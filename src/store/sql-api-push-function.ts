@@ -1,4 +1,3 @@
-import { LIMITS } from '../core/limits.js';
 import {
   BODY_METHODS,
   DEFAULT_PUSH_METHOD,
@@ -12,7 +11,10 @@ import {
   URL_PATH,
 } from '../core/push-rules.js';
 import { DEFAULT_RETRY_PARAMETERS } from '../core/queue-config.js';
+import { sql } from 'kysely';
+import { addStatement } from './add-statement.js';
 import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
+import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
@@ -40,6 +42,18 @@ export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, b
  */
 export function addPushTaskFunction(): string {
   const methods = PUSH_METHODS.join(', ');
+  const statement = (named: boolean) =>
+    indent(
+      statementText(
+        addStatement(tableOf, routineOf, { named, checkForm: true, push: true }, {
+          queueId: v('v_queue_id'),
+          count: v('1'),
+          input: sql`/* add_push_task_input */ select v_name as name, null::text as tag, v_body as payload, coalesce(eta, now()) as eta, 1::int8 as ord${named ? sql`, true as given` : sql``}, v_push as push`,
+          into: v(' INTO v_stored, v_now_usec, v_refused'),
+        }),
+      ),
+      4,
+    );
   return `CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT '${DEFAULT_PUSH_METHOD}',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,
                               eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL,
@@ -64,8 +78,10 @@ DECLARE
   r_min     numeric;
   r_max     numeric;
   r_double  numeric;
-  held_from timestamptz;
-  inserted  text;
+  v_queue_id integer;
+  v_stored   bigint;
+  v_now_usec bigint;
+  v_refused  integer;
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'push' THEN
@@ -160,38 +176,20 @@ ${retryChecks()}
     RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, v_name
       USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
   END IF;
-  IF eta > now() + interval '${LIMITS.maxEtaAheadMs / 1000} seconds' THEN
-    RAISE EXCEPTION 'eta: a task ETA lies more than ${LIMITS.maxEtaAheadMs / 86_400_000} days ahead of the current time, got % (task "%")', eta, v_name
-      USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
-  END IF;
-
-  -- A given name in the generated form, made within the retention period,
-  -- is a copy: held by its form whether its task is live or deleted.
-  IF name IS NOT NULL THEN
-    held_from := now() - tombstone_retention();
-    IF generated_name_time(v_name) > held_from THEN
-      IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
-        RAISE EXCEPTION 'task exists: task "%" already exists', v_name
-          USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
-      END IF;
-      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', v_name
-        USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
-    END IF;
-  END IF;
 
   -- The request as the service stores it (PushRequest in push-task.ts).
   v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', v_retry,
                                'deadlineSeconds', dispatch_deadline_seconds);
-  -- The trigger of 0007/0011 refuses a tombstoned name (TQ001), keeps the
-  -- storage counters and limits (TQ002) and wakes the dispatcher; a live
-  -- name is skipped here and named below (TQ011).
-  INSERT INTO tasks AS t (queue_id, name, eta, payload, push)
-  VALUES (q.id, v_name, coalesce(eta, now()), v_body, v_push)
-  ON CONFLICT DO NOTHING
-  RETURNING t.name INTO inserted;
-  IF inserted IS NULL THEN
-    RAISE EXCEPTION 'task exists: task "%" already exists', v_name
-      USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
+  -- The service's add statement (src/store/add-statement.ts), generated
+  -- from its builder, with this one task: the ETA horizon, a name held by
+  -- its form or live, and through its trigger a tombstoned name, the
+  -- storage limits and the dispatcher's wake-up. It raises a refused
+  -- task's error itself (refuse_add).
+  v_queue_id := q.id;
+  IF name IS NOT NULL THEN
+${statement(true)};
+  ELSE
+${statement(false)};
   END IF;
   RETURN v_name;
 END

@@ -24,6 +24,19 @@ export function table(ctx: StoreContext, name: keyof Database): RawBuilder<unkno
 
 const tables = new Map<string, RawBuilder<unknown>>();
 
+/** A schema-qualified function name for `sql` templates, as `table` for tables. */
+export function routine(ctx: StoreContext, name: string): RawBuilder<unknown> {
+  const qualified = `${ctx.schema}.${name}`;
+  let builder = routines.get(qualified);
+  if (!builder) {
+    builder = sql.id(ctx.schema, name);
+    routines.set(qualified, builder);
+  }
+  return builder;
+}
+
+const routines = new Map<string, RawBuilder<unknown>>();
+
 /**
  * A timestamptz column as integer microseconds since the epoch. extract()
  * returns numeric (exact) since PostgreSQL 14, so nothing is rounded. It

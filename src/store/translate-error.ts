@@ -27,6 +27,19 @@ export function translateError(error: unknown, context: { queue?: string } = {})
     }
     case 'TQ002':
       return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
+    // The add statement's refusals (refuse_add, sql/0023), in the service's words.
+    case 'TQ010': {
+      const task = typeof e.detail === 'string' ? e.detail : undefined;
+      return new QueueError('DUPLICATE_TASK_NAME', `task name "${task ?? '?'}" appears twice in one add`, { queue, task }, { cause: error });
+    }
+    case 'TQ011': {
+      const task = typeof e.detail === 'string' ? e.detail : undefined;
+      return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, { cause: error });
+    }
+    case 'TQ008': {
+      const task = typeof e.detail === 'string' ? e.detail : undefined;
+      return new QueueError('INVALID_ETA', message.replace(/^eta: /, ''), { queue, task }, { cause: error });
+    }
     case '23505':
       if (isDuplicateTask(constraint, e.message, e.detail)) {
         const task = nameFromKeyDetail(e.detail);
@@ -35,6 +48,13 @@ export function translateError(error: unknown, context: { queue?: string } = {})
         });
       }
       break;
+    case '25P02': // in_failed_sql_transaction: the caller's, after an earlier error
+      return new QueueError(
+        'INVALID_REQUEST',
+        'transaction: the transaction is aborted by an earlier error (a refused add fails its statement); roll it back, or back to a savepoint',
+        { queue, field: 'transaction' },
+        { cause: error },
+      );
     case '42P01': // undefined_table
     case '3F000': // invalid_schema_name
       // The service's tables are gone (the schema was dropped or never

@@ -14,7 +14,7 @@ describe('the clock seam', () => {
     vi.useRealTimers();
   });
 
-  it('a generated name is held by its form until exactly the retention period after its time', async () => {
+  it('a generated name reads as deleted until exactly the retention period after its time', async () => {
     const store = new InMemoryTaskStore();
     const config = serviceConfig([pullQueue('q')]);
     const made = Date.UTC(2026, 0, 1);
@@ -27,8 +27,9 @@ describe('the clock seam', () => {
     const q = service.getQueue('q');
     const name = generateTaskName(made);
 
+    // (An add checks the form on the database's clock, in its statement:
+    // test/store/generated-name-holds.test.ts.)
     now = made + 7 * DAY - 1;
-    await expect(q.add({ name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     await expect(q.getTask(name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     now = made + 7 * DAY;
     await expect(q.getTask(name)).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });

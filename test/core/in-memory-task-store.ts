@@ -10,7 +10,6 @@ import type {
   TaskDeleteParams,
   TaskInsertParams,
   TaskListParams,
-  TaskNamesParams,
   TaskRef,
   TaskStore,
 } from '../../src/core/task-store.js';
@@ -77,10 +76,6 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
     return this.#tasks.get(this.#key(params, params.name)) ?? null;
   }
 
-  async liveTaskNames(params: TaskNamesParams): Promise<string[]> {
-    this.calls.push('liveTaskNames');
-    return params.names.filter((name) => this.#tasks.has(this.#key(params, name)));
-  }
 
   async isTombstoned(params: TaskRef): Promise<boolean> {
     this.calls.push('isTombstoned');

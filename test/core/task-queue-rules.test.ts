@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateTaskName } from '../../src/core/generated-name.js';
 import { TaskQueueService } from '../../src/core/task-queue-service.js';
+import type { TaskInsertParams } from '../../src/core/task-store.js';
 import { CapturedEvents } from '../helpers/capture-events.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { asTaskStore, InMemoryTaskStore } from './in-memory-task-store.js';
@@ -23,7 +23,6 @@ describe('TaskQueue rules (in-memory store)', () => {
       code: 'INVALID_TASK_NAME',
       details: { queue: 'q', field: 'name', index: 1 },
     });
-    await expect(q.add([{ name: 'twice' }, { name: 'twice' }])).rejects.toMatchObject({ code: 'DUPLICATE_TASK_NAME' });
     await expect(q.add(Array.from({ length: 101 }, () => ({})))).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
     await expect(q.add({ payload: Buffer.alloc(1024 * 1024 + 1) })).rejects.toMatchObject({ code: 'TASK_TOO_LARGE' });
     await expect(q.add({ countdownSeconds: 1, eta: new Date() })).rejects.toMatchObject({ code: 'INVALID_ETA' });
@@ -44,22 +43,19 @@ describe('TaskQueue rules (in-memory store)', () => {
     expect(events.totals()).toEqual({ 'added:q': 3 });
   });
 
-  it('looks a given name up before the add only when it is in the generated form and still held', async () => {
+  it('tells the store which names the caller chose, and an import to skip the form check', async () => {
     const { store, q } = await open();
-    const [generated] = await q.add([{}, { name: 'chosen' }, { name: 'x'.repeat(24) }, { name: generateTaskName(Date.now() - 8 * 86_400_000) }]);
-    expect(store.calls).toEqual(['insertTasks']);
-    store.calls.length = 0;
-    await expect(q.add([{ name: 'other' }, { name: generated!.name }])).rejects.toMatchObject({
-      code: 'TASK_ALREADY_EXISTS',
-      details: { queue: 'q', task: generated!.name },
-    });
-    expect(store.calls).toEqual(['liveTaskNames']);
-    store.calls.length = 0;
-    await q.deleteTask(generated!.name);
-    await expect(q.add({ name: generated!.name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { task: generated!.name } });
-    expect(store.calls).toEqual(['deleteTasks', 'liveTaskNames']);
-    // Restoring an export skips the check.
-    expect((await q.add({ name: generated!.name }, { restore: true })).name).toBe(generated!.name);
+    let seen: TaskInsertParams | undefined;
+    const insert = store.insertTasks.bind(store);
+    store.insertTasks = async (params: TaskInsertParams) => {
+      seen = params;
+      return insert(params);
+    };
+    await q.add([{}, { name: 'chosen' }]);
+    expect(seen!.tasks.map((task) => task.named)).toEqual([false, true]);
+    expect(seen!.checkForm).toBeUndefined();
+    await q.add({ name: 'restored' }, { restore: true });
+    expect(seen!.checkForm).toBe(false);
   });
 
   it('checks lease and modify arguments in the core, so a push queue or a bad lease never reaches the store', async () => {

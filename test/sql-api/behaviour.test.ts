@@ -87,6 +87,12 @@ describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind
     ];
     for (const [code, call] of cases) expect(await errorCodeOf(call()), code).toBe(code);
     expect(await count('tasks', 'rules')).toBe(0);
+    // A live name after tasks the insert already took: the statement fails, and they go with it.
+    expect(await api.add('rules', [{ name: 'live' }])).toEqual(['live']);
+    expect(await errorCodeOf(api.add('rules', [ok, {}, { name: 'live' }]))).toBe('TASK_ALREADY_EXISTS');
+    expect(await errorCodeOf(api.add('rules', [ok, { name: 'twice' }, { name: 'twice' }]))).toBe('DUPLICATE_TASK_NAME');
+    expect(await count('tasks', 'rules')).toBe(1);
+    expect(await api.delete('rules', 'live')).toBe(true);
     expect(await count('tasks', 'limited')).toBe(0);
     // The limit counts what is stored: a task that fits goes in.
     expect(await api.add('limited', [{ name: 'small', payload: Buffer.alloc(10) }])).toEqual(['small']);

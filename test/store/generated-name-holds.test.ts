@@ -145,7 +145,7 @@ describe('names held by their form inside the caller transaction (postgres)', ()
     await t?.close();
   });
 
-  it('refuses a generated name the transaction itself added as existing, and a deleted one as deleted', async () => {
+  it('refuses a generated name the transaction itself added as existing, and a deleted one as deleted; a savepoint carries the transaction on', async () => {
     t = await openTestService('postgres', serviceConfig([pullQueue('q')]));
     const q = t.service.getQueue('q');
     pool = new pg.Pool({ connectionString: testPgUrl(), max: 1 });
@@ -155,9 +155,17 @@ describe('names held by their form inside the caller transaction (postgres)', ()
     try {
       await client.query('begin');
       const added = await q.add({ payload: 'in transaction' }, { transaction: client });
+      // A refusal fails the add's statement, and so the transaction, as
+      // any refused statement does: a savepoint lets it go on.
+      await client.query('savepoint before_add');
       await expect(q.add({ name: added.name }, { transaction: client })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
+      await expect(q.add({ payload: 'after' }, { transaction: client })).rejects.toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: expect.stringMatching(/aborted/),
+      });
+      await client.query('rollback to savepoint before_add');
       await expect(q.add([{ name: gone!.name }], { transaction: client })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
-      // The refusals ran no failing statement: the transaction goes on and commits.
+      await client.query('rollback to savepoint before_add');
       await client.query('commit');
     } finally {
       client.release();

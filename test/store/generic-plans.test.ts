@@ -2,7 +2,7 @@ import { DummyDriver, Kysely, sql, PostgresAdapter, PostgresIntrospector, Postgr
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deleteTasks } from '../../src/store/delete-tasks.js';
-import { getTask, liveTaskNames } from '../../src/store/read-tasks.js';
+import { getTask } from '../../src/store/read-tasks.js';
 import { PLANNER_SETTINGS, openDatabase } from '../../src/store/database.js';
 import type { Database } from '../../src/store/schema.js';
 import type { StoreContext } from '../../src/store/store-context.js';
@@ -100,7 +100,6 @@ describe('generic plans of statements that take names', () => {
     const statements = [
       await captured(t.schema, (ctx) => deleteTasks(ctx, { ...ref, names, heldByForm: names })),
       await captured(t.schema, (ctx) => deleteTasks(ctx, { ...ref, names, heldByForm: [] })),
-      await captured(t.schema, (ctx) => liveTaskNames(ctx, { ...ref, names })),
       await captured(t.schema, (ctx) => getTask(ctx, { ...ref, name: 'n-4-4' })),
     ];
     for (const statement of statements) {

@@ -37,7 +37,7 @@ describe('prepared statement names (postgres)', () => {
     const rows = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
     const labels = new Set(rows.map((row) => /^taskqueue_([a-z_]+)_[0-9a-f]{12}$/.exec(row.name)?.[1]));
     for (const label of ['insert_tasks', 'lease_tasks', 'modify_lease', 'get_task', 'list_tasks', 'queue_stats', 'set_paused_on', 'is_paused', 'delete_tasks', 'is_tombstoned',
-      'delete_tasks_untracked', 'live_task_names', 'delete_leased_tasks', 'delete_leased_tasks_untracked']) {
+      'delete_tasks_untracked', 'delete_leased_tasks', 'delete_leased_tasks_untracked']) {
       expect(labels, label).toContain(label);
     }
     expect(labels).not.toContain(undefined);
