@@ -266,21 +266,24 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
 async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   const runs = await repeat(() => benchSqlApiOnce(URL, QUICK));
   const pick = (path: 'service' | 'sql', row: (f: (typeof runs)[number]['service']) => number) => figure(runs.map((r) => row(r[path])));
-  const rows: [string, (f: (typeof runs)[number]['service']) => number][] = [
-    ['add, batches of 100, 4 producers', (f) => f.add100],
-    ['add, one task per call, 4 producers', (f) => f.add1],
-    ['lease+delete, numTasks 1, 4 consumers', (f) => f.cycle1.tasksPerSecond],
-    ['lease+delete, numTasks 100, 4 consumers', (f) => f.cycle100.tasksPerSecond],
+  type Work = keyof (typeof runs)[number]['ratios'];
+  const rows: [string, (f: (typeof runs)[number]['service']) => number, Work][] = [
+    ['add, batches of 100, 4 producers', (f) => f.add100, 'add100'],
+    ['add, one task per call, 4 producers', (f) => f.add1, 'add1'],
+    ['lease+delete, numTasks 1, 4 consumers', (f) => f.cycle1.tasksPerSecond, 'cycle1'],
+    ['lease+delete, numTasks 100, 4 consumers', (f) => f.cycle100.tasksPerSecond, 'cycle100'],
   ];
   const section: Record<string, unknown> = {};
   printTable(
-    'SQL API vs in-process API (tasks/s)',
+    'SQL API vs in-process API (tasks/s; the ratio is the median of back-to-back pairs, with its spread)',
     ['work', 'in-process', 'SQL functions', 'SQL / in-process'],
-    rows.map(([label, row]) => {
+    rows.map(([label, row, work]) => {
       const service = pick('service', row);
       const viaSql = pick('sql', row);
-      section[label] = { service, sql: viaSql };
-      return [label, formatFigure(service), formatFigure(viaSql), ratio(viaSql, service)];
+      const pairRatios = runs.flatMap((r) => r.ratios[work]);
+      const pairRatio = figure(pairRatios);
+      section[label] = { service, sql: viaSql, pairRatios, ratio: pairRatio };
+      return [label, formatFigure(service), formatFigure(viaSql), `${pairRatio.median.toFixed(2)}x [${pairRatio.min.toFixed(2)}-${pairRatio.max.toFixed(2)}]`];
     }),
   );
   results.sqlApi = section;

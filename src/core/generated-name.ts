@@ -31,14 +31,27 @@ import { randomFillSync } from 'node:crypto';
 /** Characters of a name in the generated form. */
 export const GENERATED_NAME_LENGTH = 24;
 
-const TIME_BYTES = 6;
-const RANDOM_BYTES = 8;
+/**
+ * The form's numbers, the one definition of them: the check below, and
+ * the SQL that makes and reads names in this form (store/generated-name-sql.ts).
+ */
+export const GENERATED_NAME_FORM = {
+  timeBytes: 6,
+  randomBytes: 8,
+  /** The hash's key: a fixed constant, so every process (and version) agrees on the form. */
+  checkSeed: 0x7a51c0de,
+  fnvPrime: 0x01000193,
+  /** murmur3's fmix32 multipliers. */
+  fmix1: 0x85ebca6b,
+  fmix2: 0xc2b2ae35,
+} as const;
+
+const TIME_BYTES = GENERATED_NAME_FORM.timeBytes;
+const RANDOM_BYTES = GENERATED_NAME_FORM.randomBytes;
 const CHECKED_BYTES = TIME_BYTES + RANDOM_BYTES;
 const NAME_BYTES = CHECKED_BYTES + 4;
-
-/** The hash's key: a fixed constant, so every process (and version) agrees on the form. */
-const CHECK_SEED = 0x7a51c0de;
-const FNV_PRIME = 0x01000193;
+const CHECK_SEED = GENERATED_NAME_FORM.checkSeed;
+const FNV_PRIME = GENERATED_NAME_FORM.fnvPrime;
 
 const BASE64URL_24 = /^[A-Za-z0-9_-]{24}$/;
 
@@ -88,14 +101,14 @@ export function isHeldByForm(name: string, nowMs: number, retentionMs: number): 
 
 /** FNV-1a (seeded) over the time and random bytes, with murmur3's fmix32 to spread the bits. */
 function check(bytes: Buffer): number {
-  let h = CHECK_SEED;
+  let h: number = CHECK_SEED;
   for (let i = 0; i < CHECKED_BYTES; i++) {
     h = Math.imul(h ^ bytes[i]!, FNV_PRIME);
   }
   h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
+  h = Math.imul(h, GENERATED_NAME_FORM.fmix1);
   h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
+  h = Math.imul(h, GENERATED_NAME_FORM.fmix2);
   h ^= h >>> 16;
   return h >>> 0;
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
-import { generateTaskName } from '../../src/core/generated-name.js';
+import { generateTaskName, generatedNameTime } from '../../src/core/generated-name.js';
 import { importedTask, toExportLine } from '../../src/core/task-export.js';
 import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
@@ -41,6 +41,24 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     expect(await q.listTasks()).toEqual([]);
     // The storage counters gave the deleted tasks back either way.
     expect((await q.fetchStatistics()).totalTasks).toBe(0);
+  });
+
+  it('names the database makes (add_tasks, add_task) are of the form Node reads, distinct, and of now', async () => {
+    await open();
+    const [row] = await t.sql<{ names: string[]; one: string }>(
+      `select ${t.schema}.add_tasks('q', array_fill('\\x01'::bytea, array[100])) as names, ${t.schema}.add_task('q', '\\x02'::bytea) as one`,
+    );
+    const names = [...row!.names, row!.one];
+    expect(new Set(names).size).toBe(101);
+    for (const name of names) {
+      const made = generatedNameTime(name);
+      expect(made, name).not.toBeNull();
+      expect(Math.abs(made! - Date.now())).toBeLessThan(60_000);
+    }
+    // And Node's names read the same in the database.
+    const node = generateTaskName();
+    const [read] = await t.sql<{ ms: string }>(`select (extract(epoch from ${t.schema}.generated_name_time($1)) * 1000)::int8 as ms`, [node]);
+    expect(Number(read!.ms)).toBe(generatedNameTime(node));
   });
 
   it('concurrent deletes that share a statement tombstone just the chosen names', async () => {
