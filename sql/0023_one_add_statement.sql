@@ -96,6 +96,7 @@ DECLARE
   v_stored   bigint;
   v_now_usec bigint;
   v_refused  integer;
+  v_made     text[];
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'pull' THEN
@@ -122,14 +123,20 @@ BEGIN
       USING ERRCODE = 'TQ015', DETAIL = current_setting('transaction_isolation'), HINT = 'INVALID_REQUEST';
   END IF;
 
-  -- Each task's own rules in one pass over the arrays (sql/0022), with the
-  -- name generation; only the first offending task is checked again,
+  -- Names for the tasks given none, made in one call (sql/0023).
+  -- (CASE: a two-dimensional names counts as none, and array_position
+  -- refuses such an array; in parentheses, as IF takes its condition up to
+  -- the first THEN outside them.)
+  IF (CASE WHEN array_ndims(names) = 1 THEN array_position(names, NULL) IS NOT NULL ELSE true END) THEN
+    v_made := generate_task_names(n);
+  END IF;
+  -- Each task's own rules in one pass over the arrays (sql/0022); only the first offending task is checked again,
   -- rule by rule, to raise that rule's error. A one-subscript read of a
   -- two-dimensional names, tags or etas is NULL, as in 0017's loop.
   SELECT array_agg(c.task_name ORDER BY c.ord), array_agg(c.given ORDER BY c.ord), bool_or(c.given),
          min(c.ord) FILTER (WHERE c.bad)
     INTO v_names, v_given, v_named, v_bad_at
-    FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, generate_task_name()) AS task_name,
+    FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, v_made[u.ord]) AS task_name,
                  (u.name IS NOT NULL AND (u.name !~ '^[a-zA-Z0-9_-]+$' OR length(u.name) > 500))
                  OR octet_length(u.payload) > 1048576
                  OR octet_length(nullif(u.tag, '')) > 500
@@ -597,3 +604,39 @@ END
 $$;
 -- END GENERATED generated_name_time
 
+-- BEGIN GENERATED generate_task_names (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION generate_task_names(n integer) RETURNS text[]
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+  tb  bytea := substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::int8) from 3 for 6);
+  ht  bigint;
+  h   bigint;
+  r   bytea;
+  out text[] := '{}';
+BEGIN
+  ht := ((((((((((((2052178142::int8 # get_byte(tb, 0)) * 16777619 & 4294967295) # get_byte(tb, 1)) * 16777619 & 4294967295) # get_byte(tb, 2)) * 16777619 & 4294967295) # get_byte(tb, 3)) * 16777619 & 4294967295) # get_byte(tb, 4)) * 16777619 & 4294967295) # get_byte(tb, 5)) * 16777619 & 4294967295);
+  FOR i IN 1..coalesce(n, 0) LOOP
+    r := uuid_send(gen_random_uuid());
+    h := ((((((((((((((((ht # get_byte(r, 0)) * 16777619 & 4294967295) # get_byte(r, 1)) * 16777619 & 4294967295) # get_byte(r, 2)) * 16777619 & 4294967295) # get_byte(r, 3)) * 16777619 & 4294967295) # get_byte(r, 4)) * 16777619 & 4294967295) # get_byte(r, 5)) * 16777619 & 4294967295) # get_byte(r, 10)) * 16777619 & 4294967295) # get_byte(r, 11)) * 16777619 & 4294967295);
+    h := h # (h >> 16);
+    h := ((h * 51819 + (((h * 34283) & 65535) << 16)) & 4294967295);
+    h := h # (h >> 13);
+    h := ((h * 44597 + (((h * 49842) & 65535) << 16)) & 4294967295);
+    h := h # (h >> 16);
+    out[i] := translate(encode(tb || substring(r from 1 for 6) || substring(r from 11 for 2) || substring(int8send(h) from 5 for 4), 'base64'), '+/', '-_');
+  END LOOP;
+  RETURN out;
+END
+$$;
+REVOKE ALL ON FUNCTION generate_task_names(integer) FROM PUBLIC;
+
+-- One name: the batch's generator, so the form is made in one place.
+CREATE OR REPLACE FUNCTION generate_task_name() RETURNS text
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+  RETURN (generate_task_names(1))[1];
+END
+$$;
+-- END GENERATED generate_task_names

@@ -57,6 +57,7 @@ DECLARE
   v_stored   bigint;
   v_now_usec bigint;
   v_refused  integer;
+  v_made     text[];
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'pull' THEN
@@ -76,14 +77,20 @@ BEGIN
       USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';
   END IF;
 ${READ_COMMITTED_CHECK}
-  -- Each task's own rules in one pass over the arrays (sql/0022), with the
-  -- name generation; only the first offending task is checked again,
+  -- Names for the tasks given none, made in one call (sql/0023).
+  -- (CASE: a two-dimensional names counts as none, and array_position
+  -- refuses such an array; in parentheses, as IF takes its condition up to
+  -- the first THEN outside them.)
+  IF (CASE WHEN array_ndims(names) = 1 THEN array_position(names, NULL) IS NOT NULL ELSE true END) THEN
+    v_made := generate_task_names(n);
+  END IF;
+  -- Each task's own rules in one pass over the arrays (sql/0022); only the first offending task is checked again,
   -- rule by rule, to raise that rule's error. A one-subscript read of a
   -- two-dimensional names, tags or etas is NULL, as in 0017's loop.
   SELECT array_agg(c.task_name ORDER BY c.ord), array_agg(c.given ORDER BY c.ord), bool_or(c.given),
          min(c.ord) FILTER (WHERE c.bad)
     INTO v_names, v_given, v_named, v_bad_at
-    FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, generate_task_name()) AS task_name,
+    FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, v_made[u.ord]) AS task_name,
                  (u.name IS NOT NULL AND (u.name !~ '^[${TASK_NAME_CHARS}]+$' OR length(u.name) > ${TASK_NAME_MAX_LENGTH}))
                  OR octet_length(u.payload) > ${LIMITS.maxTaskBytes}
                  OR octet_length(nullif(u.tag, '')) > ${LIMITS.maxTagBytes}
