@@ -19,7 +19,8 @@ export function writeGenerated(text: string, only: readonly string[] = []): stri
   for (const fn of sqlApiFunctions().filter((f) => only.length === 0 || only.includes(f.name))) {
     const { begin, end } = generatedMarkers(fn.name);
     const from = out.indexOf(begin);
-    const to = out.indexOf(end);
+    // The end marker with its line's end: one function's name can begin another's (add_task, add_tasks).
+    const to = from < 0 ? -1 : out.indexOf(`${end}\n`, from);
     if (from >= 0 && to > from) out = out.slice(0, from) + withMarkers(fn) + out.slice(to + end.length + 1);
     else out = `${out.trimEnd()}\n\n${withMarkers(fn)}`;
   }

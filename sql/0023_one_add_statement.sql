@@ -640,3 +640,17 @@ BEGIN
 END
 $$;
 -- END GENERATED generate_task_names
+
+-- BEGIN GENERATED add_task (src/store/sql-api-functions.ts; do not edit)
+DO $$
+BEGIN
+  EXECUTE format($f$
+    CREATE OR REPLACE FUNCTION add_task(queue text, payload bytea, name text DEFAULT NULL, tag text DEFAULT NULL,
+                                        eta timestamptz DEFAULT NULL)
+    RETURNS text
+    LANGUAGE sql VOLATILE SECURITY INVOKER
+    AS 'SELECT (%I.add_tasks(queue, ARRAY[payload], ARRAY[name], ARRAY[tag], ARRAY[eta]))[1]'
+  $f$, current_schema());
+END
+$$;
+-- END GENERATED add_task

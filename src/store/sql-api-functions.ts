@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
-import { addTasksFunction, refuseAddFunction } from './sql-api-add-function.js';
+import { addTaskFunction, addTasksFunction, refuseAddFunction } from './sql-api-add-function.js';
 import { generatedNameCheckFunction, generatedNameTimeFunction, generateTaskNamesFunction } from './generated-name-sql.js';
 import { LEASE_SECONDS_CHECK } from './sql-api-checks.js';
 import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
@@ -43,6 +43,7 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'generate_task_names', text: generateTaskNamesFunction() },
     { name: 'refuse_add', text: `${refuseAddFunction()}\n${REFUSE_ADD_SETTINGS}` },
     { name: 'add_tasks', text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}` },
+    { name: 'add_task', text: addTaskFunction() },
     { name: 'add_push_task', text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}` },
   ];
 }
