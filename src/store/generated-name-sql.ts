@@ -16,14 +16,16 @@ function mulMod32(h: string, k: number): string {
   return `((${h} * ${k & 0xffff} + (((${h} * ${k >>> 16}) & 65535) << 16)) & ${MASK32})`;
 }
 
-/** FNV-1a with the form's seed over the checked bytes of `bytes` (a column or variable: it is read once per byte). */
-function fnv(bytes: string): string {
-  let h = `${FORM.checkSeed}::int8`;
-  for (let i = 0; i < CHECKED_BYTES; i++) h = `((${h} # get_byte(${bytes}, ${i})) * ${FORM.fnvPrime} & ${MASK32})`;
+/** FNV-1a from `h` over the bytes of `bytes` at `positions` (a column or variable: it is read once per byte). */
+function fnv(h: string, bytes: string, positions: readonly number[]): string {
+  for (const at of positions) h = `((${h} # get_byte(${bytes}, ${at})) * ${FORM.fnvPrime} & ${MASK32})`;
   return h;
 }
 
-/** The fmix32 steps after FNV, as `[expression of h]`, each reading h twice (hence one variable or subquery per step). */
+/** Byte positions from..to-1. */
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+/** The fmix32 steps after FNV, as `[expression of h]`, each reading h twice (hence one assignment per step). */
 const FMIX_STEPS: readonly ((h: string) => string)[] = [
   (h) => `${h} # (${h} >> 16)`,
   (h) => mulMod32(h, FORM.fmix1),
@@ -34,7 +36,7 @@ const FMIX_STEPS: readonly ((h: string) => string)[] = [
 
 /** PL/pgSQL statements that leave the check of `bytes` in the bigint variable `h`. */
 function checkStatements(bytes: string, indent: string): string {
-  const steps = [`h := ${fnv(bytes)};`, ...FMIX_STEPS.map((step) => `h := ${step('h')};`)];
+  const steps = [`h := ${fnv(`${FORM.checkSeed}::int8`, bytes, range(0, CHECKED_BYTES))};`, ...FMIX_STEPS.map((step) => `h := ${step('h')};`)];
   return steps.map((line) => indent + line).join('\n');
 }
 
@@ -50,21 +52,6 @@ function storedTime(b: string): string {
     return shift === 0 ? `get_byte(${b}, ${i})` : `(get_byte(${b}, ${i})::bigint << ${shift})`;
   });
   return parts.join('\n         | ');
-}
-
-/** generated_name_check(bytes): the keyed check of a name's first bytes (0015, 0017). */
-export function generatedNameCheckFunction(): string {
-  return `CREATE OR REPLACE FUNCTION generated_name_check(bytes bytea) RETURNS bigint
-LANGUAGE plpgsql IMMUTABLE STRICT
-AS $$
-DECLARE
-  h bigint;
-BEGIN
-${checkStatements('bytes', '  ')}
-  RETURN h;
-END
-$$;
-`;
 }
 
 /** generated_name_time(name): the time a name in the form was made, or NULL (0015, 0017). */
@@ -106,10 +93,8 @@ const UUID_RANDOM_BYTES = [0, 1, 2, 3, 4, 5, 10, 11] as const;
  */
 export function generateTaskNamesFunction(): string {
   if (FORM.randomBytes !== UUID_RANDOM_BYTES.length) throw new Error('the form takes its random bytes from one UUID');
-  let timeHash = `${FORM.checkSeed}::int8`;
-  for (let i = 0; i < FORM.timeBytes; i++) timeHash = `((${timeHash} # get_byte(tb, ${i})) * ${FORM.fnvPrime} & ${MASK32})`;
-  let hash = 'ht';
-  for (const at of UUID_RANDOM_BYTES) hash = `((${hash} # get_byte(r, ${at})) * ${FORM.fnvPrime} & ${MASK32})`;
+  const timeHash = fnv(`${FORM.checkSeed}::int8`, 'tb', range(0, FORM.timeBytes));
+  const hash = fnv('ht', 'r', UUID_RANDOM_BYTES);
   const random = `substring(r from 1 for 6) || substring(r from 11 for 2)`;
   return `CREATE OR REPLACE FUNCTION generate_task_names(n integer) RETURNS text[]
 LANGUAGE plpgsql VOLATILE

@@ -1,9 +1,29 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { LIMITS } from '../core/limits.js';
 import { addStatement, type AddShape } from './add-statement.js';
-import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
+import { batchSizeCheck, READ_COMMITTED_CHECK } from './sql-api-checks.js';
 import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
+
+/**
+ * The add statement (addStatement) as a generated function runs it, in an
+ * IF branch: its values are the function's variables, and its answer goes
+ * into v_stored, v_now_usec and v_refused, which the function declares with
+ * v_queue_id. `count` is how many tasks `input` yields.
+ */
+export function addStatementText(shape: AddShape, count: string, input: RawBuilder<unknown>): string {
+  return indent(
+    statementText(
+      addStatement(tableOf, routineOf, shape, {
+        queueId: v('v_queue_id'),
+        count: v(count),
+        input,
+        into: v(' INTO v_stored, v_now_usec, v_refused'),
+      }),
+    ),
+    4,
+  );
+}
 
 /**
  * add_tasks since sql/0023: its own checks are those of its arguments and
@@ -24,18 +44,7 @@ export function addTasksFunction(): string {
        coalesce(u.eta, now() + (u.ord - 1) * interval '1 microsecond') as eta, u.ord${named ? sql`, u.given` : sql``}
   from unnest(v_names, CASE WHEN array_ndims(tags) = 1 THEN tags END, payloads, etas${named ? sql`, v_given` : sql``})
        WITH ORDINALITY AS u (name, tag, payload, eta${named ? sql`, given` : sql``}, ord)`;
-  const statement = (shape: AddShape) =>
-    indent(
-      statementText(
-        addStatement(tableOf, routineOf, shape, {
-          queueId: v('v_queue_id'),
-          count: v('n'),
-          input: input(shape.named),
-          into: v(' INTO v_stored, v_now_usec, v_refused'),
-        }),
-      ),
-      4,
-    );
+  const statement = (shape: AddShape) => addStatementText(shape, 'n', input(shape.named));
   return `CREATE OR REPLACE FUNCTION add_tasks(queue text, payloads bytea[], names text[] DEFAULT NULL, tags text[] DEFAULT NULL,
                           etas timestamptz[] DEFAULT NULL)
 RETURNS text[]
@@ -67,11 +76,7 @@ BEGIN
   IF n = 0 THEN
     RETURN '{}';
   END IF;
-  IF n > ${LIMITS.maxTasksPerAdd} THEN
-    RAISE EXCEPTION 'batch size: at most ${LIMITS.maxTasksPerAdd} tasks may be added at once, got %', n
-      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
-  END IF;
-  IF array_ndims(payloads) > 1 OR coalesce(cardinality(names), n) <> n OR coalesce(cardinality(tags), n) <> n
+${batchSizeCheck(LIMITS.maxTasksPerAdd, 'added')}  IF array_ndims(payloads) > 1 OR coalesce(cardinality(names), n) <> n OR coalesce(cardinality(tags), n) <> n
      OR coalesce(cardinality(etas), n) <> n THEN
     RAISE EXCEPTION 'arguments: names, tags and etas must be NULL or one-dimensional arrays as long as payloads (%)', n
       USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';

@@ -25,3 +25,12 @@ export const LEASE_SECONDS_CHECK = `  IF lease_seconds IS NULL OR lease_seconds 
       USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
   END IF;
 `;
+
+/** At most `limit` tasks in one call (`n`, TQ009): add_tasks and delete_tasks. */
+export function batchSizeCheck(limit: number, done: 'added' | 'deleted'): string {
+  return `  IF n > ${limit} THEN
+    RAISE EXCEPTION 'batch size: at most ${limit} tasks may be ${done} at once, got %', n
+      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
+  END IF;
+`;
+}

@@ -3,8 +3,8 @@ import { LIMITS } from '../core/limits.js';
 import type { TagFilter } from '../core/task-store.js';
 import { deleteStatement } from './delete-tasks.js';
 import { addTaskFunction, addTasksFunction, refuseAddFunction } from './sql-api-add-function.js';
-import { generatedNameCheckFunction, generatedNameTimeFunction, generateTaskNamesFunction } from './generated-name-sql.js';
-import { LEASE_SECONDS_CHECK } from './sql-api-checks.js';
+import { generatedNameTimeFunction, generateTaskNamesFunction } from './generated-name-sql.js';
+import { batchSizeCheck, LEASE_SECONDS_CHECK } from './sql-api-checks.js';
 import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
 import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
 import { modifyLeaseStatement, whyNotModifiedStatement } from './modify-lease.js';
@@ -38,7 +38,6 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'lease_tasks', text: leaseTasksFunction() },
     { name: 'modify_lease', text: modifyLeaseFunction() },
     { name: 'delete_tasks', text: deleteTasksFunction() },
-    { name: 'generated_name_check', text: generatedNameCheckFunction() },
     { name: 'generated_name_time', text: generatedNameTimeFunction() },
     { name: 'generate_task_names', text: generateTaskNamesFunction() },
     { name: 'refuse_add', text: `${refuseAddFunction()}\n${REFUSE_ADD_SETTINGS}` },
@@ -302,11 +301,7 @@ BEGIN
   IF n = 0 THEN
     RETURN '{}';
   END IF;
-  IF n > ${LIMITS.maxTasksPerDelete} THEN
-    RAISE EXCEPTION 'batch size: at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got %', n
-      USING ERRCODE = 'TQ009', DETAIL = n::text, HINT = 'TOO_MANY_TASKS';
-  END IF;
-  v_queue_id := q.id;
+${batchSizeCheck(LIMITS.maxTasksPerDelete, 'deleted')}  v_queue_id := q.id;
   -- held_by_form, with the retention read once for the whole call.
   v_held_from := now() - tombstone_retention();
   v_untracked := ARRAY(SELECT x FROM unnest(v_names) x WHERE generated_name_time(x) > v_held_from);

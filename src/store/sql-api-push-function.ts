@@ -12,9 +12,8 @@ import {
 } from '../core/push-rules.js';
 import { DEFAULT_RETRY_PARAMETERS } from '../core/queue-config.js';
 import { sql } from 'kysely';
-import { addStatement } from './add-statement.js';
 import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
-import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
+import { addStatementText } from './sql-api-add-function.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
 
 /** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
@@ -43,16 +42,10 @@ export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, b
 export function addPushTaskFunction(): string {
   const methods = PUSH_METHODS.join(', ');
   const statement = (named: boolean) =>
-    indent(
-      statementText(
-        addStatement(tableOf, routineOf, { named, checkForm: true, push: true }, {
-          queueId: v('v_queue_id'),
-          count: v('1'),
-          input: sql`/* add_push_task_input */ select v_name as name, null::text as tag, v_body as payload, coalesce(eta, now()) as eta, 1::int8 as ord${named ? sql`, true as given` : sql``}, v_push as push`,
-          into: v(' INTO v_stored, v_now_usec, v_refused'),
-        }),
-      ),
-      4,
+    addStatementText(
+      { named, checkForm: true, push: true },
+      '1',
+      sql`/* add_push_task_input */ select v_name as name, null::text as tag, v_body as payload, coalesce(eta, now()) as eta, 1::int8 as ord${named ? sql`, true as given` : sql``}, v_push as push`,
     );
   return `CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT '${DEFAULT_PUSH_METHOD}',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,

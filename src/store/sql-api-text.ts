@@ -7,8 +7,8 @@ import type { Database } from './schema.js';
  * text with PL/pgSQL variables where the service binds values.
  */
 
-// Only compiles (the dummy driver never connects): the text of a fragment.
-const compiler = new Kysely<Database>({
+/** Only compiles (the dummy driver never connects): the text of a fragment, for the generators and their tests. */
+export const compiler = new Kysely<Database>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),

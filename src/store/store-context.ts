@@ -13,28 +13,27 @@ export interface StoreContext {
  * Node's time per statement, and a RawBuilder never changes once made.
  */
 export function table(ctx: StoreContext, name: keyof Database): RawBuilder<unknown> {
-  const qualified = `${ctx.schema}.${name}`;
-  let builder = tables.get(qualified);
+  return qualified(ctx, name, false);
+}
+
+/** A schema-qualified function name for `sql` templates, as `table` for tables. */
+export function routine(ctx: StoreContext, name: string): RawBuilder<unknown> {
+  return qualified(ctx, name, true);
+}
+
+/** Qualified names, each built once (no closure per call: `table` runs for every statement). */
+function qualified(ctx: StoreContext, name: string, isRoutine: boolean): RawBuilder<unknown> {
+  const full = `${ctx.schema}.${name}`;
+  const cache = isRoutine ? routines : tables;
+  let builder = cache.get(full);
   if (!builder) {
-    builder = sql.table(qualified);
-    tables.set(qualified, builder);
+    builder = isRoutine ? sql.id(ctx.schema, name) : sql.table(full);
+    cache.set(full, builder);
   }
   return builder;
 }
 
 const tables = new Map<string, RawBuilder<unknown>>();
-
-/** A schema-qualified function name for `sql` templates, as `table` for tables. */
-export function routine(ctx: StoreContext, name: string): RawBuilder<unknown> {
-  const qualified = `${ctx.schema}.${name}`;
-  let builder = routines.get(qualified);
-  if (!builder) {
-    builder = sql.id(ctx.schema, name);
-    routines.set(qualified, builder);
-  }
-  return builder;
-}
-
 const routines = new Map<string, RawBuilder<unknown>>();
 
 /**

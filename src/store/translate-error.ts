@@ -14,36 +14,30 @@ export function translateError(error: unknown, context: { queue?: string } = {})
   const constraint = typeof e.constraint === 'string' ? e.constraint : '';
   const message = typeof e.message === 'string' ? e.message : String(error);
   const queue = context.queue;
+  // The SQL API's errors (and the triggers') carry the task's name as DETAIL.
+  const task = typeof e.detail === 'string' ? e.detail : undefined;
 
   switch (code) {
-    case 'TQ001': {
-      const task = typeof e.detail === 'string' ? e.detail : undefined;
+    case 'TQ001':
       return new QueueError(
         'TOMBSTONED_TASK',
         `task "${task ?? '?'}" was deleted recently; its name is held and cannot be reused yet`,
         { queue, task },
         { cause: error },
       );
-    }
     case 'TQ002':
       return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
     // The add statement's refusals (refuse_add, sql/0023), in the service's words.
-    case 'TQ010': {
-      const task = typeof e.detail === 'string' ? e.detail : undefined;
+    case 'TQ010':
       return new QueueError('DUPLICATE_TASK_NAME', `task name "${task ?? '?'}" appears twice in one add`, { queue, task }, { cause: error });
-    }
-    case 'TQ011': {
-      const task = typeof e.detail === 'string' ? e.detail : undefined;
+    case 'TQ011':
       return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, { cause: error });
-    }
-    case 'TQ008': {
-      const task = typeof e.detail === 'string' ? e.detail : undefined;
+    case 'TQ008':
       return new QueueError('INVALID_ETA', message.replace(/^eta: /, ''), { queue, task }, { cause: error });
-    }
     case '23505':
       if (isDuplicateTask(constraint, e.message, e.detail)) {
-        const task = nameFromKeyDetail(e.detail);
-        return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, {
+        const name = nameFromKeyDetail(e.detail);
+        return new QueueError('TASK_ALREADY_EXISTS', `task "${name ?? '?'}" already exists`, { queue, task: name }, {
           cause: error,
         });
       }

@@ -1,12 +1,12 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { readSqlMigrations } from '../../scripts/generate-migrations.js';
 import { writeGenerated } from '../../scripts/generate-sql-api.js';
 import { deleteStatement } from '../../src/store/delete-tasks.js';
 import { leaseQuery } from '../../src/store/lease-tasks.js';
 import { modifyLeaseStatement } from '../../src/store/modify-lease.js';
-import type { Database } from '../../src/store/schema.js';
 import { sqlApiFunctions, withMarkers } from '../../src/store/sql-api-functions.js';
+import { compiler } from '../../src/store/sql-api-text.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 
 /**
@@ -127,12 +127,3 @@ function lines(text: string): string {
     .join('\n');
 }
 
-// Compiles only (the dummy driver never connects).
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});

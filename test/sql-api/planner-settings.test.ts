@@ -35,7 +35,7 @@ describe.each(ENGINES)('SQL API function settings (%s)', (engine) => {
     );
     expect(rows.length).toBeGreaterThan(15);
     // The name-form helpers read no table and run only under their callers' fixed path (see sql/0015).
-    const pure = new Set(['generated_name_check', 'generated_name_time', 'generate_task_name', 'generate_task_names']);
+    const pure = new Set(['generated_name_time', 'generate_task_name', 'generate_task_names']);
     // add_task reads no table either: it calls add_tasks by its schema-qualified name, with no SET so it can be inlined (sql/0023).
     const qualified = new Set(['add_task']);
     for (const row of rows) {
