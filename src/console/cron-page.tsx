@@ -32,9 +32,17 @@ export function CronPage(props: { readonly jobs: readonly CronJobStatus[]; reado
         </thead>
         <tbody>
           {props.jobs.map((job) => (
-            <tr data-job={job.name} data-outcome={job.lastOutcome ?? 'never'}>
+            <tr data-job={job.name} data-outcome={job.lastOutcome ?? 'never'} data-retired={job.retiredAt === null ? undefined : 'true'}>
               <td data-label="Job" title={job.description ?? ''}>
                 {job.name}
+                {job.retiredAt !== null && (
+                  <>
+                    {' '}
+                    <small title="Not in the cron file of the last server started; servers started from an older file may still fire it.">
+                      (retired <When usec={job.retiredAt.getTime() * 1000} nowMs={props.nowMs} />)
+                    </small>
+                  </>
+                )}
               </td>
               <td data-label="Schedule">{`${job.schedule} (${job.timezone})`}</td>
               <td data-label="URL">{job.url}</td>

@@ -22,7 +22,17 @@ export interface CronJobRecord {
   readonly lastTask: string | null;
   readonly lastOutcome: 'added' | 'failed' | null;
   readonly lastError: string | null;
+  /** When a server started whose cron file does not name the job (null = named by the last one that started with it). */
+  readonly retiredAt: Date | null;
 }
+
+/**
+ * How long a retired job's row is kept once nothing fires it (sql/0024).
+ * Servers started from an older file may still run the job (a rolling
+ * deploy): its row keeps its chain of instants and its last firing, and
+ * one with no firing for this long is deleted at a server's start.
+ */
+export const RETIRED_CRON_JOB_DAYS = 7;
 
 /** What one firing did, as recorded. */
 export interface CronFiringRecord {
@@ -45,8 +55,10 @@ export interface CronStore {
   /** The database's clock: every process decides instants on it, never on its own. */
   now(): Promise<Date>;
   /**
-   * Writes the jobs this process runs (each job's queue resolved), dropping
-   * jobs no longer in the file. A job new to the database is anchored at `now`.
+   * Writes the jobs this process runs (each job's queue resolved). A job
+   * new to the database is anchored at `now`; jobs not in the file are
+   * marked retired (never deleted while fired: other servers may run them),
+   * and those retired and unfired for RETIRED_CRON_JOB_DAYS are dropped.
    */
   syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void>;
   /** Records a firing as the job's last, unless a later instant is recorded already. */

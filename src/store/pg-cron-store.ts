@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { CronJob, CronRetryParameters } from '../core/cron-job.js';
-import type { CronFiringRecord, CronJobRecord, CronStore } from '../core/cron-store.js';
+import { RETIRED_CRON_JOB_DAYS, type CronFiringRecord, type CronJobRecord, type CronStore } from '../core/cron-store.js';
 import { table, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
@@ -19,6 +19,7 @@ interface CronJobRow {
   last_task: string | null;
   last_outcome: 'added' | 'failed' | null;
   last_error: string | null;
+  retired_ms: number | string | null;
 }
 
 /** The cron jobs' record in sql/0018's table; times cross as epoch milliseconds, the same on both engines. */
@@ -40,23 +41,36 @@ export class PgCronStore implements CronStore {
 
   async syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void> {
     try {
+      const names = jobs.map((job) => job.name);
+      const nowMs = now.getTime();
       await this.#ctx.db.transaction().execute(async (trx) => {
-        await sql`/* cron_sync_forget */
-          delete from ${table(this.#ctx, 'cron_jobs')} where not (name = any(${jobs.map((job) => job.name)}::text[]))`.execute(trx);
+        // Jobs this file does not name are retired, not deleted (sql/0024):
+        // a server started from another file may still fire them, and the
+        // row holds their chain of instants. Only rows retired and unfired
+        // for the retirement period go.
+        await sql`/* cron_sync_drop_retired */
+          delete from ${table(this.#ctx, 'cron_jobs')}
+           where not (name = any(${names}::text[]))
+             and retired_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day'
+             and (last_fired_at is null or last_fired_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day')`.execute(trx);
+        await sql`/* cron_sync_retire */
+          update ${table(this.#ctx, 'cron_jobs')} set retired_at = to_timestamp(${nowMs}::float8 / 1000)
+           where retired_at is null and not (name = any(${names}::text[]))`.execute(trx);
         if (jobs.length === 0) return;
         // Every job in one upsert over arrays, as queue sync does: start-up
         // pays one round trip however many jobs the file has (up to 250).
         await sql`/* cron_sync_jobs */
           insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at)
-          select u.name, u.schedule, u.timezone, u.url, u.queue, u.description, u.target, u.retry, to_timestamp(${now.getTime()}::float8 / 1000)
-            from unnest(${jobs.map((job) => job.name)}::text[], ${jobs.map((job) => job.schedule)}::text[],
+          select u.name, u.schedule, u.timezone, u.url, u.queue, u.description, u.target, u.retry, to_timestamp(${nowMs}::float8 / 1000)
+            from unnest(${names}::text[], ${jobs.map((job) => job.schedule)}::text[],
                         ${jobs.map((job) => job.timezone)}::text[], ${jobs.map((job) => job.url)}::text[],
                         ${jobs.map((job) => job.queue)}::text[], ${jobs.map((job) => job.description)}::text[],
                         ${jobs.map((job) => job.target)}::text[], ${jobs.map((job) => JSON.stringify(job.retry))}::jsonb[])
               as u (name, schedule, timezone, url, queue, description, target, retry)
           on conflict (name) do update
             set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
-                description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at`.execute(trx);
+                description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at,
+                retired_at = null`.execute(trx);
       });
     } catch (error) {
       throw translateError(error);
@@ -85,7 +99,8 @@ export class PgCronStore implements CronStore {
                (extract(epoch from last_instant) * 1000)::float8 as last_instant_ms,
                (extract(epoch from last_fired_at) * 1000)::float8 as last_fired_ms,
                (extract(epoch from anchored_at) * 1000)::float8 as anchored_ms,
-               last_task, last_outcome, last_error
+               last_task, last_outcome, last_error,
+               (extract(epoch from retired_at) * 1000)::float8 as retired_ms
           from ${table(this.#ctx, 'cron_jobs')}
          order by name`.execute(this.#ctx.db);
       return result.rows.map(toRecord);
@@ -121,6 +136,7 @@ function toRecord(row: CronJobRow): CronJobRecord {
     lastTask: row.last_task,
     lastOutcome: row.last_outcome,
     lastError: row.last_error,
+    retiredAt: toDate(row.retired_ms),
   };
 }
 

@@ -225,6 +225,8 @@ export interface CronJobsTable {
   last_error: string | null;
   anchored_at: Generated<Date>;
   synced_at: Generated<Date>;
+  /** sql/0024: when a server started whose cron file does not name the job. */
+  retired_at: Date | null;
 }
 
 /** sql/0006_auth.sql: the local token issuer's signing keys. */

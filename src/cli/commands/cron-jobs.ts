@@ -25,8 +25,9 @@ export function cronListLines(job: CronJobStatus): string[] {
     job.lastFiredAt === null
       ? 'never fired'
       : `${job.lastFiredAt.toISOString()} ${job.lastTask ?? ''} ${job.lastOutcome ?? ''}${job.lastError === null ? '' : `: ${job.lastError}`}`;
+  const retired = job.retiredAt === null ? '' : ` (retired ${job.retiredAt.toISOString()}: not in the cron file of the last server started)`;
   return [
-    `${job.name}: ${job.schedule} (${job.timezone}) GET ${job.url} via queue ${job.queue}`,
+    `${job.name}: ${job.schedule} (${job.timezone}) GET ${job.url} via queue ${job.queue}${retired}`,
     `  next: ${job.next.map((at) => at.toISOString()).join(', ') || 'none'}`,
     `  last: ${last}`,
   ];

@@ -148,6 +148,41 @@ describe.each(ENGINES)('cron firing with a fixed clock (%s)', (engine: TestEngin
     expect(slow.next.map((at) => at.toISOString())).toEqual(['2026-03-01T13:00:00.000Z', '2026-03-01T15:00:00.000Z', '2026-03-01T17:00:00.000Z']);
   });
 
+  it('servers with different cron files: a job missing from one is retired, not deleted, so its chain holds and no instant fires twice', { timeout: 60_000 }, async () => {
+    const withSlow = 'cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n- name: slow\n  url: /slow\n  schedule: every 2 hours\n- name: nightly\n  url: /nightly\n  schedule: every day 23:00\n';
+    const tickOnly = parseCronText('cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n', 'cron.yaml', 'yaml');
+    const a = new FakeCronClock('2026-03-01T09:00:30Z');
+    const { another } = await open(a, {}, withSlow);
+    await until(() => a.waiting);
+    // A server from a newer file without `slow` (a rolling deploy) retires it and keeps its row.
+    const b = new FakeCronClock('2026-03-01T09:30:00Z');
+    const newer = await another(b, { cron: tickOnly });
+    await until(() => b.waiting);
+    const slowOf = async () => (await newer.cronJobs()).find((job) => job.name === 'slow');
+    expect((await slowOf())?.retiredAt?.toISOString()).toBe('2026-03-01T09:30:00.000Z');
+    // A server from the older file, started after it, counts from the same anchor as the first.
+    const c = new FakeCronClock('2026-03-01T09:47:10Z');
+    await another(c, { cron: parseCronText(withSlow, 'cron.yaml', 'yaml') });
+    await until(() => c.waiting);
+    expect((await slowOf())?.retiredAt).toBeNull();
+    for (const clock of [a, b, c]) clock.set('2026-03-01T11:00:00Z');
+    await settled([a, b, c], t!);
+    expect(sink!.requests.filter((request) => request.url === '/slow').map((request) => header(request, 'X-AppEngine-TaskName'))).toEqual([
+      'cron-slow-20260301T110000Z',
+    ]);
+    // Retired rows go only when retired and unfired for RETIRED_CRON_JOB_DAYS: `nightly` never fired, `slow` just did.
+    const d = new FakeCronClock('2026-03-01T11:30:00Z');
+    await another(d, { cron: tickOnly });
+    await until(() => d.waiting);
+    const e = new FakeCronClock('2026-03-09T12:00:00Z');
+    await another(e, { cron: tickOnly });
+    await until(() => e.waiting);
+    expect((await newer.cronJobs()).map((job) => [job.name, job.retiredAt?.toISOString() ?? null])).toEqual([
+      ['slow', '2026-03-01T11:30:00.000Z'],
+      ['tick', null],
+    ]);
+  });
+
   it('a failing firing is retried by the job retry parameters, then goes to the dead letters', async () => {
     const clock = new FakeCronClock('2026-03-01T09:59:59Z');
     await open(clock);
