@@ -12,12 +12,17 @@
 --
 -- Now the row stays with `retired_at` set: the anchor and the last firing
 -- are kept, `cron list` and the console say the job is retired, and a
--- server that starts with the job in its file clears the mark. A row
--- retired for longer than the retirement period and not fired since is
--- deleted at a server's start (src/core/cron-store.ts,
--- RETIRED_CRON_JOB_DAYS).
+-- server that starts with the job in its file clears the mark. Every
+-- server that runs a job says so in `seen_at`, at its start and then
+-- hourly, so a row is deleted (at a server's start) only when it is
+-- retired and no server has run it for the retirement period
+-- (src/core/cron-store.ts, RETIRED_CRON_JOB_DAYS), however rarely the job
+-- fires.
 
 ALTER TABLE cron_jobs ADD COLUMN retired_at timestamptz;
+ALTER TABLE cron_jobs ADD COLUMN seen_at timestamptz NOT NULL DEFAULT now();
 
 COMMENT ON COLUMN cron_jobs.retired_at IS
   'When a server started with a cron file that does not name the job (null = in the file of the last server that started with it). Servers that still run the job keep firing it.';
+COMMENT ON COLUMN cron_jobs.seen_at IS
+  'When a server running the job last said so (at its start, then hourly): a retired row unseen for the retirement period is deleted.';

@@ -41,8 +41,8 @@ export function withCronQueue(config: ServiceConfig, cron: CronConfig | null): S
 }
 
 /** The jobs of a cron file with their queues and compiled schedules, for the scheduler. */
-export function scheduledCronJobs(cron: CronConfig | null): ScheduledCronJob[] {
-  return (cron?.jobs ?? []).map((job) => {
+export function scheduledCronJobs(cron: CronConfig | null): ScheduledCronJob[] | null {
+  return cron === null ? null : cron.jobs.map((job) => {
     const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
     return { job, queue: cronQueueOf(job), next: (after: Date) => schedule.next(after) };
   });

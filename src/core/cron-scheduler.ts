@@ -1,6 +1,6 @@
 import { cronFiringTask } from './cron-firing.js';
 import { cronRunTaskName, cronTaskName, type CronJob } from './cron-job.js';
-import type { CronFiringOutcome, CronStore } from './cron-store.js';
+import { CRON_SEEN_INTERVAL_MS, type CronFiringOutcome, type CronStore } from './cron-store.js';
 import { isQueueError, QueueError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Task, TaskOptions } from './task.js';
@@ -100,17 +100,20 @@ export class CronScheduler {
 
   async #run(): Promise<void> {
     const { jobs, store, logger } = this.#options;
-    if (jobs.length === 0) return;
     const signal = this.#stop.signal;
     let pending: Map<ScheduledCronJob, Date>;
+    let seenAt: number;
     for (;;) {
       try {
         const now = await this.#clock.now();
+        // Also with no jobs (an empty cron file): the jobs recorded before are retired.
         await store.syncJobs(
           jobs.map(({ job, queue }) => ({ ...job, queue })),
           now,
         );
+        if (jobs.length === 0) return;
         pending = await this.#firstInstants(now);
+        seenAt = now.getTime();
         break;
       } catch (error) {
         logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not start; trying again');
@@ -127,6 +130,13 @@ export class CronScheduler {
         logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not read the database clock');
         await this.#clock.sleep(RETRY_WAIT_MS, signal);
         continue;
+      }
+      if (now.getTime() - seenAt >= CRON_SEEN_INTERVAL_MS) {
+        // Still running these jobs: their rows stay, even retired by a server with another file.
+        seenAt = now.getTime();
+        await store.markSeen(jobs.map(({ job }) => job.name), now).catch((error: unknown) => {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not mark the jobs seen');
+        });
       }
       const due = [...pending].filter(([, instant]) => instant.getTime() <= now.getTime());
       if (due.length > 0) {

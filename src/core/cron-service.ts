@@ -11,8 +11,8 @@ export interface CronJobStatus extends CronJobRecord {
 }
 
 export interface CronServiceOptions {
-  /** The jobs of this process's cron file (none for an operator's tool). */
-  readonly jobs: readonly ScheduledCronJob[];
+  /** The jobs of this process's cron file; null without one (an operator's tool): nothing is recorded. */
+  readonly jobs: readonly ScheduledCronJob[] | null;
   readonly store: CronStore;
   add(queue: string, task: TaskOptions): Promise<Task>;
   /** A job's schedule from the database (it may come from another process's file): its first firing after an instant. */
@@ -37,12 +37,12 @@ export class CronService {
 
   constructor(options: CronServiceOptions) {
     this.#options = options;
-    this.#scheduler = this.#schedulerOf(options.jobs);
+    this.#scheduler = this.#schedulerOf(options.jobs ?? []);
   }
 
-  /** Starts firing this process's jobs (nothing to do without any). */
+  /** Starts firing this process's jobs (with an empty file, only records that it has none). */
   start(): void {
-    if (this.#running || this.#options.jobs.length === 0) return;
+    if (this.#running || this.#options.jobs === null) return;
     this.#running = true;
     this.#scheduler.start();
   }
@@ -69,7 +69,7 @@ export class CronService {
 
   /** Fires a job now, once: one of this process's, else one the servers recorded. UNKNOWN_TASK names neither. */
   async run(name: string): Promise<CronFiring> {
-    if (this.#options.jobs.some((scheduled) => scheduled.job.name === name)) return this.#scheduler.runNow(name);
+    if ((this.#options.jobs ?? []).some((scheduled) => scheduled.job.name === name)) return this.#scheduler.runNow(name);
     const record = (await this.#options.store.listJobs()).find((candidate) => candidate.name === name);
     if (record === undefined) {
       throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}" (the jobs are recorded when a server starts with the cron file)`, { field: 'job' });

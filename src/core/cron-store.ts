@@ -27,12 +27,17 @@ export interface CronJobRecord {
 }
 
 /**
- * How long a retired job's row is kept once nothing fires it (sql/0024).
+ * How long a retired job's row is kept once no server runs it (sql/0024).
  * Servers started from an older file may still run the job (a rolling
  * deploy): its row keeps its chain of instants and its last firing, and
- * one with no firing for this long is deleted at a server's start.
+ * each server running it marks it seen at start and then hourly
+ * (CRON_SEEN_INTERVAL_MS). A retired row unseen this long is deleted at a
+ * server's start.
  */
 export const RETIRED_CRON_JOB_DAYS = 7;
+
+/** How often a running server marks its jobs seen: far inside the retirement period, and one small write an hour. */
+export const CRON_SEEN_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What one firing did, as recorded. */
 export interface CronFiringRecord {
@@ -55,12 +60,14 @@ export interface CronStore {
   /** The database's clock: every process decides instants on it, never on its own. */
   now(): Promise<Date>;
   /**
-   * Writes the jobs this process runs (each job's queue resolved). A job
-   * new to the database is anchored at `now`; jobs not in the file are
-   * marked retired (never deleted while fired: other servers may run them),
-   * and those retired and unfired for RETIRED_CRON_JOB_DAYS are dropped.
+   * Writes the jobs this process runs (each job's queue resolved), seen at
+   * `now`. A job new to the database is anchored at `now`; jobs not in the
+   * file are marked retired, and those retired and unseen for
+   * RETIRED_CRON_JOB_DAYS are dropped.
    */
   syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void>;
+  /** Marks these jobs seen at `now`: a server still runs them, retired or not. */
+  markSeen(names: readonly string[], now: Date): Promise<void>;
   /** Records a firing as the job's last, unless a later instant is recorded already. */
   recordFiring(firing: CronFiringRecord): Promise<void>;
   /** Every job recorded, by name. */

@@ -6,7 +6,9 @@ import { randomFillSync } from 'node:crypto';
  *
  *   bytes 0-5    creation time, milliseconds since the epoch, big-endian
  *   bytes 6-13   random (80 bits before this form; 64 are plenty for names
- *                that also differ by the millisecond)
+ *                that also differ by the millisecond). The SQL API makes a
+ *                call's names from one random key with each index XOR'd
+ *                in (store/generated-name-sql.ts)
  *   bytes 14-17  check: a keyed 32-bit hash of bytes 0-13
  *
  * The time prefix makes names of one moment sort together, so the primary

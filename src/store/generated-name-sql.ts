@@ -94,10 +94,11 @@ const UUID_RANDOM_BYTES = [0, 1, 2, 3, 4, 5, 10, 11] as const;
  * microsecond, half of what a name cost when each drew its own (sql/0025:
  * 100 names in 0.11 ms of server time against 0.21 ms). Names of one call
  * differ by their index, so they are distinct by construction; two calls
- * in one millisecond share a name only if their keys come within n of
- * each other's XOR pattern (about n in 2^64). They are not secrets: the
- * names of one call can be told from each other, as any task name can be
- * listed by whoever may read its queue.
+ * in one millisecond share a name only if their keys differ by one of the
+ * values i XOR j of their indexes (at most 128 values for 100 names: 2^-57,
+ * below the n^2 / 2^64 of a draw per name). The names of one call share
+ * all but their low bits, so one predicts its siblings: they are ids, not
+ * secrets (any task name can be listed by whoever may read its queue).
  */
 export function generateTaskNamesFunction(): string {
   if (FORM.randomBytes !== UUID_RANDOM_BYTES.length) throw new Error('the form takes its random bytes from one UUID');

@@ -44,15 +44,17 @@ export class PgCronStore implements CronStore {
       const names = jobs.map((job) => job.name);
       const nowMs = now.getTime();
       await this.#ctx.db.transaction().execute(async (trx) => {
+        // One sync at a time: two servers starting at once with different
+        // files would otherwise lock the same rows in different orders.
+        await sql`/* cron_sync_lock */ select pg_advisory_xact_lock(29809, hashtext(${`cron_sync:${this.#ctx.schema}`}))`.execute(trx);
         // Jobs this file does not name are retired, not deleted (sql/0024):
         // a server started from another file may still fire them, and the
-        // row holds their chain of instants. Only rows retired and unfired
-        // for the retirement period go.
+        // row holds their chain of instants. Only rows retired and unseen
+        // by any server for the retirement period go.
         await sql`/* cron_sync_drop_retired */
           delete from ${table(this.#ctx, 'cron_jobs')}
-           where not (name = any(${names}::text[]))
-             and retired_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day'
-             and (last_fired_at is null or last_fired_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day')`.execute(trx);
+           where not (name = any(${names}::text[])) and retired_at is not null
+             and seen_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day'`.execute(trx);
         await sql`/* cron_sync_retire */
           update ${table(this.#ctx, 'cron_jobs')} set retired_at = to_timestamp(${nowMs}::float8 / 1000)
            where retired_at is null and not (name = any(${names}::text[]))`.execute(trx);
@@ -60,8 +62,9 @@ export class PgCronStore implements CronStore {
         // Every job in one upsert over arrays, as queue sync does: start-up
         // pays one round trip however many jobs the file has (up to 250).
         await sql`/* cron_sync_jobs */
-          insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at)
-          select u.name, u.schedule, u.timezone, u.url, u.queue, u.description, u.target, u.retry, to_timestamp(${nowMs}::float8 / 1000)
+          insert into ${table(this.#ctx, 'cron_jobs')} (name, schedule, timezone, url, queue, description, target, retry, anchored_at, seen_at)
+          select u.name, u.schedule, u.timezone, u.url, u.queue, u.description, u.target, u.retry,
+                 to_timestamp(${nowMs}::float8 / 1000), to_timestamp(${nowMs}::float8 / 1000)
             from unnest(${names}::text[], ${jobs.map((job) => job.schedule)}::text[],
                         ${jobs.map((job) => job.timezone)}::text[], ${jobs.map((job) => job.url)}::text[],
                         ${jobs.map((job) => job.queue)}::text[], ${jobs.map((job) => job.description)}::text[],
@@ -70,8 +73,19 @@ export class PgCronStore implements CronStore {
           on conflict (name) do update
             set schedule = excluded.schedule, timezone = excluded.timezone, url = excluded.url, queue = excluded.queue,
                 description = excluded.description, target = excluded.target, retry = excluded.retry, synced_at = excluded.synced_at,
-                retired_at = null`.execute(trx);
+                seen_at = excluded.seen_at, retired_at = null`.execute(trx);
       });
+    } catch (error) {
+      throw translateError(error);
+    }
+  }
+
+  async markSeen(names: readonly string[], now: Date): Promise<void> {
+    if (names.length === 0) return;
+    try {
+      await sql`/* cron_mark_seen */
+        update ${table(this.#ctx, 'cron_jobs')} set seen_at = to_timestamp(${now.getTime()}::float8 / 1000)
+         where name = any(${names}::text[])`.execute(this.#ctx.db);
     } catch (error) {
       throw translateError(error);
     }

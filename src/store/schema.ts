@@ -227,6 +227,8 @@ export interface CronJobsTable {
   synced_at: Generated<Date>;
   /** sql/0024: when a server started whose cron file does not name the job. */
   retired_at: Date | null;
+  /** sql/0024: when a server running the job last said so. */
+  seen_at: Generated<Date>;
 }
 
 /** sql/0006_auth.sql: the local token issuer's signing keys. */

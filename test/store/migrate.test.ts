@@ -69,7 +69,7 @@ const COLUMNS = {
   audit_log: ['id', 'at', 'actor', 'action', 'queue', 'target', 'count', 'source'],
   queue_depth_samples: ['queue', 'at', 'available', 'leased', 'delayed'],
   auth_signing_keys: ['kid', 'algorithm', 'public_jwk', 'private_jwk', 'max_token_seconds', 'created_at', 'retired_at', 'verify_until'],
-  cron_jobs: ['name', 'schedule', 'timezone', 'url', 'queue', 'description', 'target', 'retry', 'last_instant', 'last_fired_at', 'last_task', 'last_outcome', 'last_error', 'anchored_at', 'synced_at', 'retired_at'],
+  cron_jobs: ['name', 'schedule', 'timezone', 'url', 'queue', 'description', 'target', 'retry', 'last_instant', 'last_fired_at', 'last_task', 'last_outcome', 'last_error', 'anchored_at', 'synced_at', 'retired_at', 'seen_at'],
 } as const satisfies { [T in keyof Database]: readonly (keyof Database[T])[] };
 
 type Exhaustive = { [T in keyof Database]: Exclude<keyof Database[T], (typeof COLUMNS)[T][number]> }[keyof Database];

@@ -149,37 +149,54 @@ describe.each(ENGINES)('cron firing with a fixed clock (%s)', (engine: TestEngin
   });
 
   it('servers with different cron files: a job missing from one is retired, not deleted, so its chain holds and no instant fires twice', { timeout: 60_000 }, async () => {
-    const withSlow = 'cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n- name: slow\n  url: /slow\n  schedule: every 2 hours\n- name: nightly\n  url: /nightly\n  schedule: every day 23:00\n';
-    const tickOnly = parseCronText('cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n', 'cron.yaml', 'yaml');
+    const yaml = (...jobs: string[]) => parseCronText(`cron:${jobs.length === 0 ? ' []' : ''}\n${jobs.join('')}`, 'cron.yaml', 'yaml');
+    const tick = '- name: tick\n  url: /tick\n  schedule: every 1 minutes\n';
+    const slow = '- name: slow\n  url: /slow\n  schedule: every 2 hours\n';
+    const nightly = '- name: nightly\n  url: /nightly\n  schedule: every day 23:00\n';
     const a = new FakeCronClock('2026-03-01T09:00:30Z');
-    const { another } = await open(a, {}, withSlow);
+    const { another } = await open(a, {}, `cron:\n${tick}${slow}${nightly}`);
     await until(() => a.waiting);
-    // A server from a newer file without `slow` (a rolling deploy) retires it and keeps its row.
+    // A server from a newer file without `slow` and `nightly` (a rolling deploy) retires them and keeps their rows.
     const b = new FakeCronClock('2026-03-01T09:30:00Z');
-    const newer = await another(b, { cron: tickOnly });
+    const newer = await another(b, { cron: yaml(tick) });
     await until(() => b.waiting);
-    const slowOf = async () => (await newer.cronJobs()).find((job) => job.name === 'slow');
-    expect((await slowOf())?.retiredAt?.toISOString()).toBe('2026-03-01T09:30:00.000Z');
-    // A server from the older file, started after it, counts from the same anchor as the first.
+    const jobsNow = async () => (await newer.cronJobs()).map((job) => [job.name, job.retiredAt?.toISOString() ?? null]);
+    expect(await jobsNow()).toEqual([
+      ['nightly', '2026-03-01T09:30:00.000Z'],
+      ['slow', '2026-03-01T09:30:00.000Z'],
+      ['tick', null],
+    ]);
+    // A server from a file with `slow`, started after it, clears the mark and counts from the first server's anchor.
     const c = new FakeCronClock('2026-03-01T09:47:10Z');
-    await another(c, { cron: parseCronText(withSlow, 'cron.yaml', 'yaml') });
+    await another(c, { cron: yaml(tick, slow) });
     await until(() => c.waiting);
-    expect((await slowOf())?.retiredAt).toBeNull();
+    expect((await jobsNow())[1]).toEqual(['slow', null]);
     for (const clock of [a, b, c]) clock.set('2026-03-01T11:00:00Z');
     await settled([a, b, c], t!);
     expect(sink!.requests.filter((request) => request.url === '/slow').map((request) => header(request, 'X-AppEngine-TaskName'))).toEqual([
       'cron-slow-20260301T110000Z',
     ]);
-    // Retired rows go only when retired and unfired for RETIRED_CRON_JOB_DAYS: `nightly` never fired, `slow` just did.
+    // Retired again; then only the server with `slow` runs on, eight days, marking its jobs seen.
     const d = new FakeCronClock('2026-03-01T11:30:00Z');
-    await another(d, { cron: tickOnly });
+    await another(d, { cron: yaml(tick) });
     await until(() => d.waiting);
+    c.set('2026-03-09T11:00:00Z');
+    await settled([c], t!);
+    // A retired row goes only when no server has run it for RETIRED_CRON_JOB_DAYS: `nightly`, not `slow`.
     const e = new FakeCronClock('2026-03-09T12:00:00Z');
-    await another(e, { cron: tickOnly });
+    await another(e, { cron: yaml(tick) });
     await until(() => e.waiting);
-    expect((await newer.cronJobs()).map((job) => [job.name, job.retiredAt?.toISOString() ?? null])).toEqual([
+    expect(await jobsNow()).toEqual([
       ['slow', '2026-03-01T11:30:00.000Z'],
       ['tick', null],
+    ]);
+    // A server with an empty cron file retires every job.
+    const f = new FakeCronClock('2026-03-09T12:30:00Z');
+    await another(f, { cron: yaml() });
+    await until(async () => (await jobsNow())[1]?.[1] !== null);
+    expect(await jobsNow()).toEqual([
+      ['slow', '2026-03-01T11:30:00.000Z'],
+      ['tick', '2026-03-09T12:30:00.000Z'],
     ]);
   });
 
