@@ -26,8 +26,12 @@ describe('push queues in the CLI', () => {
     const bad = await cli(['add', 'hooks', 'x', '--header', 'no colon'], t.env);
     expect(bad.code).not.toBe(0);
 
-    const table = await cli(['queues'], t.env);
-    expect(table.out.split('\n').find((line) => line.startsWith('hooks'))).toMatch(/\s50\/s\s+7\s+[0-7]\s+0$/);
+    // A delivery's success is written by the dispatcher's next claim call
+    // (sql/0019), so the request may still count in flight just after the sink saw it.
+    const env = t.env;
+    await expect
+      .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), { timeout: 10_000, interval: 100 })
+      .toMatch(/\s50\/s\s+7\s+[0-7]\s+0$/);
     const stats = await cli(['stats', 'hooks'], t.env);
     expect(stats.out).toMatch(/push rate\s+50\/s/);
     expect(stats.out).toMatch(/bucket size\s+7/);
