@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cronListLines } from '../../../src/cli/commands/cron-jobs.js';
 import { mountConsole } from '../../../src/console/mount-console.js';
 import { builtInCronQueue } from '../../../src/config/cron-queue.js';
 import { parseCronText } from '../../../src/config/load-cron-config.js';
@@ -198,6 +199,18 @@ describe.each(ENGINES)('cron firing with a fixed clock (%s)', (engine: TestEngin
       ['slow', '2026-03-01T11:30:00.000Z'],
       ['tick', '2026-03-09T12:30:00.000Z'],
     ]);
+    // cron list and the console say so.
+    const listed = await newer.cronJobs();
+    expect(cronListLines(listed[0]!)[0]).toContain('(retired 2026-03-01T11:30:00.000Z: not in the cron file of the last server started)');
+    const app = new Hono();
+    const mounted = mountConsole(app, { service: newer, auditLog: newer.auditLog, cronJobs: () => newer.cronJobs() });
+    try {
+      const html = await (await app.request('/console/cron')).text();
+      expect(html).toMatch(/<tr data-job="slow" data-outcome="added" data-retired="true">/);
+      expect(html).toContain('(retired <time');
+    } finally {
+      await mounted.close();
+    }
   });
 
   it('a failing firing is retried by the job retry parameters, then goes to the dead letters', async () => {
