@@ -73,9 +73,8 @@ export interface OpenTaskQueueOptions {
   /** Where the service logs (config loaded, migrations applied, database lost and regained, maintenance runs); default: nowhere. */
   readonly logger?: Logger;
   /**
-   * How long to wait for a PostgreSQL server that does not answer yet, in
-   * seconds, retrying with back-off and a log line per attempt (default 0:
-   * one attempt; the server passes TASKQUEUE_DB_WAIT_SECONDS).
+   * How long to wait for a PostgreSQL server that does not answer yet, in seconds, retrying with
+   * back-off and a log line per attempt (default 0: one attempt; the server passes TASKQUEUE_DB_WAIT_SECONDS).
    */
   readonly databaseWaitSeconds?: number;
   /** Environment to take defaults from (default: the process's). */
@@ -153,8 +152,8 @@ export interface OpenTaskQueue {
   stopDispatch(graceMs: number): Promise<void>;
   /** Every cron job the servers recorded, with its last firing and outcome and its next three firings. */
   cronJobs(): Promise<CronJobStatus[]>;
-  /** Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no server recorded it). */
-  runCronJob(name: string): Promise<CronFiring>;
+  /** Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no server recorded it); audited as `operator` (default: anonymous, source `api`). */
+  runCronJob(name: string, operator?: Operator): Promise<CronFiring>;
 }
 
 export type { PoolStats };
@@ -280,6 +279,7 @@ async function assemble(
   });
   const project = options.project ?? settings.project;
   const authStore = new PgAuthStore({ db: database.db, schema });
+  const auditLog = new PgAuditLog({ db: database.db, schema });
   const signer =
     (options.pushSigning ?? settings.pushSigning)
       ? new PushTokenSigner(authStore, { issuer: options.pushIssuer ?? DEFAULT_LOCAL_ISSUER.issuer, email: settings.pushIdentity ?? `taskqueue@${project}` })
@@ -308,8 +308,8 @@ async function assemble(
     add: (queue, task) => core.getQueue(queue).add(task),
     scheduleOf: cronScheduleOf,
     logger: options.logger ?? silentLogger,
-    ...(options.cronEvents ? { events: options.cronEvents } : {}),
-    ...(options.cronClock ? { clock: options.cronClock } : {}),
+    ...(options.cronEvents ? { events: options.cronEvents } : {}), ...(options.cronClock ? { clock: options.cronClock } : {}),
+    auditLog,
   });
   if (options.cronFiring ?? true) cronService.start();
   const service: OpenTaskQueue = {
@@ -328,12 +328,12 @@ async function assemble(
     startDispatch,
     stopDispatch,
     cronJobs: () => cronService.list(),
-    runCronJob: (name) => cronService.run(name),
+    runCronJob: (name, operator) => cronService.run(name, operator),
     project,
     engine: database.engine,
     schema,
     authStore: authStore satisfies AuthStore,
-    auditLog: new PgAuditLog({ db: database.db, schema }),
+    auditLog,
     depthHistory: new PgDepthHistory({ db: database.db, schema }),
     schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
     poolStats: () => {

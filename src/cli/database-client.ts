@@ -66,7 +66,7 @@ export class DatabaseClient implements OperatorClient {
 
   /** Fires a recorded cron job now, once (`taskqueue cron run`). */
   runCronJob(name: string): ReturnType<OpenTaskQueue['runCronJob']> {
-    return this.#service.runCronJob(name);
+    return this.#service.runCronJob(name, this.#operator);
   }
 
   async stats(queue: string): Promise<QueueOverview> {

@@ -58,7 +58,7 @@ export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewe
   return renderFragment(c, <QueuesTable queues={queues} filter={filter} />);
 }
 
-const AUDIT_ACTIONS: readonly AuditAction[] = ['pause', 'resume', 'purge', 'delete_task', 'release_lease', 'redrive', 'delete_dead_letters', 'import_tasks', 'export_tasks'];
+const AUDIT_ACTIONS: readonly AuditAction[] = ['pause', 'resume', 'purge', 'delete_task', 'release_lease', 'redrive', 'delete_dead_letters', 'import_tasks', 'export_tasks', 'cron_run'];
 
 /** The audit log, newest first, a page at a time, filtered by queue, actor, action and source. */
 export async function auditPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {

@@ -1,8 +1,9 @@
 /**
  * The record of operator actions (pause, resume, purge, delete a task,
- * release a lease, redrive dead letters, import and export): who, what,
- * when, how many. Written by the core's operator API (queue-operations.ts)
- * for every action, whichever front-end asked; the console lists them.
+ * release a lease, redrive dead letters, import and export, run a cron job
+ * now): who, what, when, how many. Written by the core's operator API
+ * (queue-operations.ts; cron-service.ts for `cron run`) for every action,
+ * whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
  */
 export type AuditAction =
@@ -14,7 +15,8 @@ export type AuditAction =
   | 'redrive'
   | 'delete_dead_letters'
   | 'import_tasks'
-  | 'export_tasks';
+  | 'export_tasks'
+  | 'cron_run';
 
 /**
  * Who acts, and through which front-end: given once to

@@ -1,3 +1,4 @@
+import type { AuditLog, Operator } from './audit-log.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
 import { CronScheduler, firstAfter, type CronClock, type CronEvents, type CronFiring, type ScheduledCronJob } from './cron-scheduler.js';
 import { QueueError } from './errors.js';
@@ -20,7 +21,12 @@ export interface CronServiceOptions {
   readonly logger: Logger;
   readonly events?: CronEvents;
   readonly clock?: CronClock;
+  /** Where `run` records who fired a job (the operators' audit log). */
+  readonly auditLog?: AuditLog;
 }
+
+/** Who runs a job when the caller names nobody: the hosting application's own call. */
+const APPLICATION: Operator = { actor: 'anonymous', source: 'api' };
 
 /** How many next firings `cron list` and the console show. */
 const NEXT_SHOWN = 3;
@@ -67,15 +73,29 @@ export class CronService {
     });
   }
 
-  /** Fires a job now, once: one of this process's, else one the servers recorded. UNKNOWN_TASK names neither. */
-  async run(name: string): Promise<CronFiring> {
-    if ((this.#options.jobs ?? []).some((scheduled) => scheduled.job.name === name)) return this.#scheduler.runNow(name);
+  /**
+   * Fires a job now, once: one of this process's, else one the servers
+   * recorded. UNKNOWN_TASK names neither. An operator action: a firing
+   * whose task was added is recorded in the audit log (`cron_run`, the
+   * job's queue, the task), after the add, as an import is.
+   */
+  async run(name: string, operator: Operator = APPLICATION): Promise<CronFiring> {
+    const firing = await this.#fire(name);
+    if (firing.outcome === 'added') {
+      await this.#options.auditLog?.record({ actor: operator.actor, source: operator.source, action: 'cron_run', queue: firing.queue, target: firing.task, count: 1 });
+    }
+    return firing;
+  }
+
+  async #fire(name: string): Promise<CronFiring & { readonly queue: string }> {
+    const own = (this.#options.jobs ?? []).find((scheduled) => scheduled.job.name === name);
+    if (own !== undefined) return { ...(await this.#scheduler.runNow(name)), queue: own.queue };
     const record = (await this.#options.store.listJobs()).find((candidate) => candidate.name === name);
     if (record === undefined) {
       throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}" (the jobs are recorded when a server starts with the cron file)`, { field: 'job' });
     }
     const next = this.#options.scheduleOf(record) ?? ((after: Date) => after);
-    return this.#schedulerOf([{ job: record.job, queue: record.queue, next }]).runNow(name);
+    return { ...(await this.#schedulerOf([{ job: record.job, queue: record.queue, next }]).runNow(name)), queue: record.queue };
   }
 
   #schedulerOf(jobs: readonly ScheduledCronJob[]): CronScheduler {

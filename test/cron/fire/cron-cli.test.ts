@@ -35,6 +35,10 @@ it('cron list shows the jobs the servers recorded; cron run fires one now throug
   expect(run.out).toMatch(/^tick: task cron-tick-run-\d{8}T\d{9}Z added\n$/);
   await sink.waitFor(1);
   expect(sink.requests[0]!.headers['x-appengine-cron']).toBe('true');
+  // An operator action: in the audit log, by the CLI's operator, naming the job's queue and the task.
+  const [entry] = await t.service.auditLog.list({ limit: 10, actions: ['cron_run'] });
+  expect(entry).toMatchObject({ action: 'cron_run', queue: 'cron', target: run.out.split(' ')[2], count: 1, source: 'cli' });
+  expect(entry!.actor).toMatch(/^cli/);
 
   const [json] = jsonLines((await cli(['cron', 'list', '--json'], env)).out);
   expect(json).toMatchObject({ name: 'tick', queue: 'cron', lastOutcome: 'added', lastInstant: null });

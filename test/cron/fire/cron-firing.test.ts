@@ -283,13 +283,20 @@ describe.each(ENGINES)('cron firing with a fixed clock (%s)', (engine: TestEngin
     expect((await tool.cronJobs()).find((job) => job.name === 'tick')?.lastError ?? null).toBeNull();
     expect(fired).toMatchObject({ job: 'tick', outcome: 'added', task: 'cron-tick-run-20260301T090040123Z' });
     await expect(tool.runCronJob('nope')).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });
+    // Audited as an operator action: by the application unless it names an operator; an unknown job is not.
+    operator.set('2026-03-01T09:00:41Z');
+    await tool.runCronJob('tick', { actor: 'ops@example.com', source: 'console' });
+    expect((await tool.auditLog.list({ limit: 10, actions: ['cron_run'] })).map((entry) => [entry.actor, entry.source, entry.queue, entry.target])).toEqual([
+      ['ops@example.com', 'console', 'cron', 'cron-tick-run-20260301T090041000Z'],
+      ['anonymous', 'api', 'cron', 'cron-tick-run-20260301T090040123Z'],
+    ]);
     await t!.service.getQueue('cron').add({ name: 'forged', method: 'GET', url: '/tick', headers: { 'X-Appengine-Cron': 'true' } });
     await settled([clock], t!);
     const byName = new Map(sink!.requests.map((request) => [header(request, 'X-AppEngine-TaskName'), request]));
     expect(header(byName.get('cron-tick-run-20260301T090040123Z')!, 'X-Appengine-Cron')).toBe('true');
     expect(header(byName.get('forged')!, 'X-Appengine-Cron')).toBeUndefined();
     const tick = (await tool.cronJobs()).find((job) => job.name === 'tick')!;
-    expect(tick.lastTask).toBe('cron-tick-run-20260301T090040123Z');
+    expect(tick.lastTask).toBe('cron-tick-run-20260301T090041000Z');
     expect(tick.next.map((at) => at.toISOString())).toEqual(['2026-03-01T09:01:00.000Z', '2026-03-01T09:02:00.000Z', '2026-03-01T09:03:00.000Z']);
   });
 });
