@@ -30,8 +30,9 @@ export interface CreateLoggerOptions {
  * write is in flight go out together in the next one. Nothing is lost at
  * exit: pino writes what is pending synchronously on the process's `exit`
  * (a normal end, `process.exit`, a crash), so the last lines ("stopped", a
- * fatal start error) are still out. The pretty lines, for a terminal, stay
- * synchronous.
+ * fatal start error) are still out; a write still in flight then may land
+ * after them, so the last lines are not always last. The pretty lines, for
+ * a terminal, stay synchronous.
  *
  * Defence in depth: whatever a caller passes, fields that could carry a
  * secret or a payload are censored.
