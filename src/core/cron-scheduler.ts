@@ -37,6 +37,8 @@ export interface CronSchedulerOptions {
 /** The result of one firing. */
 export interface CronFiring {
   readonly job: string;
+  /** The queue the firing's task went to. */
+  readonly queue: string;
   readonly instant: Date;
   readonly task: string;
   readonly outcome: CronFiringOutcome;
@@ -205,7 +207,7 @@ export class CronScheduler {
       }
     }
     if (outcome === 'added') logger.info({ job, task, queue: scheduled.queue, instant: instant.toISOString() }, 'cron job fired');
-    return { job, instant, task, outcome };
+    return { job, queue: scheduled.queue, instant, task, outcome };
   }
 }
 

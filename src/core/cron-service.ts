@@ -87,15 +87,14 @@ export class CronService {
     return firing;
   }
 
-  async #fire(name: string): Promise<CronFiring & { readonly queue: string }> {
-    const own = (this.#options.jobs ?? []).find((scheduled) => scheduled.job.name === name);
-    if (own !== undefined) return { ...(await this.#scheduler.runNow(name)), queue: own.queue };
+  async #fire(name: string): Promise<CronFiring> {
+    if ((this.#options.jobs ?? []).some((scheduled) => scheduled.job.name === name)) return this.#scheduler.runNow(name);
     const record = (await this.#options.store.listJobs()).find((candidate) => candidate.name === name);
     if (record === undefined) {
       throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}" (the jobs are recorded when a server starts with the cron file)`, { field: 'job' });
     }
     const next = this.#options.scheduleOf(record) ?? ((after: Date) => after);
-    return { ...(await this.#schedulerOf([{ job: record.job, queue: record.queue, next }]).runNow(name)), queue: record.queue };
+    return this.#schedulerOf([{ job: record.job, queue: record.queue, next }]).runNow(name);
   }
 
   #schedulerOf(jobs: readonly ScheduledCronJob[]): CronScheduler {

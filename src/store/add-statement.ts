@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { GENERATED_NAME_LENGTH } from '../core/generated-name.js';
 import { LIMITS } from '../core/limits.js';
 import type { Database } from './schema.js';
 import { intervalFromMs, usecOf } from './store-context.js';
@@ -76,7 +77,7 @@ export function addStatement(
   // that length that is not of the form (its time NULL) is not held.
   const notHeld = shape.named && shape.checkForm
     ? sql`
-         and not (i.given and length(i.name) = 24 and coalesce(${routineOf('generated_name_time')}(i.name) > ${heldFrom}, false))`
+         and not (i.given and length(i.name) = ${sql.raw(String(GENERATED_NAME_LENGTH))} and coalesce(${routineOf('generated_name_time')}(i.name) > ${heldFrom}, false))`
     : sql``;
   const refusal = sql`${routineOf('refuse_add')}(${v.queueId}, ${v.count}, (select count(*) from stored),
               (select i.name from input i where i.eta > ${horizon} order by i.ord limit 1),

@@ -136,8 +136,8 @@ export class PgTaskStore implements TaskStore {
 
   /**
    * Concurrent small adds (up to 10 tasks) of one queue outside a caller's
-   * transaction (and not an import's, which skips the form check) share a statement (see StatementGroup), like leases and
-   * deletes. Each add keeps
+   * transaction (and not an import's, which skips the form check) share a
+   * statement (see StatementGroup), like leases and deletes. Each add keeps
    * its own all-or-nothing outcome: when the combined statement fails on
    * something one add brought (a held or taken name, an ETA too far ahead, a
    * storage limit), the adds run again one statement each, so only the add
@@ -185,7 +185,6 @@ export class PgTaskStore implements TaskStore {
   getTask(params: TaskRef): Promise<Task | null> {
     return this.#guard(() => getTask(this.#ctx, params), params.queueName);
   }
-
 
   isTombstoned(params: TaskRef): Promise<boolean> {
     return this.#guard(() => isTombstoned(this.#ctx, params), params.queueName);
