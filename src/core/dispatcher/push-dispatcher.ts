@@ -243,6 +243,16 @@ export class PushDispatcher {
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
     const url = deliveryUrl((push.baseUrl ?? push.targetUrl)!, request.url);
+    const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
+    if (url === null) {
+      // A path that climbs out of the base's (stored before adds refused
+      // it, or by hand) is never requested: no attempt could succeed.
+      const error = `url ${request.url.slice(0, 80)} climbs out of the path of the queue's target URL; not delivered`;
+      const held = await this.#options.store.deadLetter({ ...ref, status: null, error, executed: false });
+      this.#events.attempted(config.name, held ? 'dead_letter' : 'gone', 0);
+      this.#logger.warn({ queue: config.name, task: task.name, error, deadLettered: true }, 'push task refused');
+      return;
+    }
     const hasBody = task.body.byteLength > 0;
     const authorization = this.#options.signer ? `Bearer ${await this.#options.signer(url.split('?')[0]!)}` : null;
     const started = Date.now();
@@ -256,7 +266,6 @@ export class PushDispatcher {
     });
     if (this.#abortRequests.signal.aborted && result.status === null) return; // shutdown: the claim expires, another process retries
     const seconds = (Date.now() - started) / 1000;
-    const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
     const status = result.status;
     if (status !== null && status >= 200 && status < 300) {
       const tombstone = !(this.#options.heldByForm?.(task.name) ?? false);
