@@ -6,6 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (`npx vitest run --project unit`). Every other test file is in the `db`
  * project, behind the global setup that checks PostgreSQL answers; a test
  * that needs the database but sits in `unit` fails at `testPgUrl()`.
+ * Without PostgreSQL the unit files still run; every db file then fails with
+ * the reason and what to do (test/helpers/global-setup.ts).
  */
 const UNIT = [
   'test/core/**/*.test.ts',
@@ -19,6 +21,7 @@ const UNIT = [
   'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
   'test/sql-api/sqlstates-doc.test.ts',
+  'test/suite/without-postgres.test.ts',
 ];
 
 export default defineConfig({
@@ -37,6 +40,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT],
           globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/require-postgres.ts'],
         },
       },
     ],
