@@ -31,6 +31,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition; its default deadline (1 s) is a
+    // short clock that a busy 2-core machine overruns. This is an upper
+    // bound: a poll returns as soon as its condition holds.
+    expect: { poll: { timeout: 30_000 } },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
       {
