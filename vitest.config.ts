@@ -21,7 +21,7 @@ const UNIT = [
   'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
   'test/sql-api/sqlstates-doc.test.ts',
-  'test/suite/{without-postgres,bin-entry,install-warnings}.test.ts',
+  'test/suite/{without-postgres,bin-entry,install-warnings,doc-diaries}.test.ts',
 ];
 
 export default defineConfig({
