@@ -69,7 +69,8 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     const added = Date.now();
     await q.add({ name: 'late' });
     expect(await done.promise).toBe('late');
-    expect(Date.now() - added).toBeLessThan(2000);
+    // Well before the 10 s poll interval, with room for a busy machine.
+    expect(Date.now() - added).toBeLessThan(8_000);
   });
 
   it('takes only the given tag', async () => {
