@@ -17,7 +17,8 @@ describe('long-poll lease (waitSecs)', () => {
     h = await openHarness('postgres');
     const start = Date.now();
     const pending = h.call(`${lease}?numTasks=5&leaseSecs=60&waitSecs=20`, { method: 'POST' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Added once the lease waits (its queue marked in queue_waiters), not after a guessed sleep.
+    await expect.poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, { interval: 20 }).toBeGreaterThan(0);
     await h.insert({ id: 'late', payloadBase64: b64('arrived') });
     const r = await pending;
     expect(r.status).toBe(200);
