@@ -54,8 +54,8 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
     get maxConcurrent() {
       return maxConcurrent;
     },
-    /** Resolves once at least `n` requests arrived (or rejects after `timeoutMs`). */
-    waitFor(n: number, timeoutMs = 10_000): Promise<void> {
+    /** Resolves once at least `n` requests arrived (or rejects after `timeoutMs`, an upper bound for a busy machine). */
+    waitFor(n: number, timeoutMs = 30_000): Promise<void> {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (requests.length >= n) {

@@ -24,7 +24,7 @@ export function registerServe(program: Command, ctx: CommandContext): void {
     .option('--config <file>', 'queue.xml or queue.yaml (default $TASKQUEUE_CONFIG, else ./queue.xml, else a built-in sample)')
     .option('--project <id>', 'project id of the REST paths (default $TASKQUEUE_PROJECT, else local)')
     .option('--port <n>', 'port to listen on (default $PORT, else 8080)')
-    .option('--host <addr>', 'interface to listen on (default $HOST, else 0.0.0.0)')
+    .option('--host <addr>', 'interface to listen on (default $HOST, else 127.0.0.1; 0.0.0.0 for every interface)')
     .action(async (flags: ServerFlags) => {
       ctx.exitCode = await serveCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.env);
     });
