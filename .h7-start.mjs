@@ -1,0 +1,16 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const [root, kind, reuse] = process.argv.slice(2);
+const t0 = performance.now();
+const { openTaskQueue } = await import(`${root}/dist/open-task-queue.js`);
+const lap = (what) => console.log(`${(performance.now() - t0).toFixed(0).padStart(6)} ms  ${what}`);
+lap('modules loaded');
+const log = (level) => (fields, msg) => lap(`${level}: ${msg ?? ''} ${JSON.stringify(fields).slice(0, 100)}`);
+const logger = { debug() {}, info: log('info'), warn: log('warn'), error: log('error'), child() { return logger; } };
+const schema = reuse ?? `h7st_${Math.floor(Math.random() * 1e6)}`;
+const env = kind === 'pglite' ? { TASKQUEUE_DATA_DIR: reuse ?? mkdtempSync(join(tmpdir(), 'h7st-')) } : { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', TASKQUEUE_SCHEMA: schema };
+const tq = await openTaskQueue({ env, logger, dispatch: false, cronFiring: false, cron: false, cleanupIntervalMs: 0 });
+lap('open');
+await tq.close();
+lap(`closed (${kind === 'pglite' ? env.TASKQUEUE_DATA_DIR : schema})`);
