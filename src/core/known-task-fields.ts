@@ -53,6 +53,22 @@ export function checkKnownTaskFields(options: TaskOptions, queue: string, index:
   }
 }
 
+/** The fields of `AddOptions` (task-queue.ts; listed here, as importing it would make a cycle). */
+const ADD_OPTIONS: readonly string[] = ['transaction', 'restore'];
+
+/**
+ * Throws INVALID_REQUEST naming an option of `add` that is not one of
+ * ours: a misspelt `transaction` would add the task outside the caller's
+ * transaction, visible before its commit and kept after its rollback.
+ */
+export function checkKnownAddOptions(options: object, queue: string): void {
+  for (const key in options) {
+    if (!ADD_OPTIONS.includes(key)) {
+      throw new QueueError('INVALID_REQUEST', `unknown add option "${key.slice(0, 60)}"; the options are ${ADD_OPTIONS.join(', ')}`, { queue, field: key });
+    }
+  }
+}
+
 function unknownField(key: string, known: ReadonlySet<string>, of: string, details: Record<string, unknown>, prefix = ''): QueueError {
   const shown = key.slice(0, 60);
   const hint = PYTHON_NAMES[key] === undefined ? '' : ` (did you mean ${PYTHON_NAMES[key]}?)`;

@@ -54,3 +54,15 @@ describe('in-process add: unknown fields', () => {
     expect(task.name).toBe('ok');
   });
 });
+
+describe('in-process add: unknown add options', () => {
+  it('refuses a misspelt option (a task added outside the caller\'s transaction would be silent)', async () => {
+    const { store, service } = await open();
+    const q = service.getQueue('q');
+    const refused = q.add({ payload: 'x' }, { transacton: {} } as never);
+    await expect(refused).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { queue: 'q', field: 'transacton' } });
+    await expect(refused).rejects.toThrow(/unknown add option "transacton"; the options are transaction, restore/);
+    expect(store.calls).toEqual([]);
+    expect((await q.add({ payload: 'y' }, { restore: false })).queueName).toBe('q');
+  });
+});
