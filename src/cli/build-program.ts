@@ -6,6 +6,7 @@ import { registerCron } from './commands/cron.js';
 import { registerDeadLetters } from './commands/dead-letters.js';
 import { registerDelete } from './commands/delete.js';
 import { registerExport } from './commands/export.js';
+import { registerGet } from './commands/get.js';
 import { registerImport } from './commands/import.js';
 import { registerLease } from './commands/lease.js';
 import { registerWork } from './commands/work.js';
@@ -54,6 +55,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerQueues,
     registerStats,
     registerAdd,
+    registerGet,
     registerLease,
     registerWork,
     registerDelete,

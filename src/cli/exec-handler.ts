@@ -8,7 +8,8 @@ const STDERR_TAIL_BYTES = 2048;
 
 /**
  * A handler that runs `command` with /bin/sh for each task: the payload on
- * its stdin, the task's name, retry count, tag and queue in
+ * its stdin, the task's name, retry count (earlier attempts: 0 on the
+ * first), tag and queue in
  * TASKQUEUE_TASK_NAME, TASKQUEUE_TASK_RETRY_COUNT, TASKQUEUE_TASK_TAG and
  * TASKQUEUE_QUEUE. Exit 0 is success; anything else is a failure whose
  * message (the exit status and the last line of stderr) becomes the task's
@@ -23,7 +24,9 @@ export function execHandler(command: string, queue: string, io: CliIo): TaskHand
       Object.assign(env, {
         TASKQUEUE_QUEUE: queue,
         TASKQUEUE_TASK_NAME: task.name,
-        TASKQUEUE_TASK_RETRY_COUNT: String(task.retryCount),
+        // Earlier attempts, as App Engine's X-AppEngine-TaskRetryCount (and
+        // our push header): 0 on the first. retryCount counts leases, this one included.
+        TASKQUEUE_TASK_RETRY_COUNT: String(Math.max(0, task.retryCount - 1)),
         TASKQUEUE_TASK_TAG: task.tag ?? '',
       });
       const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'pipe', 'pipe'], env });

@@ -2,7 +2,7 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
+import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
 import { TaskQueueClient } from '../client/task-queue-client.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
@@ -45,6 +45,19 @@ export class HttpClient implements OperatorClient {
     const token = this.#token;
     const client = new TaskQueueClient({ baseUrl: this.#base, project: null, ...(token === undefined ? {} : { getToken: () => token }) });
     return client.queue(queue).work(handler, options);
+  }
+
+  /** tasks.get (a consumer's or an administrator's read); the server masks secret header values. */
+  async get(queue: string, name: string): Promise<TaskDetail> {
+    const task = (await this.#json('GET', `${this.#tasks(queue)}/${encodeURIComponent(name)}`)) as TaskJson;
+    if (task.url === undefined) return record(task);
+    const push = {
+      url: task.url,
+      method: task.httpMethod ?? 'POST',
+      headers: (task.headers ?? []).map(({ name: key, value }) => [key, value] as const),
+      dispatchDeadlineSeconds: task.dispatchDeadlineSeconds ?? null,
+    };
+    return { ...record(task), push };
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {

@@ -20,6 +20,17 @@ export interface TaskRecord {
   readonly payloadBase64: string;
 }
 
+/** A task as `taskqueue get` prints it: a push task adds its request (secret header values masked, as REST shows them). */
+export interface TaskDetail extends TaskRecord {
+  readonly push?: {
+    readonly url: string;
+    readonly method: string;
+    readonly headers: readonly (readonly [string, string])[];
+    /** null: the default deadline (10 minutes). */
+    readonly dispatchDeadlineSeconds: number | null;
+  };
+}
+
 /** A dead letter as the CLI prints it (the admin routes' shape). */
 export type { DeadLetterRecord } from '../core/dead-letter.js';
 
@@ -56,6 +67,8 @@ export interface OperatorClient {
   readonly target: string;
   queues(): Promise<QueueOverview[]>;
   stats(queue: string): Promise<QueueOverview>;
+  /** One live task; UNKNOWN_TASK (or a 404) when there is none. */
+  get(queue: string, name: string): Promise<TaskDetail>;
   add(queue: string, task: NewTaskRecord): Promise<TaskRecord>;
   lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]>;
   /** True for each name deleted, false for a name that was not a live task. */

@@ -5,6 +5,7 @@ import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js
 import type { NewTask } from './task-store.js';
 import { validateTag } from './validate-tag.js';
 import { hasPushFields, validatePushTask } from './push-task.js';
+import { checkKnownTaskFields } from './known-task-fields.js';
 
 /**
  * Checks one task a producer wants to add and turns it into the store's
@@ -15,6 +16,7 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   // Error details are built only when a rule fails, and no closure is made
   // per task on the way through: this runs once per task of every add, and
   // those allocations were most of its cost.
+  checkKnownTaskFields(options, queue.name, index);
   const method = options.method ?? (queue.mode === 'push' ? 'POST' : 'PULL');
   if (queue.mode === 'pull' && (method !== 'PULL' || hasPushFields(options))) {
     throw new QueueError(

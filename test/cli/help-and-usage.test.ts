@@ -19,6 +19,7 @@ const COMMANDS = [
   'queues',
   'stats',
   'add',
+  'get',
   'lease',
   'delete',
   'purge',

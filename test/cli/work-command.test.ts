@@ -51,9 +51,9 @@ describe('taskqueue work --exec (postgres)', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    expect(out).toContain('did fine as ok (retry 1)');
+    expect(out).toContain('did fine as ok (retry 0)');
     // The slow command was let finish within the grace: its task is deleted.
-    expect(out).toContain('did slow as slow (retry 1)');
+    expect(out).toContain('did slow as slow (retry 0)');
     expect(err).toContain('something broke');
     expect(err).toContain('draining');
     const left = await queue.listTasks();

@@ -3,7 +3,7 @@ import { QueueError } from '../../core/errors.js';
 import type { CronJobStatus } from '../../core/cron-service.js';
 import type { CommandContext } from '../command-context.js';
 import { withConnectionOptions, type ConnectionFlags } from '../connection-options.js';
-import { DatabaseClient } from '../database-client.js';
+import type { DatabaseClient } from '../database-client.js';
 import { openClient } from '../open-client.js';
 import type { OperatorClient } from '../operator-client.js';
 
@@ -12,6 +12,7 @@ async function withDatabase<T>(flags: ConnectionFlags, ctx: CommandContext, run:
   if (flags.url !== undefined) throw new QueueError('INVALID_CONFIG', 'the cron commands work on the database: give DATABASE_URL (or the data directory), not --url');
   const client: OperatorClient = await openClient(flags, ctx.io.env);
   try {
+    const { DatabaseClient } = await import('../database-client.js'); // loaded by openClient already
     if (!(client instanceof DatabaseClient)) throw new QueueError('INVALID_CONFIG', 'the cron commands work on the database: give DATABASE_URL, not TASKQUEUE_URL');
     return await run(client);
   } finally {
