@@ -224,7 +224,11 @@ export class CronScheduler {
         logger.error({ job, task, queue: scheduled.queue, err: message }, 'cron: firing skipped: its task name was taken');
       } else {
         outcome = 'failed';
-        error = message;
+        // Said where the operator sees it (cron run, cron list): which queue, and who defines it.
+        error = isQueueError(caught, 'UNKNOWN_QUEUE')
+          ? `${message} (job "${job}" fires through queue "${scheduled.queue}", which is not active in the database: ` +
+            'servers define their queue file\'s queues, and the built-in cron queue when they start with a cron file)'
+          : message;
         logger.error({ job, task, queue: scheduled.queue, err: error }, 'cron: firing failed');
       }
     }
