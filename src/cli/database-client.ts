@@ -8,7 +8,7 @@ import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/database.js';
 import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
+import type { CronJobView, DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
 
 /** A task as the CLI prints it. */
 export function taskRecord(task: Task): TaskRecord {
@@ -61,8 +61,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   /** The cron jobs the servers recorded (`taskqueue cron list`). */
-  cronJobs(): ReturnType<OpenTaskQueue['cronJobs']> {
-    return this.#service.cronJobs();
+  async cronJobs(): Promise<CronJobView[]> {
+    return (await this.#service.cronJobs()).map(({ job: _definition, ...shown }) => shown);
   }
 
   /** Fires a recorded cron job now, once (`taskqueue cron run`). */

@@ -37,11 +37,14 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
     if (pid === undefined) throw error;
     const viaServer = await throughHoldingServer(dataDir, pid, env);
     if (viaServer) return viaServer;
+    // The holding server's own address when it wrote one (its PORT may be any), else the default.
+    const { readTokenEndpointFile } = await import('../auth/local-token-endpoint-file.js');
+    const serverUrl = readTokenEndpointFile(dataDir)?.serverUrl ?? 'http://127.0.0.1:8080';
     throw new QueueError(
       'INVALID_CONFIG',
       `the embedded database in ${dataDir} is in use by process ${String(pid)}, and it admits one process at a time; ` +
-        'ask that server instead: --url http://127.0.0.1:8080 --token "$(taskqueue token --email ADMIN)" ' +
-        '(or set TASKQUEUE_ADMINS, and the CLI does so itself)',
+        `ask that server instead: --url ${serverUrl} --token "$(taskqueue token --email ADMIN)" ` +
+        "(ADMIN: one of the server's TASKQUEUE_ADMINS; or set TASKQUEUE_ADMINS here as the server has it, and the CLI asks the server itself)",
       { pid },
     );
   }

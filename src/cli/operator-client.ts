@@ -1,3 +1,5 @@
+import type { CronFiring } from '../core/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';
@@ -52,6 +54,9 @@ export interface LeaseRequest {
   readonly tag?: string;
 }
 
+/** A cron job as `cron list` shows it: its record and next firings, without the stored definition. */
+export type CronJobView = Omit<CronJobStatus, 'job'>;
+
 /** Tasks per import call (the most one add takes, all or nothing). */
 export const IMPORT_BATCH = 100;
 
@@ -83,6 +88,10 @@ export interface OperatorClient {
   exportTasks(queue: string): AsyncIterable<ExportLine[]>;
   /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */
   importTasks(queue: string, lines: readonly ExportLine[]): Promise<number>;
+  /** The cron jobs the servers recorded (`taskqueue cron list`). */
+  cronJobs(): Promise<CronJobView[]>;
+  /** Fires a recorded cron job now, once (`taskqueue cron run`): audited as the operator. */
+  runCronJob(name: string): Promise<CronFiring>;
   /** Runs a worker on the queue (`taskqueue work`): in this process on the database, or over REST. */
   work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker;
   close(): Promise<void>;

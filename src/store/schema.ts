@@ -221,7 +221,7 @@ export interface CronJobsTable {
   last_instant: Date | null;
   last_fired_at: Date | null;
   last_task: string | null;
-  last_outcome: 'added' | 'failed' | null;
+  last_outcome: 'added' | 'skipped' | 'failed' | null;
   last_error: string | null;
   anchored_at: Generated<Date>;
   synced_at: Generated<Date>;

@@ -20,6 +20,7 @@ import { sql } from 'kysely';
 import { READ_COMMITTED_CHECK } from './sql-api-checks.js';
 import { addStatementText } from './sql-api-add-function.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
+import { reservedCronNameCheck } from './sql-api-reserved-names.js';
 
 /** A SQL string literal of `text` (standard_conforming_strings: only quotes are doubled). */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -109,7 +110,9 @@ ${READ_COMMITTED_CHECK}  -- The queue's base URL as the service wrote it (its <t
       RAISE EXCEPTION 'task name: must match ${TASK_NAME_PATTERN.source} (letters, digits, _ and -; 1 to ${TASK_NAME_MAX_LENGTH}), got "%"', left(v_name, 60)
         USING ERRCODE = 'TQ005', DETAIL = left(v_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
     END IF;
-  END IF;
+    -- A cron firing's name (issue 30): the cron service adds its firings
+    -- through the service, so a caller here is a producer taking its place.
+${reservedCronNameCheck('v_name', '    ')}  END IF;
   IF v_method = 'PUSH' THEN
     v_method := '${DEFAULT_PUSH_METHOD}';
   END IF;
