@@ -66,6 +66,8 @@ export class DispatcherLiveness {
   #term: HeldTerm | null = null;
   #fence: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** Aborted by stop(): a statement that hangs (a database out of reach) is not waited for. */
+  readonly #stopping = new AbortController();
   #interrupt: (() => void) | null = null;
   #running: Promise<void> = Promise.resolve();
   #failing = false;
@@ -94,6 +96,7 @@ export class DispatcherLiveness {
   /** Stops renewing, and retires the row (its claims left are due again at once). Call after the last request ended. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort();
     this.#interrupt?.();
     await this.#running;
     clearTimeout(this.#fence);
@@ -110,7 +113,13 @@ export class DispatcherLiveness {
       if (this.#term === null) {
         const sent = this.#clock();
         try {
-          const id = await this.#options.store.registerDispatcher({ leaseMs: DISPATCHER_LEASE_MS });
+          const registering = this.#options.store.registerDispatcher({ leaseMs: DISPATCHER_LEASE_MS });
+          const id = await until(registering, this.#stopping.signal);
+          if (id === null) {
+            // Stopped while registering: the row, if it comes, is retired.
+            void registering.then((late) => this.#options.store.retireDispatcher(late)).catch(() => {});
+            break;
+          }
           this.#begin(id, sent);
         } catch (error) {
           this.#warn(error, 'push dispatch: could not register this process; trying again in a second');
@@ -123,8 +132,9 @@ export class DispatcherLiveness {
       if (this.#stopped || term === null) continue;
       const sent = this.#clock();
       try {
-        const beat = await this.#options.store.heartbeat({ dispatcherId: term.id, leaseMs: DISPATCHER_LEASE_MS });
-        if (this.#term !== term) continue;
+        // Not waited for past the term's end (the fence) or stop: a new row is registered meanwhile.
+        const beat = await until(this.#options.store.heartbeat({ dispatcherId: term.id, leaseMs: DISPATCHER_LEASE_MS }), AbortSignal.any([term.signal, this.#stopping.signal]));
+        if (beat === null || this.#term !== term) continue;
         if (!beat.alive) {
           this.#end(term, 'its heartbeat row had expired');
           continue;
@@ -192,4 +202,23 @@ export class DispatcherLiveness {
       this.#interrupt = done;
     });
   }
+}
+
+/** `promise`'s value, or null as soon as `signal` aborts (the promise is left to settle unobserved). */
+function until<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve, reject) => {
+    const aborted = () => resolve(null);
+    signal.addEventListener('abort', aborted, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', aborted);
+        reject(error);
+      },
+    );
+  });
 }
