@@ -75,7 +75,9 @@ interface PendingSuccess {
  * written by the loop's next claim (deleted, then its slot refilled, in one
  * round trip); other outcomes on their own. It waits for new tasks
  * (notifications), the next token or ETA, or a finished request; it never
- * polls at a fixed short interval.
+ * polls at a fixed short interval. Claims are made under this process's
+ * push_dispatchers row (DispatcherLiveness): while it has no live row it
+ * claims nothing, and when its row lapses its requests are cut.
  */
 export class PushDispatcher {
   readonly #options: PushDispatcherOptions;
