@@ -88,6 +88,8 @@ export class PushDispatcher {
   readonly #stopRequests = new AbortController();
   readonly #abortRequests = new AbortController();
   readonly #liveness: DispatcherLiveness;
+  /** Per term, the signal that cuts its requests: shutdown or the term's end (one per term, not per request). */
+  readonly #termSignals = new WeakMap<DispatcherTerm, AbortSignal>();
   #stopping = false;
 
   constructor(options: PushDispatcherOptions) {
@@ -246,7 +248,12 @@ export class PushDispatcher {
     loop.inFlight++;
     this.#events.inFlight(loop.queue.config.name, 1);
     const slot: Slot = { freed: false };
-    const delivery = this.#deliver(loop, task, slot, AbortSignal.any([this.#abortRequests.signal, term.signal]))
+    let signal = this.#termSignals.get(term);
+    if (signal === undefined) {
+      signal = AbortSignal.any([this.#abortRequests.signal, term.signal]);
+      this.#termSignals.set(term, signal);
+    }
+    const delivery = this.#deliver(loop, task, slot, signal)
       .catch((error: unknown) => {
         this.#logger.warn({ queue: loop.queue.config.name, task: task.name, err: error }, 'push delivery: outcome not recorded; the task is delivered again when its claim expires');
       })
