@@ -127,7 +127,8 @@ describe.each(ENGINES)('a dispatcher whose heartbeat lapses (%s)', (engine) => {
     const bodies = sink.requests.map((r) => r.body.toString());
     expect(bodies.slice(0, 2).sort()).toEqual(['b1', 'b2']);
     expect(bodies.slice(2).sort()).toEqual(['b1', 'b2', 'w1', 'w2', 'w3']);
-    // The first process ended its term (its requests were cut) and registered again under a new row.
+    // The first process ended its term, cutting its two held requests, and registered again under a new row.
+    await expect.poll(() => sink.cut, { timeout: 30_000 }).toBe(2);
     await expect
       .poll(async () => (await t.sql<{ id: string }>(`select id::text from ${t.schema}.push_dispatchers where expires_at > now()`)).map((row) => row.id), {
         timeout: 30_000,
