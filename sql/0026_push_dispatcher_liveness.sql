@@ -284,3 +284,10 @@ BEGIN
   EXECUTE format('ALTER FUNCTION push_dispatcher_retire(bigint) SET search_path = %I, pg_catalog, pg_temp', current_schema());
 END
 $$;
+
+-- The service's own functions: no role but the owner calls them (the SQL
+-- API's roles add tasks and lease them; dispatching is the service's).
+REVOKE ALL ON FUNCTION claim_push_tasks(integer, float8, float8, integer, integer, float8, float8, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION claim_push_tasks_after_delivery(integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[], bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION push_dispatcher_heartbeat(bigint, float8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION push_dispatcher_retire(bigint) FROM PUBLIC;
