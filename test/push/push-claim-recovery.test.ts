@@ -135,4 +135,16 @@ describe.each(ENGINES)('a dispatcher whose heartbeat lapses (%s)', (engine) => {
       })
       .toHaveLength(2);
   });
+
+  it('a clean shutdown cuts a request past its grace and releases its claim at once', async () => {
+    const { t, sink, queue } = await push.start(engine, { answer: () => new Promise(() => {}) });
+    await queue.add({ name: 'slow' });
+    await sink.waitFor(1);
+    await t.service.stopDispatch(50);
+    expect(
+      await t.sql(`select name, dispatched_at is null as idle, claimed_by, eta <= now() as due, retry_count from ${t.schema}.tasks`),
+    ).toEqual([{ name: 'slow', idle: true, claimed_by: null, due: true, retry_count: 1 }]);
+    expect(await t.sql(`select id from ${t.schema}.push_dispatchers`)).toEqual([]);
+    await expect.poll(() => sink.cut).toBe(1);
+  });
 });
