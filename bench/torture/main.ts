@@ -5,7 +5,7 @@
  *   npm run torture                  the full form: ~200,000 requests with kills and outages, then the hostile requests
  *   npm run torture -- --short       CI's short form: >= 50,000 requests, 1 outage, fewer hostile requests
  *   npm run torture -- --soak        the 10-minute soak at half the measured maximum (not in CI)
- *   --only load|fuzz|soak|runners|push|cron, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
+ *   --only load|fuzz|soak|runners|push|claims|cron, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
  *
  * Needs `npm run build` first (it runs `node dist/main.js`) and PostgreSQL 15's
  * binaries (/usr/lib/postgresql/15/bin). Exits non-zero on any broken promise.
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { cronPreemptionPassed, describeCronPreemption, runCronPreemption } from './cron-preemption.js';
 import { runFuzz } from './fuzz-phase.js';
 import { describeLoad, loadPassed, runLoad } from './load-phase.js';
+import { claimRecoveryPassed, describeClaimRecovery, runClaimRecovery } from './push-claim-recovery.js';
 import { describePush, pushPassed, runPush } from './push-phase.js';
 import { describeRunners, runnersPassed, runRunners } from './runner-phase.js';
 import { describeSoak, runSoak, soakPassed } from './soak-phase.js';
@@ -35,10 +36,10 @@ const { values } = parseArgs({
 
 const log = (line: string) => console.log(`[torture ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const short = values.short ?? false;
-if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'push', 'cron'].includes(values.only)) {
-  throw new Error(`--only takes load, fuzz, soak, runners, push or cron, not ${JSON.stringify(values.only)}`);
+if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'push', 'claims', 'cron'].includes(values.only)) {
+  throw new Error(`--only takes load, fuzz, soak, runners, push, claims or cron, not ${JSON.stringify(values.only)}`);
 }
-const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'push', 'cron', 'fuzz'];
+const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'push', 'claims', 'cron', 'fuzz'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */
 const FUZZ_RSS_LIMIT = 400 * 2 ** 20;
@@ -86,6 +87,12 @@ try {
     const report = await runPush(bed, options, log);
     for (const line of describePush(report)) log(line);
     if (!pushPassed(report)) failed = true;
+  }
+  if (phases.includes('claims')) {
+    log('push claims: a queue at its cap of 2, its servers killed with kill -9; the others must deliver its 16 tasks within 60 s');
+    const report = await runClaimRecovery(bed, log);
+    for (const line of describeClaimRecovery(report)) log(line);
+    if (!claimRecoveryPassed(report)) failed = true;
   }
   if (phases.includes('cron')) {
     const report = await runCronPreemption(bed, log);

@@ -25,6 +25,8 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
   const requests: SunkRequest[] = [];
   let concurrent = 0;
   let maxConcurrent = 0;
+  /** Requests whose connection closed before they were answered (the dispatcher cut them). */
+  let cut = 0;
   const arrivals = new Set<() => void>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const at = performance.now();
@@ -39,6 +41,9 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
       const index = requests.length;
       requests.push(request);
       for (const arrived of [...arrivals]) arrived();
+      res.on('close', () => {
+        if (!res.writableFinished) cut++;
+      });
       void Promise.resolve(handler(request, index)).then((answer) => {
         concurrent--;
         res.writeHead(answer.status, answer.headers ?? {});
@@ -53,6 +58,9 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
     requests,
     get maxConcurrent() {
       return maxConcurrent;
+    },
+    get cut() {
+      return cut;
     },
     /** Resolves once at least `n` requests arrived (or rejects after `timeoutMs`, an upper bound for a busy machine). */
     waitFor(n: number, timeoutMs = 30_000): Promise<void> {
