@@ -194,6 +194,36 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     expect(await h.t.sql(`select action from ${h.t.schema}.audit_log`)).toEqual([]);
   });
 
+  it('work: past the grace every running handler is aborted and its task released, whatever the handler does then', async () => {
+    // A long backoff: a task handed back as failed would stay away for 30 s instead of being leasable at once.
+    const { queue, core } = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } });
+    await queue.insert({ name: 'resolves', payload: 'r' });
+    await queue.insert({ name: 'rejects', payload: 'j' });
+    const signals = new Map<string, AbortSignal>();
+    const outcomes: string[] = [];
+    const worker = start(
+      queue.work(
+        (task, { signal }) => {
+          signals.set(task.name, signal);
+          // Each ends in the same turn as its signal aborts: one as done, one with the abort's reason.
+          return new Promise((resolve, reject) => signal.addEventListener('abort', () => (task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error))));
+        },
+        { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 200 },
+      ),
+    );
+    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('failed', (task) => outcomes.push(`failed ${task.name}`));
+    await waitFor(() => signals.size === 2, 'two handlers');
+    await worker.stop();
+    expect(worker.heldCount).toBe(0);
+    for (const signal of signals.values()) expect(signal.reason).toBeInstanceOf(WorkerStoppedError);
+    const again = await core.leaseTasks({ lease: 60, maxTasks: 10 });
+    expect(again.map((task) => [task.name, task.lastError]).sort()).toEqual([
+      ['rejects', null],
+      ['resolves', null],
+    ]);
+    expect(outcomes).toEqual([]);
+  });
+
   it('work: a network outage in the middle backs off and recovers with no task lost', async () => {
     let down = false;
     const unreliable: typeof fetch = async (input, init) => {
