@@ -224,6 +224,47 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     expect(outcomes).toEqual([]);
   });
 
+  it('work: a task whose delete is in flight when the grace ends is let be deleted, not raced by a release', async () => {
+    const deleteArrived = deferred();
+    const letDeleteGo = deferred();
+    const holdingDeletes: typeof fetch = async (input, init) => {
+      if (String(input).includes(':batchDelete')) {
+        deleteArrived.resolve();
+        await letDeleteGo.promise;
+      }
+      return fetch(input, init);
+    };
+    const { queue, core } = await open({}, holdingDeletes);
+    await queue.insert({ name: 'quick', payload: 'q' });
+    await queue.insert({ name: 'stuck', payload: 's' });
+    const signals = new Map<string, AbortSignal>();
+    const finishQuick = deferred();
+    const outcomes: string[] = [];
+    const worker = start(
+      queue.work(
+        async (task, { signal }) => {
+          signals.set(task.name, signal);
+          if (task.name === 'quick') await finishQuick.promise;
+          else await new Promise(() => {});
+        },
+        { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 300 },
+      ),
+    );
+    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('lease-lost', (task) => outcomes.push(`lost ${task.name}`));
+    await waitFor(() => signals.size === 2, 'both handlers');
+    const stopped = worker.stop();
+    finishQuick.resolve();
+    await deleteArrived.promise;
+    // The grace ends with quick's delete in flight and stuck still running.
+    await waitFor(() => signals.get('stuck')!.aborted, 'the end of the grace');
+    letDeleteGo.resolve();
+    await stopped;
+    expect(worker.heldCount).toBe(0);
+    expect(signals.get('quick')!.aborted).toBe(false);
+    expect(outcomes).toEqual(['processed quick']);
+    expect((await core.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name)).toEqual(['stuck']);
+  });
+
   it('work: a network outage in the middle backs off and recovers with no task lost', async () => {
     let down = false;
     const unreliable: typeof fetch = async (input, init) => {
