@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { CliIo } from './cli-io.js';
-import { CommandWatchdog } from './command-watchdog.js';
+import { CommandWatchdog, KILL_AFTER_SECONDS } from './command-watchdog.js';
 import type { WorkTask } from './operator-client.js';
 
 /** Bytes of a command's stderr kept to explain its failure (the task's last error). */
@@ -16,8 +16,9 @@ const STDERR_TAIL_BYTES = 2048;
  * last error. Its output goes to ours. The command runs in a process group
  * of its own: when the task's signal aborts (lease lost, or the worker
  * stopping past its grace), the whole group gets SIGTERM (the shell and
- * whatever it started), and when the runner dies, even by `kill -9`, the
- * watchdog kills the group (command-watchdog.ts).
+ * whatever it started), and SIGKILL if it is still there KILL_AFTER_SECONDS
+ * later: its task is another runner's to run by then. When the runner
+ * dies, even by `kill -9`, the watchdog kills the group (command-watchdog.ts).
  */
 export function execHandler(command: string, queue: string, io: CliIo, watchdog = new CommandWatchdog()): TaskHandler<WorkTask> {
   return (task, { signal }) =>
@@ -43,13 +44,10 @@ export function execHandler(command: string, queue: string, io: CliIo, watchdog 
       // A command that does not read its stdin closes it early: that is not a failure.
       child.stdin.on('error', () => {});
       child.stdin.end(task.payload);
+      let killer: ReturnType<typeof setTimeout> | undefined;
       const stop = () => {
-        if (pgid === undefined) return;
-        try {
-          process.kill(-pgid, 'SIGTERM');
-        } catch {
-          // The group is gone already.
-        }
+        if (pgid === undefined || !signalGroup(pgid, 'SIGTERM')) return;
+        killer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), KILL_AFTER_SECONDS * 1000);
       };
       signal.addEventListener('abort', stop, { once: true });
       // Lost before it started (an abort fires its listeners once, and that was before this one).
@@ -60,6 +58,7 @@ export function execHandler(command: string, queue: string, io: CliIo, watchdog 
       });
       child.on('close', (code, killedBy) => {
         signal.removeEventListener('abort', stop);
+        clearTimeout(killer);
         if (pgid !== undefined) watchdog.unwatch(pgid);
         if (code === 0) return resolve();
         const lastLine = tail.toString('utf8').trim().split('\n').pop() ?? '';
@@ -67,4 +66,14 @@ export function execHandler(command: string, queue: string, io: CliIo, watchdog 
         reject(new Error(`command ${status}${lastLine ? `: ${lastLine}` : ''}`));
       });
     });
+}
+
+/** Sends `signal` to a process group; false when the group is gone. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }

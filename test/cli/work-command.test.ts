@@ -131,7 +131,7 @@ describe('taskqueue work --exec (postgres)', () => {
     expect(Date.now() - killed).toBeLessThan(15_000);
   }, 60_000);
 
-  it('past the grace, SIGTERM reaches what the command started too, and its task is released', async () => {
+  it('past the grace, SIGTERM reaches what the command started too (SIGKILL 3 s later if ignored), and the tasks are released', async () => {
     const t = await openCliDatabase(serviceConfig([pullQueue('jobs')]));
     const dir = mkdtempSync(join(tmpdir(), 'work-'));
     const pids: number[] = [];
@@ -141,20 +141,23 @@ describe('taskqueue work --exec (postgres)', () => {
       await t.close();
     };
     const queue = t.service.getQueue('jobs');
-    await queue.add([{ name: 'long', payload: '' }]);
-    const script = `sleep 120 & echo $! > ${dir}/child; wait`;
-    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--lease-seconds', '60', '--grace-seconds', '0'], {
+    await queue.add([
+      { name: 'long', payload: '' },
+      { name: 'stubborn', payload: 'ignore-term' },
+    ]);
+    const script = ['if [ "$(cat)" = ignore-term ]; then trap "" TERM; fi', `sleep 120 & echo $! > ${dir}/$TASKQUEUE_TASK_NAME`, 'wait'].join('\n');
+    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '60', '--grace-seconds', '0'], {
       env: { ...process.env, ...t.env },
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     const exited = new Promise<number | null>((resolve) => runner.on('exit', (code) => resolve(code)));
-    const file = join(dir, 'child');
-    await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'), 'the command', 30_000);
-    pids.push(Number(readFileSync(file, 'utf8')));
+    const files = ['long', 'stubborn'].map((name) => join(dir, name));
+    await waitFor(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')), 'both commands', 30_000);
+    pids.push(...files.map((file) => Number(readFileSync(file, 'utf8'))));
     runner.kill('SIGTERM');
     // The runner waits for its commands' output to close: a child left alive would hold it for two minutes.
     expect(await exited).toBe(0);
-    expect(ended(pids[0]!)).toBe(true);
-    expect((await queue.leaseTasks({ lease: 60, maxTasks: 1 })).map((task) => task.name)).toEqual(['long']);
+    expect(pids.filter((pid) => !ended(pid))).toEqual([]);
+    expect((await queue.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name).sort()).toEqual(['long', 'stubborn']);
   }, 60_000);
 });
