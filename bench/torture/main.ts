@@ -5,13 +5,14 @@
  *   npm run torture                  the full form: ~200,000 requests with kills and outages, then the hostile requests
  *   npm run torture -- --short       CI's short form: >= 50,000 requests, 1 outage, fewer hostile requests
  *   npm run torture -- --soak        the 10-minute soak at half the measured maximum (not in CI)
- *   --only load|fuzz|soak|runners|push|claims|cron, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
+ *   --only load|fuzz|soak|runners|exec|push|claims|cron, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
  *
  * Needs `npm run build` first (it runs `node dist/main.js`) and PostgreSQL 15's
  * binaries (/usr/lib/postgresql/15/bin). Exits non-zero on any broken promise.
  */
 import { parseArgs } from 'node:util';
 import { cronPreemptionPassed, describeCronPreemption, runCronPreemption } from './cron-preemption.js';
+import { describeExecRunner, execRunnerPassed, runExecRunner } from './exec-runner-phase.js';
 import { runFuzz } from './fuzz-phase.js';
 import { describeLoad, loadPassed, runLoad } from './load-phase.js';
 import { claimRecoveryPassed, describeClaimRecovery, runClaimRecovery } from './push-claim-recovery.js';
@@ -36,10 +37,10 @@ const { values } = parseArgs({
 
 const log = (line: string) => console.log(`[torture ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const short = values.short ?? false;
-if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'push', 'claims', 'cron'].includes(values.only)) {
-  throw new Error(`--only takes load, fuzz, soak, runners, push, claims or cron, not ${JSON.stringify(values.only)}`);
+if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'exec', 'push', 'claims', 'cron'].includes(values.only)) {
+  throw new Error(`--only takes load, fuzz, soak, runners, exec, push, claims or cron, not ${JSON.stringify(values.only)}`);
 }
-const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'push', 'claims', 'cron', 'fuzz'];
+const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'exec', 'push', 'claims', 'cron', 'fuzz'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */
 const FUZZ_RSS_LIMIT = 400 * 2 ** 20;
@@ -75,6 +76,11 @@ try {
     const report = await runRunners(bed, tasks, 4, log);
     for (const line of describeRunners(report)) log(line);
     if (!runnersPassed(report)) failed = true;
+  }
+  if (phases.includes('exec')) {
+    const report = await runExecRunner(bed, log);
+    for (const line of describeExecRunner(report)) log(line);
+    if (!execRunnerPassed(report)) failed = true;
   }
   if (phases.includes('push')) {
     const options = short

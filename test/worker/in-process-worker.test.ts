@@ -258,6 +258,35 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     expect(await t.sql(`select action from ${t.schema}.audit_log`)).toEqual([]);
   });
 
+  it('stop(): past the grace every running handler is aborted and its task released, whatever the handler does then', async () => {
+    // A long backoff: a task handed back as failed would stay away for 30 s instead of being leasable at once.
+    const q = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } });
+    await q.add([{ name: 'resolves' }, { name: 'rejects' }]);
+    const signals = new Map<string, AbortSignal>();
+    const outcomes: string[] = [];
+    const worker = start(
+      q,
+      (task, { signal }) => {
+        signals.set(task.name, signal);
+        // Each ends in the same turn as its signal aborts: one as done, one with the abort's reason.
+        return new Promise((resolve, reject) => signal.addEventListener('abort', () => (task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error))));
+      },
+      { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 200 },
+    );
+    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('failed', (task) => outcomes.push(`failed ${task.name}`));
+    await waitFor(() => signals.size === 2, 'two handlers');
+    await worker.stop();
+    expect(worker.heldCount).toBe(0);
+    for (const signal of signals.values()) expect(signal.reason).toBeInstanceOf(WorkerStoppedError);
+    // Neither deleted nor handed back as a failure: both leasable at once, with no last error.
+    const again = await q.leaseTasks({ lease: 60, maxTasks: 10 });
+    expect(again.map((task) => [task.name, task.lastError]).sort()).toEqual([
+      ['rejects', null],
+      ['resolves', null],
+    ]);
+    expect(outcomes).toEqual([]);
+  });
+
   it('backs off while the queue is paused, logging once, and resumes by itself', async () => {
     const q = await open();
     await q.add({ name: 'held-back' });
