@@ -264,7 +264,7 @@ export async function openForOperators(options: WiringOptions & { readonly datab
     if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
     const { config: stored, ids, revision } = await configuredQueues({ db: database.db, schema });
     const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
-    const source = `${stored.source.replace('the database', where)} (no configuration given)`;
+    const source = `${stored.source.replace('the database', where)} (no configuration given: TASKQUEUE_CONFIG=queue.xml or taskqueue config sync writes one)`;
     const config = withPushBaseUrl({ ...stored, source }, pushBaseUrl, options.targetUrls ?? settings.targetUrls);
     const wiring = { ...options, cleanupIntervalMs: 0, dispatch: false, definitionsCheckMs: 0 };
     return (await assemble(database, store, schema, config, ids, wiring, settings, null, revision?.revision ?? null)).service;
@@ -309,6 +309,7 @@ async function assemble(
       config,
       queueIds: ids,
       tombstoneRetentionMs: tombstoneRetention,
+      targetUrls: options.targetUrls ?? settings.targetUrls,
       logger: options.logger ?? silentLogger,
       ...(signer ? { signer: (audience: string) => signer.sign(audience) } : {}),
       ...start,

@@ -37,7 +37,7 @@ export function withConnectionOptions(command: Command): Command {
     command
       .option('--url <url>', 'talk to a running server instead of the database (default $TASKQUEUE_URL)')
       .option('--token <token>', 'bearer token for --url (default $TASKQUEUE_TOKEN)')
-      .option('--config <file>', 'queue.xml or queue.yaml: write its queues to the database first, as a server does (default $TASKQUEUE_CONFIG)'),
+      .option('--config <file>', 'queue.xml or queue.yaml: written to a fresh database first; else it must agree with the database\'s queues (default $TASKQUEUE_CONFIG)'),
   );
 }
 

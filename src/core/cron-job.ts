@@ -95,6 +95,8 @@ export function cronTaskName(jobName: string, instant: Date): string {
 export interface CronFiringMark {
   readonly job: string;
   readonly scheduleTime: string;
+  /** The job's App Engine `target`: its route (TASKQUEUE_TARGET_URLS) is where the firing goes, over its queue's URL. */
+  readonly target?: string;
 }
 
 /**
