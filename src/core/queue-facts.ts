@@ -49,9 +49,9 @@ function destination(push: typeof DEFAULT_PUSH_SETTINGS, routes: TargetRoutes): 
   if (push.target !== null) {
     const route = routeOfTarget(push.target, routes);
     if (route !== null) return `target ${push.target} to ${route} (TASKQUEUE_TARGET_URLS)`;
-    return `target ${push.target} has no route in TASKQUEUE_TARGET_URLS: to ${push.baseUrl ?? 'TASKQUEUE_PUSH_BASE_URL'}`;
+    return `target ${push.target} has no route in TASKQUEUE_TARGET_URLS: to ${push.baseUrl ?? 'TASKQUEUE_PUSH_BASE_URL (not set here)'}`;
   }
-  return `to ${push.baseUrl ?? 'TASKQUEUE_PUSH_BASE_URL'}`;
+  return `to ${push.baseUrl ?? 'TASKQUEUE_PUSH_BASE_URL (not set here)'}`;
 }
 
 /** App Engine's rule (mayRetry): with both limits, a task is retried while either allows it. */
