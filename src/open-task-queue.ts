@@ -49,6 +49,8 @@ export interface OpenTaskQueueOptions {
   readonly config?: string | ServiceConfig;
   /** Write `config` (given or found, never the sample) as the queue definitions, retiring queues it lacks (default false; `taskqueue serve` does). */
   readonly ownQueues?: boolean;
+  /** Write an owner's configuration even if an earlier revision wrote it and a later one replaced it (`config sync --force`). */
+  readonly forceQueues?: boolean;
   /** App Engine `target` to base URL, for push queues and cron jobs (default TASKQUEUE_TARGET_URLS). */
   readonly targetUrls?: ReadonlyMap<string, string>;
   /** The project id the REST paths name. */
@@ -116,8 +118,6 @@ export interface WiringOptions extends OpenTaskQueueOptions {
   readonly now?: Clock;
   /** The cron scheduler's clock (tests; default the database's now()). */
   readonly cronClock?: CronClock;
-  /** Write an owner's configuration even if an earlier revision wrote it and a later one replaced it (`config sync --force`). */
-  readonly forceQueues?: boolean;
   /** How often to look for newer queue definitions, in ms (default 10000; 0 = only when asked). */
   readonly definitionsCheckMs?: number;
 }

@@ -39,7 +39,8 @@ describe('push delivery across a crash', () => {
     // Their claims would end ten and a half minutes from now; as if that time had passed:
     await t.sql(`update ${t.schema}.tasks set eta = now() where dispatched_at is not null`);
     answering = true;
-    await t.openAnother(config);
+    // Another process, with no configuration of its own: it serves the definitions the killed server wrote.
+    await t.openAnother(config, { config: undefined });
     await sink.waitFor(10);
     await expect.poll(async () => (await t.sql(`select name from ${t.schema}.tasks`)).length).toBe(0);
     const delivered = sink.requests.map((r) => r.body.toString());

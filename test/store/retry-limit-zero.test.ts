@@ -38,6 +38,10 @@ describe.each(ENGINES)('task_retry_limit 0 (%s)', (engine) => {
     await queue.add({ name: 'dropped', payload: 'p' });
     expect(await queue.leaseTasks({ lease: 60, maxTasks: 10 })).toEqual([]);
     expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => [d.name, d.retryCount])).toEqual([['dropped', 0]]);
+    // The SQL API's lease_tasks is generated from the same statement: the same rule.
+    await queue.add({ name: 'dropped-too', payload: 'p' });
+    expect(await t.sql(`select name from ${t.schema}.lease_tasks('never', 10, 60)`)).toEqual([]);
+    expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['dropped', 'dropped-too']);
   });
 
   it('keeps a limit of 1 as one lease, and stores 0 as 0', async () => {
