@@ -21,7 +21,8 @@ export interface SettledDefinitions {
  * process serves:
  *
  * - `use` (no configuration): the database's definitions, untouched; a
- *   fresh database gets `config` (the built-in sample, the quick start).
+ *   fresh database gets `config` (the built-in sample, the quick start),
+ *   which any configuration later replaces.
  * - `check` (a configuration, not the owner): written to a fresh database;
  *   otherwise every queue it names must be defined alike in the database
  *   (QueueError INVALID_CONFIG naming the queues otherwise), and it serves
@@ -45,8 +46,9 @@ export async function settleQueueDefinitions(
       const ids = await writeQueues(tx, config);
       return { config, ids, revision: (await currentRevision(tx))?.revision ?? null, wrote: true };
     };
+    // A fresh database, or one holding only the built-in sample (nobody's definitions), takes a configuration as given.
     const fresh = !stored.anyQueue && stored.revision === null;
-    if (fresh) return write();
+    if (fresh || (role !== 'use' && stored.revision?.source === 'built-in')) return write();
     const serveStored = (source: string): SettledDefinitions => ({ config: { ...stored.config, source }, ids: stored.ids, revision: stored.revision?.revision ?? null, wrote: false });
     if (role === 'use') return serveStored(stored.config.source);
     if (role === 'check') {

@@ -130,6 +130,16 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     expect((await queueRows(server)).find((r) => r.name === 'emails')?.max_leases).toBe(5);
   });
 
+  it('the built-in sample a process without configuration wrote is nobody\'s: the first configuration replaces it', async () => {
+    t = await openTestService(engine, parseQueueYaml('queue:\n- name: solo\n  mode: pull\n', 'queue.yaml'));
+    await t.sql(`truncate ${t.schema}.queues, ${t.schema}.queue_definitions`);
+    const sample = await openProcess(t);
+    expect(sample.config.source).toBe('built-in');
+    const later = await openProcess(t, { config: parseQueueYaml('queue:\n- name: emails\n  mode: pull\n', 'queue.yaml') });
+    expect(later.queues().map((q) => q.name).sort()).toEqual(['default', 'emails']);
+    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([['default', true], ['emails', true], ['pull-queue', false]]);
+  });
+
   it('a library with a configuration writes it to a fresh database (the embedded quick start)', async () => {
     t = await openTestService(engine, parseQueueYaml('queue:\n- name: solo\n  mode: pull\n', 'queue.yaml'));
     expect((await queueRows(t)).map((r) => r.name)).toEqual(['default', 'solo']);
