@@ -19,7 +19,7 @@ export interface ServerFlags extends DatabaseFlags {
 
 /** An operator command's target: a running server (--url), else the database. */
 export interface ConnectionFlags extends DatabaseFlags {
-  /** The queue configuration: on the database, its queues are written as a server would (not with --url). */
+  /** The queue configuration: on the database, written to a fresh one, else checked against its queues (not with --url). */
   readonly config?: string;
   readonly url?: string;
   readonly token?: string;
