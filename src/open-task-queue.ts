@@ -178,7 +178,7 @@ export { DEFAULT_CONFIG_FILES };
  * Opens the task queue service in this process: loads and validates the
  * queue configuration, opens the database (PostgreSQL, or embedded PGlite),
  * applies migrations under an advisory lock, and writes the configured
- * queues to it.
+ * queues to it or checks them against its own (settle-queue-definitions.ts).
  *
  * ```ts
  * const tq = await openTaskQueue({ config: './queue.xml' });
