@@ -23,8 +23,10 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 FROM ${NODE_IMAGE}
 WORKDIR /app
 # The shutdown grace stays under `docker stop`'s 10 s, so in-flight requests
-# finish and the pool closes before Docker sends SIGKILL.
-ENV NODE_ENV=production PORT=8080 TASKQUEUE_DATA_DIR=/data TASKQUEUE_SHUTDOWN_GRACE_SECONDS=8
+# finish and the pool closes before Docker sends SIGKILL. Outside a container
+# the server listens on 127.0.0.1 by default; here it must take connections
+# on every interface for the published port to reach it.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 TASKQUEUE_DATA_DIR=/data TASKQUEUE_SHUTDOWN_GRACE_SECONDS=8
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

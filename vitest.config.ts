@@ -6,6 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (`npx vitest run --project unit`). Every other test file is in the `db`
  * project, behind the global setup that checks PostgreSQL answers; a test
  * that needs the database but sits in `unit` fails at `testPgUrl()`.
+ * Without PostgreSQL the unit files still run; every db file then fails with
+ * the reason and what to do (test/helpers/global-setup.ts).
  */
 const UNIT = [
   'test/core/**/*.test.ts',
@@ -19,6 +21,7 @@ const UNIT = [
   'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
   'test/sql-api/sqlstates-doc.test.ts',
+  'test/suite/{without-postgres,bin-entry,install-warnings,doc-diaries}.test.ts',
 ];
 
 export default defineConfig({
@@ -28,6 +31,10 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition; its default deadline (1 s) is a
+    // short clock that a busy 2-core machine overruns. This is an upper
+    // bound: a poll returns as soon as its condition holds.
+    expect: { poll: { timeout: 30_000 } },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
       {
@@ -37,6 +44,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT],
           globalSetup: ['test/helpers/global-setup.ts'],
+          setupFiles: ['test/helpers/require-postgres.ts'],
         },
       },
     ],

@@ -324,7 +324,7 @@ async function assemble(
   const cronService = new CronService({
     jobs: scheduledCronJobs(cron),
     store: new PgCronStore({ db: database.db, schema }),
-    add: (queue, task) => core.getQueue(queue).add(task),
+    add: (queue, task, transaction) => core.getQueue(queue).add(task, transaction === undefined ? {} : { transaction }),
     scheduleOf: cronScheduleOf,
     logger: options.logger ?? silentLogger,
     ...(options.cronEvents ? { events: options.cronEvents } : {}), ...(options.cronClock ? { clock: options.cronClock } : {}),

@@ -5,14 +5,17 @@
  *   npm run torture                  the full form: ~200,000 requests with kills and outages, then the hostile requests
  *   npm run torture -- --short       CI's short form: >= 50,000 requests, 1 outage, fewer hostile requests
  *   npm run torture -- --soak        the 10-minute soak at half the measured maximum (not in CI)
- *   --only load|fuzz|soak|runners|push, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
+ *   --only load|fuzz|soak|runners|exec|push|claims|cron, --ops N, --seconds N, --fuzz-runs N, --seed N, --soak-minutes N
  *
  * Needs `npm run build` first (it runs `node dist/main.js`) and PostgreSQL 15's
  * binaries (/usr/lib/postgresql/15/bin). Exits non-zero on any broken promise.
  */
 import { parseArgs } from 'node:util';
+import { cronPreemptionPassed, describeCronPreemption, runCronPreemption } from './cron-preemption.js';
+import { describeExecRunner, execRunnerPassed, runExecRunner } from './exec-runner-phase.js';
 import { runFuzz } from './fuzz-phase.js';
 import { describeLoad, loadPassed, runLoad } from './load-phase.js';
+import { claimRecoveryPassed, describeClaimRecovery, runClaimRecovery } from './push-claim-recovery.js';
 import { describePush, pushPassed, runPush } from './push-phase.js';
 import { describeRunners, runnersPassed, runRunners } from './runner-phase.js';
 import { describeSoak, runSoak, soakPassed } from './soak-phase.js';
@@ -34,10 +37,10 @@ const { values } = parseArgs({
 
 const log = (line: string) => console.log(`[torture ${new Date().toISOString().slice(11, 19)}] ${line}`);
 const short = values.short ?? false;
-if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'push'].includes(values.only)) {
-  throw new Error(`--only takes load, fuzz, soak, runners or push, not ${JSON.stringify(values.only)}`);
+if (values.only !== undefined && !['load', 'fuzz', 'soak', 'runners', 'exec', 'push', 'claims', 'cron'].includes(values.only)) {
+  throw new Error(`--only takes load, fuzz, soak, runners, exec, push, claims or cron, not ${JSON.stringify(values.only)}`);
 }
-const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'push', 'fuzz'];
+const phases = values.only ? [values.only] : values.soak ? ['soak'] : ['load', 'runners', 'exec', 'push', 'claims', 'cron', 'fuzz'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */
 const FUZZ_RSS_LIMIT = 400 * 2 ** 20;
@@ -74,6 +77,11 @@ try {
     for (const line of describeRunners(report)) log(line);
     if (!runnersPassed(report)) failed = true;
   }
+  if (phases.includes('exec')) {
+    const report = await runExecRunner(bed, log);
+    for (const line of describeExecRunner(report)) log(line);
+    if (!execRunnerPassed(report)) failed = true;
+  }
   if (phases.includes('push')) {
     const options = short
       ? { addSeconds: 20, hooksPerSecond: 150, burst: 100, burstEveryMs: 4000, killSeconds: 14, outagesAtSeconds: [8] }
@@ -85,6 +93,17 @@ try {
     const report = await runPush(bed, options, log);
     for (const line of describePush(report)) log(line);
     if (!pushPassed(report)) failed = true;
+  }
+  if (phases.includes('claims')) {
+    log('push claims: a queue at its cap of 2, its servers killed with kill -9; the others must deliver its 16 tasks within 60 s');
+    const report = await runClaimRecovery(bed, log);
+    for (const line of describeClaimRecovery(report)) log(line);
+    if (!claimRecoveryPassed(report)) failed = true;
+  }
+  if (phases.includes('cron')) {
+    const report = await runCronPreemption(bed, log);
+    for (const line of describeCronPreemption(report)) log(line);
+    if (!cronPreemptionPassed(report)) failed = true;
   }
   if (phases.includes('fuzz')) {
     const runs = Number(values['fuzz-runs'] ?? (short ? 3000 : 20_000));

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LIMITED_QUEUE, MAIN_QUEUE, PUSH_MAX_CONCURRENT, PUSH_QUEUE, RATED_PUSH, RATED_PUSH_QUEUE, RETRY_LIMIT, RUNNER_QUEUE, STORAGE_LIMIT } from './workload.js';
+import { CAPPED_MAX_CONCURRENT, CAPPED_PUSH_QUEUE, LIMITED_QUEUE, MAIN_QUEUE, PUSH_MAX_CONCURRENT, PUSH_QUEUE, RATED_PUSH, RATED_PUSH_QUEUE, RETRY_LIMIT, RUNNER_QUEUE, STORAGE_LIMIT } from './workload.js';
 
 /**
  * Writes the harness's queue.xml into dir and answers its path. The push
@@ -44,6 +44,14 @@ export function writeQueueConfig(dir: string, sinkUrl: string): string {
     <mode>push</mode>
     <rate>${RATED_PUSH.ratePerSecond}/s</rate>
     <bucket-size>${RATED_PUSH.bucketSize}</bucket-size>
+    <target-url>${sinkUrl}</target-url>
+    <retry-parameters><min-backoff-seconds>0.1</min-backoff-seconds><max-backoff-seconds>2</max-backoff-seconds></retry-parameters>
+  </queue>
+  <queue>
+    <name>${CAPPED_PUSH_QUEUE}</name>
+    <mode>push</mode>
+    <rate>100/s</rate>
+    <max-concurrent-requests>${CAPPED_MAX_CONCURRENT}</max-concurrent-requests>
     <target-url>${sinkUrl}</target-url>
     <retry-parameters><min-backoff-seconds>0.1</min-backoff-seconds><max-backoff-seconds>2</max-backoff-seconds></retry-parameters>
   </queue>

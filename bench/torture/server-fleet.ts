@@ -131,6 +131,12 @@ export class ServerFleet {
     return { downMs: Date.now() - started };
   }
 
+  /** Starts a killed server again on its port; resolves when it is healthy. */
+  async restart(slot: ServerSlot): Promise<void> {
+    slot.start(this.#options);
+    await slot.waitHealthy(60_000);
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.slots.map((slot) => slot.kill9()));
   }

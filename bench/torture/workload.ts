@@ -11,6 +11,9 @@ export const PUSH_QUEUE = 'push-hooks';
 export const RATED_PUSH_QUEUE = 'push-rated';
 export const PUSH_MAX_CONCURRENT = 48;
 export const RATED_PUSH = { ratePerSecond: 40, bucketSize: 8 } as const;
+/** The claim-recovery phase's queue (push-claim-recovery.ts): two requests in flight at most, the default dispatch deadline. */
+export const CAPPED_PUSH_QUEUE = 'push-capped';
+export const CAPPED_MAX_CONCURRENT = 2;
 /** The main queue's task-retry-limit: a task may be leased at most this often. */
 export const RETRY_LIMIT = 3;
 /** The limited queue's storage limit, bytes. */

@@ -7,6 +7,7 @@ import { registerCron } from './commands/cron.js';
 import { registerDeadLetters } from './commands/dead-letters.js';
 import { registerDelete } from './commands/delete.js';
 import { registerExport } from './commands/export.js';
+import { registerGet } from './commands/get.js';
 import { registerImport } from './commands/import.js';
 import { registerLease } from './commands/lease.js';
 import { registerWork } from './commands/work.js';
@@ -35,7 +36,7 @@ Docs: docs/cli.md`;
  */
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('taskqueue')
-    .description('PostgreSQL-native pull task queue service (App Engine Task Queue REST v1beta2)')
+    .description('PostgreSQL-native task queue service, pull and push queues and cron (App Engine Task Queue REST v1beta2)')
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'print help for a command and do nothing else')
     .helpCommand('help [command]', 'print help for a command')
@@ -56,6 +57,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerQueues,
     registerStats,
     registerAdd,
+    registerGet,
     registerLease,
     registerWork,
     registerDelete,

@@ -1,5 +1,6 @@
 import { deadLetterRecord } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
+import { maskHeaders } from '../core/mask-headers.js';
 import type { Operator } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task, TaskOptions } from '../core/task.js';
@@ -7,7 +8,7 @@ import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/database.js';
 import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
+import type { CronJobView, DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
 
 /** A task as the CLI prints it. */
 export function taskRecord(task: Task): TaskRecord {
@@ -60,8 +61,8 @@ export class DatabaseClient implements OperatorClient {
   }
 
   /** The cron jobs the servers recorded (`taskqueue cron list`). */
-  cronJobs(): ReturnType<OpenTaskQueue['cronJobs']> {
-    return this.#service.cronJobs();
+  async cronJobs(): Promise<CronJobView[]> {
+    return (await this.#service.cronJobs()).map(({ job: _definition, ...shown }) => shown);
   }
 
   /** Fires a recorded cron job now, once (`taskqueue cron run`). */
@@ -78,6 +79,16 @@ export class DatabaseClient implements OperatorClient {
 
   work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker {
     return this.#service.getQueue(queue).work(handler, options);
+  }
+
+  async get(queue: string, name: string): Promise<TaskDetail> {
+    const task = await this.#service.getQueue(queue).getTask(name);
+    const push = task.push;
+    if (!push) return taskRecord(task);
+    return {
+      ...taskRecord(task),
+      push: { url: push.url, method: push.method, headers: maskHeaders(push.headers), dispatchDeadlineSeconds: push.deadlineSeconds },
+    };
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {

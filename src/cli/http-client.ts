@@ -1,8 +1,10 @@
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { CronFiring } from '../core/cron-scheduler.js';
+import { ADMIN_CRON_PATH, type CronJobJson } from '../http/routes/admin-cron-jobs.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
-import type { DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskRecord, WorkTask } from './operator-client.js';
+import type { CronJobView, DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
 import { TaskQueueClient } from '../client/task-queue-client.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
@@ -45,6 +47,19 @@ export class HttpClient implements OperatorClient {
     const token = this.#token;
     const client = new TaskQueueClient({ baseUrl: this.#base, project: null, ...(token === undefined ? {} : { getToken: () => token }) });
     return client.queue(queue).work(handler, options);
+  }
+
+  /** tasks.get (a consumer's or an administrator's read); the server masks secret header values. */
+  async get(queue: string, name: string): Promise<TaskDetail> {
+    const task = (await this.#json('GET', `${this.#tasks(queue)}/${encodeURIComponent(name)}`)) as TaskJson;
+    if (task.url === undefined) return record(task);
+    const push = {
+      url: task.url,
+      method: task.httpMethod ?? 'POST',
+      headers: (task.headers ?? []).map(({ name: key, value }) => [key, value] as const),
+      dispatchDeadlineSeconds: task.dispatchDeadlineSeconds ?? null,
+    };
+    return { ...record(task), push };
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
@@ -122,6 +137,27 @@ export class HttpClient implements OperatorClient {
     const body = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     const response = await this.#send('POST', `${this.#admin(queue)}/tasks/import`, body, 'application/x-ndjson');
     return ((await response.json()) as { imported: number }).imported;
+  }
+
+  async cronJobs(): Promise<CronJobView[]> {
+    // JSON carries the times as ISO strings: Dates again, as the database client gives them.
+    type Times = 'lastInstant' | 'anchoredAt' | 'lastFiredAt' | 'retiredAt' | 'next';
+    type Wire = Omit<CronJobJson, Times> & { [K in Exclude<Times, 'next' | 'anchoredAt'>]: string | null } & { anchoredAt: string; next: string[] };
+    const body = (await this.#json('GET', ADMIN_CRON_PATH)) as { items?: Wire[] };
+    const date = (at: string | null) => (at === null ? null : new Date(at));
+    return (body.items ?? []).map((job) => ({
+      ...job,
+      lastInstant: date(job.lastInstant),
+      anchoredAt: new Date(job.anchoredAt),
+      lastFiredAt: date(job.lastFiredAt),
+      retiredAt: date(job.retiredAt),
+      next: job.next.map((at) => new Date(at)),
+    }));
+  }
+
+  async runCronJob(name: string): Promise<CronFiring> {
+    const firing = (await this.#json('POST', `${ADMIN_CRON_PATH}/${encodeURIComponent(name)}/run`)) as Omit<CronFiring, 'instant'> & { instant: string };
+    return { ...firing, instant: new Date(firing.instant) };
   }
 
   async close(): Promise<void> {}

@@ -1,12 +1,7 @@
 import { resolve } from 'node:path';
-import { authSettingsFromEnvironment } from '../auth/auth-settings.js';
-import { readTokenEndpointFile } from '../auth/local-token-endpoint-file.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Environment, ServiceSettings } from '../config/service-settings.js';
-import { askServer } from './commands/token.js';
 import { postgresOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
-import { DatabaseClient } from './database-client.js';
-import { HttpClient } from './http-client.js';
 import type { OperatorClient } from './operator-client.js';
 
 /**
@@ -18,10 +13,15 @@ import type { OperatorClient } from './operator-client.js';
  */
 export async function openClient(flags: ConnectionFlags, env: Environment): Promise<OperatorClient> {
   const url = flags.url ?? nonEmpty(env.TASKQUEUE_URL);
+  // Each client is loaded when a command opens it, not when the CLI starts:
+  // the database one brings the drivers and the whole core (most of a
+  // command's start-up), the HTTP one the REST client.
   if (url !== undefined) {
     if (!/^https?:\/\//i.test(url)) throw new QueueError('INVALID_CONFIG', `--url must be an http:// or https:// URL, got "${url}"`);
+    const { HttpClient } = await import('./http-client.js');
     return new HttpClient(url, flags.token ?? nonEmpty(env.TASKQUEUE_TOKEN));
   }
+  const { DatabaseClient } = await import('./database-client.js');
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
     return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), operatorOptions(settings, env), cliActor(env));
@@ -37,11 +37,14 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
     if (pid === undefined) throw error;
     const viaServer = await throughHoldingServer(dataDir, pid, env);
     if (viaServer) return viaServer;
+    // The holding server's own address when it wrote one (its PORT may be any), else the default.
+    const { readTokenEndpointFile } = await import('../auth/local-token-endpoint-file.js');
+    const serverUrl = readTokenEndpointFile(dataDir)?.serverUrl ?? 'http://127.0.0.1:8080';
     throw new QueueError(
       'INVALID_CONFIG',
       `the embedded database in ${dataDir} is in use by process ${String(pid)}, and it admits one process at a time; ` +
-        'ask that server instead: --url http://127.0.0.1:8080 --token "$(taskqueue token --email ADMIN)" ' +
-        '(or set TASKQUEUE_ADMINS, and the CLI does so itself)',
+        `ask that server instead: --url ${serverUrl} --token "$(taskqueue token --email ADMIN)" ` +
+        "(ADMIN: one of the server's TASKQUEUE_ADMINS; or set TASKQUEUE_ADMINS here as the server has it, and the CLI asks the server itself)",
       { pid },
     );
   }
@@ -56,6 +59,12 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
  * TASKQUEUE_ADMINS. Null when any of that is missing (the caller explains).
  */
 async function throughHoldingServer(dataDir: string, pid: unknown, env: Environment): Promise<OperatorClient | null> {
+  const [{ readTokenEndpointFile }, { authSettingsFromEnvironment }, { askServer }, { HttpClient }] = await Promise.all([
+    import('../auth/local-token-endpoint-file.js'),
+    import('../auth/auth-settings.js'),
+    import('./commands/token.js'),
+    import('./http-client.js'),
+  ]);
   const endpoint = readTokenEndpointFile(dataDir);
   const admin = authSettingsFromEnvironment(env).admins[0];
   if (endpoint?.serverUrl === undefined || endpoint.pid !== pid || admin === undefined) return null;

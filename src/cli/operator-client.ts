@@ -1,3 +1,5 @@
+import type { CronFiring } from '../core/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';
@@ -18,6 +20,17 @@ export interface TaskRecord {
   /** The last failure a worker reported, or null. */
   readonly lastError: string | null;
   readonly payloadBase64: string;
+}
+
+/** A task as `taskqueue get` prints it: a push task adds its request (secret header values masked, as REST shows them). */
+export interface TaskDetail extends TaskRecord {
+  readonly push?: {
+    readonly url: string;
+    readonly method: string;
+    readonly headers: readonly (readonly [string, string])[];
+    /** null: the default deadline (10 minutes). */
+    readonly dispatchDeadlineSeconds: number | null;
+  };
 }
 
 /** A dead letter as the CLI prints it (the admin routes' shape). */
@@ -41,6 +54,9 @@ export interface LeaseRequest {
   readonly tag?: string;
 }
 
+/** A cron job as `cron list` shows it: its record and next firings, without the stored definition. */
+export type CronJobView = Omit<CronJobStatus, 'job'>;
+
 /** Tasks per import call (the most one add takes, all or nothing). */
 export const IMPORT_BATCH = 100;
 
@@ -56,6 +72,8 @@ export interface OperatorClient {
   readonly target: string;
   queues(): Promise<QueueOverview[]>;
   stats(queue: string): Promise<QueueOverview>;
+  /** One live task; UNKNOWN_TASK (or a 404) when there is none. */
+  get(queue: string, name: string): Promise<TaskDetail>;
   add(queue: string, task: NewTaskRecord): Promise<TaskRecord>;
   lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]>;
   /** True for each name deleted, false for a name that was not a live task. */
@@ -70,6 +88,10 @@ export interface OperatorClient {
   exportTasks(queue: string): AsyncIterable<ExportLine[]>;
   /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */
   importTasks(queue: string, lines: readonly ExportLine[]): Promise<number>;
+  /** The cron jobs the servers recorded (`taskqueue cron list`). */
+  cronJobs(): Promise<CronJobView[]>;
+  /** Fires a recorded cron job now, once (`taskqueue cron run`): audited as the operator. */
+  runCronJob(name: string): Promise<CronFiring>;
   /** Runs a worker on the queue (`taskqueue work`): in this process on the database, or over REST. */
   work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker;
   close(): Promise<void>;

@@ -18,6 +18,11 @@ export function queueName(value: string): string {
   return value;
 }
 
+/** A commander parser for one task name (`taskqueue get`). */
+export function taskName(value: string): string {
+  return taskNames(value)[0]!;
+}
+
 /** A commander parser for task names (variadic: collects them). */
 export function taskNames(value: string, previous: string[] = []): string[] {
   if (!TASK_NAME_PATTERN.test(value)) throw new InvalidArgumentError(`"${value}" is not a task name (letters, digits, _ and -; 1 to 500)`);

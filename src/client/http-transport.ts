@@ -7,6 +7,12 @@ export interface HttpCall {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: string | undefined;
+  /**
+   * Ends the call while its answer has not begun to come; once its head
+   * has come the answer is read to the end (within the deadline). The
+   * server may have acted already: a lease answered is tasks leased, and
+   * thrown away they would stay leased to nobody for the whole lease.
+   */
   readonly signal: AbortSignal | undefined;
   /** Longest wait for the answer's head, and between chunks of its body (ms). */
   readonly deadlineMs: number;
@@ -63,7 +69,7 @@ export class UndiciTransport implements HttpTransport {
   }
 }
 
-/** Gathers one answer of a dispatched call; aborts the call when its signal does. */
+/** Gathers one answer of a dispatched call; aborts the call when its signal does, unless the answer has begun to come. */
 class AnswerHandler implements Dispatcher.DispatchHandler {
   readonly #signal: AbortSignal | undefined;
   readonly #resolve: (answer: HttpAnswer) => void;
@@ -81,6 +87,8 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     this.#reject = reject;
     if (signal) {
       this.#onAbort = () => {
+        // The head came: the server answered, and the answer is taken (see HttpCall.signal).
+        if (this.#status !== 0) return;
         const reason = signal.reason as Error;
         this.#controller?.abort(reason);
         // Not yet sent (waiting for a connection): the call ends here all the same.
@@ -143,12 +151,28 @@ export class FetchTransport implements HttpTransport {
 
   async send(call: HttpCall): Promise<HttpAnswer> {
     const deadline = AbortSignal.timeout(call.deadlineMs);
+    const callSignal = call.signal;
+    if (callSignal === undefined) return this.#send(call, deadline);
+    if (callSignal.aborted) throw callSignal.reason as Error;
+    // The caller's abort reaches fetch only until the answer's head comes (see HttpCall.signal).
+    const beforeHead = new AbortController();
+    const onAbort = () => beforeHead.abort(callSignal.reason);
+    callSignal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.#send(call, AbortSignal.any([beforeHead.signal, deadline]), () => callSignal.removeEventListener('abort', onAbort));
+    } finally {
+      callSignal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #send(call: HttpCall, signal: AbortSignal, headCame: () => void = () => {}): Promise<HttpAnswer> {
     const response = await this.#fetch(`${this.#origin}${call.path}`, {
       method: call.method,
       headers: call.headers,
       ...(call.body === undefined ? {} : { body: call.body }),
-      signal: call.signal ? AbortSignal.any([call.signal, deadline]) : deadline,
+      signal,
     });
+    headCame();
     return { status: response.status, text: await response.text(), retryAfter: response.headers.get('retry-after') };
   }
 }

@@ -9,6 +9,7 @@ export interface ClientLeaseOptions {
   readonly tag?: string;
   /** Long-poll: wait up to this many seconds (at most 60) for tasks when none is leasable. */
   readonly waitSecs?: number;
+  /** Ends the call (a long-poll's wait) while no answer has begun to come; an answer already coming is read, its tasks leased. */
   readonly signal?: AbortSignal;
 }
 

@@ -51,7 +51,8 @@ class RestBackend implements WorkerBackend<ClientTask> {
         signal: request.signal,
       });
     } catch (error) {
-      // Stopping: the server ends the wait when the call goes away, leasing nothing.
+      // Stopping: the server ends the wait when the call goes away, leasing nothing. (An answer
+      // already coming is not aborted but read: its tasks are then held, and stop() releases them.)
       if (request.signal.aborted) return [];
       throw error;
     }

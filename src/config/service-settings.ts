@@ -16,7 +16,7 @@ export interface ServiceSettings {
   readonly databaseUrl: string | null;
   /** HTTP port (default 8080). */
   readonly port: number;
-  /** Interface to listen on (default 0.0.0.0). */
+  /** Interface to listen on (default 127.0.0.1: loopback only, since /metrics is open by default; the Docker image sets HOST=0.0.0.0). */
   readonly host: string;
   /** queue.xml / queue.yaml path; null = ./queue.xml if present, else the built-in sample. */
   readonly configPath: string | null;
@@ -85,7 +85,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export const DEFAULT_SETTINGS: ServiceSettings = {
   databaseUrl: null,
   port: 8080,
-  host: '0.0.0.0',
+  host: '127.0.0.1',
   configPath: null,
   cronPath: null,
   project: 'local',

@@ -58,8 +58,8 @@ export function CronPage(props: { readonly jobs: readonly CronJobStatus[]; reado
                 ))}
               </td>
               <td data-label="Last firing">{job.lastFiredAt === null ? 'never' : <When usec={job.lastFiredAt.getTime() * 1000} nowMs={props.nowMs} />}</td>
-              <td data-label="Outcome" class={job.lastOutcome === 'failed' ? 'warning' : ''}>
-                {job.lastOutcome === null ? '' : job.lastOutcome === 'failed' ? `failed: ${job.lastError ?? ''}` : `added ${job.lastTask ?? ''}`}
+              <td data-label="Outcome" class={job.lastOutcome === null || job.lastOutcome === 'added' ? '' : 'warning'}>
+                {job.lastOutcome === null ? '' : job.lastOutcome === 'added' ? `added ${job.lastTask ?? ''}` : `${job.lastOutcome}: ${job.lastError ?? ''}`}
               </td>
             </tr>
           ))}

@@ -65,7 +65,7 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
                 {dead.name}
               </td>
               <td data-label="Tag">{dead.tag ?? ''}</td>
-              <td data-label="Reason">{`retry limit: leased ${dead.retryCount} time${dead.retryCount === 1 ? '' : 's'}, never deleted`}</td>
+              <td data-label="Reason">{deathReason(data.overview.mode, dead.retryCount)}</td>
               <td class="last-error" data-label="Last error">
                 {dead.lastError ?? ''}
               </td>
@@ -105,4 +105,15 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
       )}
     </section>
   );
+}
+
+/**
+ * Why a task died, in its queue's words: a pull task was leased and never
+ * deleted; a push task was never leased, its deliveries failed (its retry
+ * count is its attempts, the dispatcher's claims).
+ */
+function deathReason(mode: QueueOverview['mode'], count: number): string {
+  const times = count === 1 ? '' : 's';
+  if (mode === 'push') return `out of retries: ${count} delivery attempt${times}, none succeeded`;
+  return `retry limit: leased ${count} time${times}, never deleted`;
 }

@@ -15,6 +15,7 @@ export function PushRequestDetails(props: { readonly task: Task; readonly reques
   const { task, request } = props;
   const delivery = task.delivery;
   const headers = maskHeaders(request.headers);
+  const deliveredTo = props.targetUrl === null ? null : deliveryUrl(props.targetUrl, request.url);
   return (
     <>
       <dt>Request</dt>
@@ -25,8 +26,10 @@ export function PushRequestDetails(props: { readonly task: Task; readonly reques
       <dd>
         {props.targetUrl === null ? (
           <span class="hint">nowhere yet: the queue has no target URL</span>
+        ) : deliveredTo === null ? (
+          <span class="hint">nowhere: its path climbs out of the queue's target URL</span>
         ) : (
-          <code>{deliveryUrl(props.targetUrl, request.url)}</code>
+          <code>{deliveredTo}</code>
         )}
       </dd>
       <dt>Headers</dt>

@@ -8,3 +8,10 @@ export type Clock = () => number;
 
 /** The real clock. */
 export const systemClock: Clock = () => Date.now();
+
+/**
+ * Milliseconds on a clock that never jumps (not since the epoch): for a
+ * duration that must not stretch when the wall clock is set back, such as
+ * how long a push dispatcher may go on after its last heartbeat.
+ */
+export const monotonicClock: Clock = () => performance.now();

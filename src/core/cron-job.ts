@@ -88,6 +88,26 @@ export function cronTaskName(jobName: string, instant: Date): string {
 }
 
 /**
+ * The form of every name cronTaskName and cronRunTaskName make:
+ * `cron-<job>-<YYYYMMDDTHHMMSS>Z`, a run's with milliseconds before the Z.
+ * Reserved: only the cron service adds a task so named (its add carries the
+ * CRON_FIRING mark). A producer that could add the next firing's name first
+ * would take the firing's place, its task delivered where the firing should
+ * be and the firing skipped (issue 30); every add path refuses the form
+ * (validate-task.ts; the SQL API's add functions from the same source).
+ * Written in the regular-expression syntax JavaScript and PostgreSQL share.
+ */
+export const CRON_TASK_NAME_PATTERN = /^cron-[A-Za-z0-9_-]+-[0-9]{8}T[0-9]{6}([0-9]{3})?Z$/;
+
+/** Whether `name` has the reserved form of a cron firing's task name. */
+export function isCronTaskName(name: string): boolean {
+  return CRON_TASK_NAME_PATTERN.test(name);
+}
+
+/** Why a producer's add of a name in the reserved form is refused (the service and the SQL API say the same). */
+export const RESERVED_CRON_NAME_REASON = 'has the form of a cron firing (cron-<job>-<YYYYMMDDTHHMMSS>Z), which only the cron service adds';
+
+/**
  * What marks a push task as a cron firing: the job and its scheduled
  * instant (ISO UTC). Stored with the task's request; the dispatcher sends it
  * as `X-Appengine-Cron: true` and `X-CloudScheduler-*` headers.

@@ -1,3 +1,4 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import { cronFiringTask } from './cron-firing.js';
 import { cronRunTaskName, cronTaskName, type CronJob } from './cron-job.js';
 import { CRON_SEEN_INTERVAL_MS, type CronFiringOutcome, type CronStore } from './cron-store.js';
@@ -26,8 +27,8 @@ export interface CronClock {
 export interface CronSchedulerOptions {
   readonly jobs: readonly ScheduledCronJob[];
   readonly store: CronStore;
-  /** Adds a task to a queue (the service's `getQueue(queue).add`). */
-  add(queue: string, task: TaskOptions): Promise<Task>;
+  /** Adds a task to a queue (the service's `getQueue(queue).add`), inside `transaction` when given (a claim's). */
+  add(queue: string, task: TaskOptions, transaction?: CallerTransaction): Promise<Task>;
   readonly logger: Logger;
   readonly events?: CronEvents;
   /** Default: the store's now() (PostgreSQL's) and setTimeout. */
@@ -42,6 +43,8 @@ export interface CronFiring {
   readonly instant: Date;
   readonly task: string;
   readonly outcome: CronFiringOutcome;
+  /** Why the firing failed or was skipped; null when its task was added. */
+  readonly error: string | null;
 }
 
 /**
@@ -180,26 +183,57 @@ export class CronScheduler {
     return pending;
   }
 
+  /**
+   * One firing. A scheduled instant is claimed in the database and its task
+   * added in the claim's transaction (CronStore.claimFiring), so one process
+   * adds it and the others find it taken. The task's name then can be taken
+   * only by a task the cron service did not add (one added before names of
+   * this form were reserved, or written into the table directly): the
+   * firing is skipped, and says so (logged, counted, recorded), instead of
+   * passing for a firing another process added.
+   */
   async #fire(scheduled: ScheduledCronJob, instant: Date, task: string, isScheduled: boolean): Promise<CronFiring> {
     const { store, logger, events } = this.#options;
     const job = scheduled.job.name;
+    const options = cronFiringTask(scheduled.job, instant, task);
+    // Whether the add ran inside a claim: a name taken there was not taken by a process of ours.
+    let claimed = false;
+    const add = async (transaction?: CallerTransaction) => {
+      claimed = transaction !== undefined;
+      await this.#options.add(scheduled.queue, options, transaction);
+    };
     let outcome: CronFiringOutcome;
     let error: string | null = null;
+    let recorded = false;
     try {
-      await this.#options.add(scheduled.queue, cronFiringTask(scheduled.job, instant, task));
-      outcome = 'added';
+      const claim = isScheduled ? await store.claimFiring({ job, instant, task }, add) : 'unrecorded';
+      if (claim === 'unrecorded') await add();
+      // A claimed firing was recorded with its claim.
+      recorded = claim === 'claimed';
+      outcome = claim === 'taken' ? 'already_added' : 'added';
     } catch (caught) {
-      if (isQueueError(caught, 'TASK_ALREADY_EXISTS') || isQueueError(caught, 'TOMBSTONED_TASK')) {
-        // Another process fired this instant first: the firing happened once.
+      const message = caught instanceof Error ? caught.message : String(caught);
+      const taken = isQueueError(caught, 'TASK_ALREADY_EXISTS') || isQueueError(caught, 'TOMBSTONED_TASK');
+      if (taken && isScheduled && !claimed) {
+        // No row to claim in (never synced, or deleted by hand): as before claims, the name is all there is.
         outcome = 'already_added';
+      } else if (taken) {
+        // Inside a claim (or for a run, whose name has the milliseconds) no process of ours added this name: someone else did.
+        outcome = 'skipped';
+        error = `task name ${task} was taken by a task the cron service did not add (${message}); this firing did not happen`;
+        logger.error({ job, task, queue: scheduled.queue, err: message }, 'cron: firing skipped: its task name was taken');
       } else {
         outcome = 'failed';
-        error = caught instanceof Error ? caught.message : String(caught);
+        // Said where the operator sees it (cron run, cron list): which queue, and who defines it.
+        error = isQueueError(caught, 'UNKNOWN_QUEUE')
+          ? `${message} (job "${job}" fires through queue "${scheduled.queue}", which is not active in the database: ` +
+            'servers define their queue file\'s queues, and the built-in cron queue when they start with a cron file)'
+          : message;
         logger.error({ job, task, queue: scheduled.queue, err: error }, 'cron: firing failed');
       }
     }
     events?.fired(job, outcome);
-    if (outcome !== 'already_added') {
+    if (outcome !== 'already_added' && !recorded) {
       try {
         await store.recordFiring({ job, instant, task, outcome, error, scheduled: isScheduled });
       } catch (caught) {
@@ -207,7 +241,7 @@ export class CronScheduler {
       }
     }
     if (outcome === 'added') logger.info({ job, task, queue: scheduled.queue, instant: instant.toISOString() }, 'cron job fired');
-    return { job, queue: scheduled.queue, instant, task, outcome };
+    return { job, queue: scheduled.queue, instant, task, outcome, error };
   }
 }
 

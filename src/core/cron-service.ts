@@ -1,4 +1,5 @@
 import type { AuditLog, Operator } from './audit-log.js';
+import type { CallerTransaction } from './caller-transaction.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
 import { CronScheduler, firstAfter, type CronClock, type CronEvents, type CronFiring, type ScheduledCronJob } from './cron-scheduler.js';
 import { QueueError } from './errors.js';
@@ -15,7 +16,8 @@ export interface CronServiceOptions {
   /** The jobs of this process's cron file; null without one (an operator's tool): nothing is recorded. */
   readonly jobs: readonly ScheduledCronJob[] | null;
   readonly store: CronStore;
-  add(queue: string, task: TaskOptions): Promise<Task>;
+  /** Adds a firing's task, inside `transaction` when given (CronSchedulerOptions.add). */
+  add(queue: string, task: TaskOptions, transaction?: CallerTransaction): Promise<Task>;
   /** A job's schedule from the database (it may come from another process's file): its first firing after an instant. */
   scheduleOf(job: CronJobRecord): ((after: Date) => Date) | null;
   readonly logger: Logger;

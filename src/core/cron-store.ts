@@ -1,7 +1,22 @@
+import type { CallerTransaction } from './caller-transaction.js';
 import type { CronJob } from './cron-job.js';
 
-/** A firing's outcome: its task was added (by this process, or already by another), or it could not be. */
-export type CronFiringOutcome = 'added' | 'already_added' | 'failed';
+/**
+ * A firing's outcome: its task was added (by this process, or already by
+ * another), its task name was found taken by a task the cron service did
+ * not add (skipped: the firing did not happen), or it could not be added.
+ */
+export type CronFiringOutcome = 'added' | 'already_added' | 'skipped' | 'failed';
+
+/** A firing's outcome as the job's record keeps it. */
+export type RecordedCronOutcome = 'added' | 'skipped' | 'failed';
+
+/**
+ * How the claim of a scheduled instant went: this process claimed it and
+ * added its task; another process had claimed it (its firing was added, or
+ * skipped and recorded); or the job has no row to claim it in.
+ */
+export type CronClaim = 'claimed' | 'taken' | 'unrecorded';
 
 /** A job as the database reports it: its definition and its last firing. */
 export interface CronJobRecord {
@@ -20,7 +35,7 @@ export interface CronJobRecord {
   /** When the last firing's task (scheduled or run) was added, on the database's clock. */
   readonly lastFiredAt: Date | null;
   readonly lastTask: string | null;
-  readonly lastOutcome: 'added' | 'failed' | null;
+  readonly lastOutcome: RecordedCronOutcome | null;
   readonly lastError: string | null;
   /** When a server started whose cron file does not name the job (null = named by the last one that started with it). */
   readonly retiredAt: Date | null;
@@ -44,7 +59,7 @@ export interface CronFiringRecord {
   readonly job: string;
   readonly instant: Date;
   readonly task: string;
-  readonly outcome: 'added' | 'failed';
+  readonly outcome: RecordedCronOutcome;
   readonly error: string | null;
   /** False for a `cron run`: it is shown as the last firing but leaves the scheduled instants' chain. */
   readonly scheduled: boolean;
@@ -68,7 +83,22 @@ export interface CronStore {
   syncJobs(jobs: readonly (CronJob & { readonly queue: string })[], now: Date): Promise<void>;
   /** Marks these jobs seen at `now`: a server still runs them, retired or not. */
   markSeen(names: readonly string[], now: Date): Promise<void>;
-  /** Records a firing as the job's last, unless a later instant is recorded already. */
+  /**
+   * Claims the scheduled instant `firing.instant` of a job for this process
+   * and, in the same transaction, adds its task: `add` gets the
+   * transaction. Claiming records the firing as the job's last (`added`,
+   * `firing.task`); another process claiming the same instant waits for
+   * this one's commit and finds it taken, so each instant is added by one
+   * process, and a task name found taken inside a claim was taken by
+   * someone else (a pre-empted firing). An instant recorded `failed` may be
+   * claimed again (the add may succeed elsewhere). If `add` throws, nothing
+   * is claimed and the error propagates.
+   */
+  claimFiring(firing: { readonly job: string; readonly instant: Date; readonly task: string }, add: (transaction: CallerTransaction) => Promise<void>): Promise<CronClaim>;
+  /**
+   * Records a firing as the job's last, unless a later instant is recorded
+   * already, or this one was recorded `added` (by a claim).
+   */
   recordFiring(firing: CronFiringRecord): Promise<void>;
   /** Every job recorded, by name. */
   listJobs(): Promise<CronJobRecord[]>;

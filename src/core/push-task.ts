@@ -9,10 +9,12 @@ import {
   isDroppedHeader,
   PUSH_LIMITS,
   PUSH_METHODS,
+  REFUSED_HEADERS,
   RETRY_OPTION_RULES,
   URL_PATH,
   type PushMethod,
 } from './push-rules.js';
+import { pathClimbsOut } from './push-url.js';
 import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type QueueConfig, type RetryParameters } from './queue-config.js';
 
 export { PUSH_LIMITS, PUSH_METHODS, type PushMethod } from './push-rules.js';
@@ -131,6 +133,9 @@ export function validatePushTask(
     throw bad('payload', `a ${method} task cannot have a body (only POST, PUT and PATCH can)`, 'INVALID_PAYLOAD');
   }
   if (url.length > PUSH_LIMITS.maxUrlLength) throw bad('url', `url is ${url.length} characters; the limit is ${PUSH_LIMITS.maxUrlLength}`);
+  if (pathClimbsOut(url)) {
+    throw bad('url', `url ${JSON.stringify(url.slice(0, 80))} climbs above its root with "..": it would leave the path of the queue's target URL`);
+  }
 
   const size = Buffer.byteLength(url) + headers.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) + payload.byteLength;
   if (size > PUSH_LIMITS.maxTaskBytes) {
@@ -153,26 +158,40 @@ export function validatePushTask(
   return { push: { url, method, headers, retry, deadlineSeconds, ...(cron === undefined ? {} : { cron }) }, payload };
 }
 
-/** Header pairs, minus those the service sets itself (DROPPED_HEADERS, push-rules.ts). */
+/**
+ * Header pairs, minus those the service sets itself (DROPPED_HEADERS,
+ * push-rules.ts). The count is checked before a pair is read and each pair
+ * costs the same, so a hostile list costs no more than the limit's.
+ */
 function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, message: string) => QueueError): [string, string][] {
   if (headers === undefined) return [];
-  const pairs: readonly (readonly [unknown, unknown])[] = Array.isArray(headers)
-    ? (headers as readonly (readonly [unknown, unknown])[])
-    : typeof headers === 'object' && headers !== null
-      ? Object.entries(headers)
-      : [];
-  if (!Array.isArray(headers) && (typeof headers !== 'object' || headers === null)) {
+  if (typeof headers !== 'object' || headers === null) {
     throw bad('headers', 'headers must be an object of names to values, or a list of [name, value] pairs');
   }
+  const pairs: readonly (readonly [unknown, unknown])[] = Array.isArray(headers)
+    ? (headers as readonly (readonly [unknown, unknown])[])
+    : Object.entries(headers);
+  if (pairs.length > PUSH_LIMITS.maxHeaders) {
+    throw bad('headers', `${pairs.length} headers; a push task may have at most ${PUSH_LIMITS.maxHeaders}`);
+  }
   const out: [string, string][] = [];
+  let bytes = 0;
   for (const pair of pairs) {
     const [key, value] = Array.isArray(pair) ? pair : [undefined, undefined];
     if (typeof key !== 'string' || !HEADER_NAME.test(key)) throw bad('headers', `header name ${JSON.stringify(key)} is not a valid HTTP header name`);
     if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-      throw bad('headers', `header ${key} must have a string value without CR, LF or NUL`);
+      throw bad('headers', `header ${key} must have a string value of tab, space, visible ASCII and U+0080 to U+00FF only (no control characters, nothing above U+00FF): the HTTP client sends no other`);
     }
-    if (isDroppedHeader(key.toLowerCase())) continue;
+    const lower = key.toLowerCase();
+    if ((REFUSED_HEADERS as readonly string[]).includes(lower)) {
+      throw bad('headers', `header ${key} cannot be sent: the HTTP client refuses ${REFUSED_HEADERS.join(', ')} (it manages the connection itself)`);
+    }
+    bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+    if (isDroppedHeader(lower)) continue;
     out.push([key, value]);
+  }
+  if (bytes > PUSH_LIMITS.maxHeaderBytes) {
+    throw bad('headers', `headers are ${bytes} bytes; a push task's headers may have at most ${PUSH_LIMITS.maxHeaderBytes} (names and values)`);
   }
   return out;
 }

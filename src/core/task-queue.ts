@@ -11,6 +11,7 @@ import type { Task, TaskOptions } from './task.js';
 import type { LeaseResult, QueueStats, TagFilter, TaskLeaseParams } from './task-store.js';
 import { durationToMs, type TimeUnit } from './time-unit.js';
 import { validateNewTask } from './validate-task.js';
+import { checkKnownAddOptions } from './known-task-fields.js';
 import { validateTag } from './validate-tag.js';
 import { deleteLeasedTasks } from './worker/delete-leased-tasks.js';
 import { failureLease } from './worker/failure-lease.js';
@@ -109,6 +110,7 @@ export class TaskQueue {
   add(tasks: readonly TaskOptions[], options?: AddOptions): Promise<Task[]>;
   async add(tasks: TaskOptions | readonly TaskOptions[], options: AddOptions = {}): Promise<Task | Task[]> {
     const list: readonly TaskOptions[] = Array.isArray(tasks) ? tasks : [tasks as TaskOptions];
+    checkKnownAddOptions(options, this.name);
     if (list.length === 0) return [];
     if (list.length > LIMITS.maxTasksPerAdd) {
       throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerAdd} tasks may be added at once, got ${list.length}`, {

@@ -5,6 +5,8 @@ import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js
 import type { NewTask } from './task-store.js';
 import { validateTag } from './validate-tag.js';
 import { hasPushFields, validatePushTask } from './push-task.js';
+import { CRON_FIRING, isCronTaskName, RESERVED_CRON_NAME_REASON, type CronFiringOptions } from './cron-job.js';
+import { checkKnownTaskFields } from './known-task-fields.js';
 
 /**
  * Checks one task a producer wants to add and turns it into the store's
@@ -15,6 +17,7 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   // Error details are built only when a rule fails, and no closure is made
   // per task on the way through: this runs once per task of every add, and
   // those allocations were most of its cost.
+  checkKnownTaskFields(options, queue.name, index);
   const method = options.method ?? (queue.mode === 'push' ? 'POST' : 'PULL');
   if (queue.mode === 'pull' && (method !== 'PULL' || hasPushFields(options))) {
     throw new QueueError(
@@ -35,6 +38,11 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
     );
   }
   const named = typeof given === 'string';
+  // Only the cron scheduler's add carries the mark (a symbol no REST, CLI or
+  // JSON caller can send); anyone else naming a task so would pre-empt a firing.
+  if (named && isCronTaskName(given) && (options as CronFiringOptions)[CRON_FIRING] === undefined) {
+    throw new QueueError('INVALID_TASK_NAME', `task name "${given}" ${RESERVED_CRON_NAME_REASON}`, fieldOf(queue, index, 'name'));
+  }
   const name = named ? given : generateTaskName();
 
   if (queue.mode === 'push') {

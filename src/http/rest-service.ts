@@ -1,4 +1,6 @@
 import type { Operator } from '../core/audit-log.js';
+import type { CronFiring } from '../core/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron-service.js';
 import type { ServiceConfig, QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
 import type { QueueOverview } from '../core/queue-overview.js';
@@ -20,6 +22,10 @@ export interface RestService {
   /** The operator API, acting as `operator`: the admin routes' actions are audited by it. */
   operate(name: string, operator: Operator): QueueOperations;
   overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** Every cron job the servers recorded (the cron admin routes). */
+  cronJobs(): Promise<CronJobStatus[]>;
+  /** Fires a recorded cron job now, once, audited as `operator`. */
+  runCronJob(name: string, operator: Operator): Promise<CronFiring>;
   /** A round trip to the database (health and readiness). */
   ping(): Promise<void>;
 }

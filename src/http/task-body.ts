@@ -9,6 +9,8 @@ import { isSameQueueName } from './project-id.js';
 export interface TaskBodyTarget {
   readonly queue: string;
   readonly project: string;
+  /** The queue's mode: a push queue's insert may leave `payloadBase64` out (a bodiless request). */
+  readonly mode?: 'pull' | 'push';
   readonly task?: string;
 }
 
@@ -53,7 +55,7 @@ export interface TaskUpdate {
 
 /**
  * Reads an insert body (discovery `Task`): `id` (optional, generated when
- * absent or empty), `payloadBase64` (required), `tag`, and `leaseTimestamp`
+ * absent or empty), `payloadBase64` (required on a pull queue), `tag`, and `leaseTimestamp`
  * as the first time the task may be leased. `queueName`, when sent, must
  * name the path's queue. `kind`, `enqueueTimestamp` and `retry_count` are
  * set by the server and ignored; any field outside the Task schema is 400.
@@ -62,7 +64,10 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
   checkKnownFields(body);
   checkQueueName(body, target);
   const id = optionalString(body, 'id');
-  const payload = body.payloadBase64;
+  // A push task's body is optional (a GET has none), so a push queue takes
+  // an insert without payloadBase64 as an empty body; a pull queue keeps
+  // App Engine's 400, its tasks being their payloads.
+  const payload = body.payloadBase64 ?? (target.mode === 'push' ? '' : undefined);
   if (typeof payload !== 'string') {
     throw invalidField('payloadBase64', payload === undefined || payload === null ? 'payloadBase64 must be specified' : 'payloadBase64 must be a string');
   }

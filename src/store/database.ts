@@ -1,11 +1,10 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { QueueError } from '../core/errors.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { initPGliteDataDir, pgliteStartParams } from './pglite-init.js';
 import { preparedStatementPool } from './prepared-pool.js';
 import type { Database } from './schema.js';
 
@@ -204,6 +203,9 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
 }
 
 async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
+  // The engine is loaded when it is opened: a process on PostgreSQL (and
+  // every CLI command) would load its WebAssembly glue for nothing.
+  const [{ PGlite }, { initPGliteDataDir, pgliteStartParams }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-init.js')]);
   let lock: DataDirLock | null = null;
   let instance: PGlite;
   if (dataDir === undefined) {

@@ -30,6 +30,12 @@ export interface MigrateResult {
 export async function migrate(db: Kysely<Database>, schemaName: string): Promise<MigrateResult> {
   const schema = validateSchemaName(schemaName);
   const migrations = MIGRATIONS;
+  // Every start and most CLI commands come here, and the schema is nearly
+  // always current: one read says so, without the transaction, the lock and
+  // the DDL below (six statements). A schema being migrated right now reads
+  // as not current (its versions commit with it), and takes the lock.
+  const done = await appliedVersions(db, schema);
+  if (done !== null && migrations.every((m) => done.has(m.version))) return { schema, applied: [], current: Math.max(0, ...done) };
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
@@ -58,6 +64,19 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
     const current = Math.max(0, ...done, ...applied);
     return { schema, applied, current };
   });
+}
+
+/** The versions applied to a schema; null when it has no migrations table yet (or no schema). */
+async function appliedVersions(db: Kysely<Database>, schema: string): Promise<Set<number> | null> {
+  try {
+    const result = await sql<{ version: number }>`/* migrate_check */ select version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+    return new Set(result.rows.map((r) => r.version));
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // undefined_table, invalid_schema_name: a new schema, which the transaction makes.
+    if (code === '42P01' || code === '3F000') return null;
+    throw error;
+  }
 }
 
 /**

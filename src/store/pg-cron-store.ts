@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
+import type { CallerTransaction } from '../core/caller-transaction.js';
 import type { CronJob, CronRetryParameters } from '../core/cron-job.js';
-import { RETIRED_CRON_JOB_DAYS, type CronFiringRecord, type CronJobRecord, type CronStore } from '../core/cron-store.js';
+import { RETIRED_CRON_JOB_DAYS, type CronClaim, type CronFiringRecord, type CronJobRecord, type CronStore, type RecordedCronOutcome } from '../core/cron-store.js';
 import { table, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
@@ -17,7 +18,7 @@ interface CronJobRow {
   last_fired_ms: number | string | null;
   anchored_ms: number | string;
   last_task: string | null;
-  last_outcome: 'added' | 'failed' | null;
+  last_outcome: RecordedCronOutcome | null;
   last_error: string | null;
   retired_ms: number | string | null;
 }
@@ -91,16 +92,50 @@ export class PgCronStore implements CronStore {
     }
   }
 
+  async claimFiring(
+    firing: { readonly job: string; readonly instant: Date; readonly task: string },
+    add: (transaction: CallerTransaction) => Promise<void>,
+  ): Promise<CronClaim> {
+    const instant = firing.instant.getTime();
+    try {
+      return await this.#ctx.db.transaction().execute(async (trx) => {
+        // The job's row is the lock: a second process's update waits for
+        // this transaction, then re-reads the row and finds the instant
+        // recorded (READ COMMITTED's re-check of the condition).
+        const claim = await sql<{ claimed: boolean }>`/* cron_claim_firing */
+          update ${table(this.#ctx, 'cron_jobs')}
+             set last_instant = to_timestamp(${instant}::float8 / 1000), last_fired_at = now(),
+                 last_task = ${firing.task}, last_outcome = 'added', last_error = null
+           where name = ${firing.job}
+             and (last_instant is null or last_instant < to_timestamp(${instant}::float8 / 1000)
+                  or (last_instant = to_timestamp(${instant}::float8 / 1000) and last_outcome = 'failed'))
+          returning true as claimed`.execute(trx);
+        if (claim.rows.length === 0) {
+          const known = await sql`/* cron_job_known */ select 1 from ${table(this.#ctx, 'cron_jobs')} where name = ${firing.job}`.execute(trx);
+          return known.rows.length === 0 ? 'unrecorded' : 'taken';
+        }
+        await add(trx);
+        return 'claimed';
+      });
+    } catch (error) {
+      // The add's own error is a QueueError already, and stays as it is.
+      throw translateError(error);
+    }
+  }
+
   async recordFiring(firing: CronFiringRecord): Promise<void> {
     try {
       const instant = firing.scheduled ? firing.instant.getTime() : null;
-      // A slower process's record of an earlier instant never hides a later one; a run leaves last_instant.
+      // A slower process's record of an earlier instant never hides a later
+      // one, nor its failure the same instant's claim that added it; a run
+      // leaves last_instant.
       await sql`/* cron_record_firing */
         update ${table(this.#ctx, 'cron_jobs')}
            set last_instant = coalesce(to_timestamp(${instant}::float8 / 1000), last_instant), last_fired_at = now(),
                last_task = ${firing.task}, last_outcome = ${firing.outcome}, last_error = ${firing.error}
          where name = ${firing.job}
-           and (${instant}::float8 is null or last_instant is null or last_instant <= to_timestamp(${instant}::float8 / 1000))`.execute(this.#ctx.db);
+           and (${instant}::float8 is null or last_instant is null or last_instant < to_timestamp(${instant}::float8 / 1000)
+                or (last_instant = to_timestamp(${instant}::float8 / 1000) and last_outcome <> 'added'))`.execute(this.#ctx.db);
     } catch (error) {
       throw translateError(error);
     }

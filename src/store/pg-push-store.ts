@@ -1,5 +1,6 @@
+import { hostname } from 'node:os';
 import { sql } from 'kysely';
-import type { ClaimedPushTask, DeliveredPush, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
+import type { ClaimedPushTask, DeliveredPush, DispatcherHeartbeat, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
 import type { PushRequest } from '../core/push-task.js';
 import type { QueueRef } from '../core/task-store.js';
 import type { PgTaskStore } from './pg-task-store.js';
@@ -49,13 +50,14 @@ export class PgPushStore implements PushStore {
       const done = params.delivered ?? [];
       const args = sql`${params.queueId}::int4, ${params.ratePerSecond}::float8, ${params.bucketSize}::float8,
           ${params.maxConcurrentRequests}::int4, ${params.limit}::int4, ${params.deadlineMs}::float8, ${params.marginMs}::float8`;
+      const dispatcher = sql`${params.dispatcherId}::int8`;
       const result =
         done.length === 0
           ? await sql<ClaimRow>`/* claim_push_tasks */
-        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${args})`.execute(this.#ctx.db)
+        select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${args}, ${dispatcher})`.execute(this.#ctx.db)
           : await sql<ClaimRow>`/* claim_push_tasks_after_delivery */
         select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks_after_delivery')}(${args},
-          ${done.map((d) => d.name)}::text[], ${done.map((d) => d.claimUsec)}::int8[], ${done.map((d) => d.tombstone)}::bool[])`.execute(this.#ctx.db);
+          ${done.map((d) => d.name)}::text[], ${done.map((d) => d.claimUsec)}::int8[], ${done.map((d) => d.tombstone)}::bool[], ${dispatcher})`.execute(this.#ctx.db);
       const tasks: ClaimedPushTask[] = [];
       const gone = new Set<string>();
       let waitMs: number | null = null;
@@ -83,6 +85,35 @@ export class PgPushStore implements PushStore {
         });
       }
       return { tasks, waitMs, delivered: done.map((d) => gone.has(d.name)) };
+    });
+  }
+
+  registerDispatcher(params: { readonly leaseMs: number }): Promise<string> {
+    return this.#guard(undefined, async () => {
+      const result = await sql<{ id: unknown }>`/* push_dispatcher_register */
+        insert into ${table(this.#ctx, 'push_dispatchers')} (label, expires_at)
+        values (${`${hostname()} pid ${process.pid}`}, now() + ${intervalFromMs(params.leaseMs)})
+        returning id`.execute(this.#ctx.db);
+      return String(result.rows[0]!.id);
+    });
+  }
+
+  heartbeat(params: { readonly dispatcherId: string; readonly leaseMs: number }): Promise<DispatcherHeartbeat> {
+    return this.#guard(undefined, async () => {
+      const result = await sql<{ alive: boolean; recovered_queues: number[] }>`/* push_dispatcher_heartbeat */
+        select * from ${sql.id(this.#ctx.schema, 'push_dispatcher_heartbeat')}(${params.dispatcherId}::int8, ${params.leaseMs}::float8)`.execute(
+        this.#ctx.db,
+      );
+      const row = result.rows[0];
+      return { alive: row?.alive === true, recoveredQueueIds: (row?.recovered_queues ?? []).map(Number) };
+    });
+  }
+
+  retireDispatcher(dispatcherId: string): Promise<readonly number[]> {
+    return this.#guard(undefined, async () => {
+      const result = await sql<{ released_queues: number[] }>`/* push_dispatcher_retire */
+        select * from ${sql.id(this.#ctx.schema, 'push_dispatcher_retire')}(${dispatcherId}::int8)`.execute(this.#ctx.db);
+      return (result.rows[0]?.released_queues ?? []).map(Number);
     });
   }
 
@@ -126,7 +157,7 @@ export class PgPushStore implements PushStore {
     return this.#guard(params.queueName, async () => {
       const result = await sql`/* push_failed */
         update ${table(this.#ctx, 'tasks')}
-           set eta = now() + ${intervalFromMs(params.delayMs)}, dispatched_at = null,
+           set eta = now() + ${intervalFromMs(params.delayMs)}, dispatched_at = null, claimed_by = null,
                last_status = ${params.status}::int4, last_error = ${params.error},
                execution_count = execution_count + ${params.executed ? 1 : 0}::int4
          where queue_id = ${params.queueId} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}`.execute(
@@ -179,11 +210,11 @@ export class PgPushStore implements PushStore {
     return this.#tasks.waitForTasks(params);
   }
 
-  async #guard<T>(queue: string, run: () => Promise<T>): Promise<T> {
+  async #guard<T>(queue: string | undefined, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      throw translateError(error, { queue });
+      throw translateError(error, queue === undefined ? {} : { queue });
     }
   }
 }

@@ -53,6 +53,8 @@ export interface TasksTable {
   last_status: number | null;
   last_error: string | null;
   dispatched_at: Date | null;
+  /** sql/0026: the push_dispatchers row of the process whose claim this is. */
+  claimed_by: string | null;
 }
 
 export interface TaskTombstonesTable {
@@ -114,6 +116,15 @@ export interface PushQueueStateTable {
   refilled_at: Date;
   slow_until: Date | null;
   hold_until: Date | null;
+}
+
+/** A process dispatching push tasks, alive until expires_at (sql/0026). */
+export interface PushDispatchersTable {
+  id: GeneratedAlways<string>;
+  label: string | null;
+  started_at: Generated<Date>;
+  heartbeat_at: Generated<Date>;
+  expires_at: Date;
 }
 
 /** The operators' views of sql/0009 (read-only). */
@@ -209,6 +220,7 @@ export interface Database {
   task_dead_letters: TaskDeadLettersTable;
   dead_letter_counts: DeadLetterCountsTable;
   push_queue_state: PushQueueStateTable;
+  push_dispatchers: PushDispatchersTable;
   queue_stats: QueueStatsView;
   leased_tasks: LeasedTasksView;
   recent_tombstones: RecentTombstonesView;
@@ -233,7 +245,7 @@ export interface CronJobsTable {
   last_instant: Date | null;
   last_fired_at: Date | null;
   last_task: string | null;
-  last_outcome: 'added' | 'failed' | null;
+  last_outcome: 'added' | 'skipped' | 'failed' | null;
   last_error: string | null;
   anchored_at: Generated<Date>;
   synced_at: Generated<Date>;

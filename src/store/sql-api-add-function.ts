@@ -4,6 +4,7 @@ import { addStatement, type AddShape } from './add-statement.js';
 import { batchSizeCheck, READ_COMMITTED_CHECK } from './sql-api-checks.js';
 import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 import { TASK_NAME_CHARS, TASK_NAME_MAX_LENGTH, TASK_NAME_PATTERN } from '../core/task.js';
+import { isCronTaskNameSql, reservedCronNameCheck } from './sql-api-reserved-names.js';
 
 /**
  * The add statement (addStatement) as a generated function runs it, in an
@@ -96,7 +97,8 @@ ${READ_COMMITTED_CHECK}
          min(c.ord) FILTER (WHERE c.bad)
     INTO v_names, v_given, v_named, v_bad_at
     FROM (SELECT u.ord, u.name IS NOT NULL AS given, coalesce(u.name, v_made[u.ord]) AS task_name,
-                 (u.name IS NOT NULL AND (u.name !~ '^[${TASK_NAME_CHARS}]+$' OR length(u.name) > ${TASK_NAME_MAX_LENGTH}))
+                 (u.name IS NOT NULL AND (u.name !~ '^[${TASK_NAME_CHARS}]+$' OR length(u.name) > ${TASK_NAME_MAX_LENGTH}
+                                          OR ${isCronTaskNameSql('u.name')}))
                  OR octet_length(u.payload) > ${LIMITS.maxTaskBytes}
                  OR octet_length(nullif(u.tag, '')) > ${LIMITS.maxTagBytes}
                  OR (u.eta IS NOT NULL AND (NOT isfinite(u.eta) OR u.eta < timestamptz 'epoch')) AS bad
@@ -111,6 +113,9 @@ ${READ_COMMITTED_CHECK}
         left(v_name, 60), v_bad_at
         USING ERRCODE = 'TQ005', DETAIL = left(v_name, ${TASK_NAME_MAX_LENGTH}), HINT = 'INVALID_TASK_NAME';
     END IF;
+    -- A cron firing's name (issue 30): only the cron service adds one, never through this function.
+    IF names[v_bad_at] IS NOT NULL THEN
+${reservedCronNameCheck('v_name', '      ', 'v_bad_at')}    END IF;
     v_payload := coalesce(payloads[v_bad_at], '\\x'::bytea);
     IF octet_length(v_payload) > ${LIMITS.maxTaskBytes} THEN
       RAISE EXCEPTION 'task size: task "%": payload is % bytes; the limit is ${LIMITS.maxTaskBytes}', v_name, octet_length(v_payload)

@@ -265,7 +265,8 @@ ${settings('modify_lease(text, text, timestamptz, integer)')}`;
 }
 
 /**
- * delete_tasks: its checks, which names are held by their form (the
+ * delete_tasks: its checks (a one-dimensional array of at most the
+ * limit's names), which names are held by their form (the
  * retention read once per call), then the service's delete of that shape
  * (a plain delete when every name is held by its form, else with the
  * tombstones of the others) with its variables.
@@ -300,6 +301,11 @@ BEGIN
   END IF;
   IF n = 0 THEN
     RETURN '{}';
+  END IF;
+  -- As add_tasks: a two-dimensional array is refused, not read flat.
+  IF array_ndims(names) > 1 THEN
+    RAISE EXCEPTION 'arguments: names must be a one-dimensional array, got % dimensions', array_ndims(names)
+      USING ERRCODE = 'TQ015', DETAIL = array_ndims(names)::text, HINT = 'INVALID_REQUEST';
   END IF;
 ${batchSizeCheck(LIMITS.maxTasksPerDelete, 'deleted')}  v_queue_id := q.id;
   -- held_by_form, with the retention read once for the whole call.

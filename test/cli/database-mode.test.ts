@@ -153,7 +153,7 @@ describe('operator commands on the database', () => {
 
     const table = await cli(['dead-letters', 'fragile'], t.env);
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/^NAME\s+TAG\s+RETRIES\s+DIED\s+BYTES\s+LAST ERROR\n/);
+    expect(table.out).toMatch(/^NAME\s+TAG\s+ATTEMPTS\s+DIED\s+BYTES\s+LAST ERROR\n/);
     expect(table.out).toMatch(/^dies-1\s+t\s+1\s+\d{4}-\d\d-\d\dT\S+Z\s+3\s+-$/m);
     const json = jsonLines((await cli(['dead-letters', 'fragile', '--json'], t.env)).out);
     expect(json.map((letter) => [letter.name, Buffer.from(letter.payloadBase64 as string, 'base64').toString()]).sort()).toEqual([
@@ -170,7 +170,7 @@ describe('operator commands on the database', () => {
       ['dies-1', 0],
       ['dies-2', 0],
     ]);
-    expect((await cli(['dead-letters', 'fragile'], t.env)).out).toBe('NAME  TAG  RETRIES  DIED  BYTES  LAST ERROR\n');
+    expect((await cli(['dead-letters', 'fragile'], t.env)).out).toBe('NAME  TAG  ATTEMPTS  DIED  BYTES  LAST ERROR\n');
   });
 
   it('a schema the servers never made is a failure that names it, and is not created', async () => {

@@ -53,13 +53,19 @@ describe('operator commands on the embedded engine', () => {
       expect((await cli(['pause', 'work'], env)).code).toBe(0);
       expect(await server.service.getQueue('work').isPaused()).toBe(true);
       expect((await cli(['resume', 'work'], env)).code).toBe(0);
+      // The cron commands too (issue 30: they refused anything but a database, naming DATABASE_URL, which is not set here).
+      const cron = await cli(['cron', 'list'], env);
+      expect(cron.err).toBe('');
+      expect(cron.out).toContain('no cron jobs recorded');
+      expect((await cli(['cron', 'run', 'nope'], env)).err).toContain('no cron job named "nope"');
 
       // Without one, it says how.
       const { TASKQUEUE_ADMINS: _admins, ...withoutAdmins } = env;
       const refused = await cli(['queues'], withoutAdmins);
       expect(refused.code).toBe(1);
       expect(refused.err).toContain('admits one process at a time');
-      expect(refused.err).toContain('--url');
+      // The server's own address, not a default port it may not listen on.
+      expect(refused.err).toContain(`--url ${server.url} `);
 
       const token = await cli(['token', '--email', 'admin@example.com'], env);
       expect(token.code).toBe(0);

@@ -19,6 +19,7 @@ const COMMANDS = [
   'queues',
   'stats',
   'add',
+  'get',
   'lease',
   'delete',
   'purge',
@@ -78,6 +79,8 @@ describe('help and usage', () => {
     expect(run.code).toBe(0);
     for (const command of COMMANDS) expect(run.out).toContain(command);
     expect(run.out).toMatch(/0 ok, 1 failure, 2 usage.*3 queue or task not found/);
+    // Push queues and cron are as much the service as pull queues.
+    expect(run.out).toContain('task queue service, pull and push queues and cron');
   });
 
   it.each([

@@ -134,7 +134,7 @@ describe('operator commands over HTTP (--url)', () => {
   });
 
   it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still jobs for them', async () => {
-    for (const argv of [['pause', 'fragile'], ['purge', 'fragile', '--yes'], ['queues'], ['stats', 'fragile'], ['dead-letters', 'fragile'], ['export', 'fragile']]) {
+    for (const argv of [['pause', 'fragile'], ['purge', 'fragile', '--yes'], ['queues'], ['stats', 'fragile'], ['dead-letters', 'fragile'], ['export', 'fragile'], ['cron', 'list'], ['cron', 'run', 'any']]) {
       const run = await cli(argv, worker);
       expect(run.code, argv.join(' ')).toBe(1);
       expect(run.err).toContain('HTTP 403');

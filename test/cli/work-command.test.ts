@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,16 @@ import { listen, openHarness } from '../http/harness.js';
 import { openCliDatabase } from './cli-harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** Whether a process has ended (Linux): no /proc entry, or a zombie that only waits for its parent to reap it. */
+function ended(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 describe('taskqueue work --exec (postgres)', () => {
   let close: (() => Promise<void>) | undefined;
@@ -51,9 +61,9 @@ describe('taskqueue work --exec (postgres)', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    expect(out).toContain('did fine as ok (retry 1)');
+    expect(out).toContain('did fine as ok (retry 0)');
     // The slow command was let finish within the grace: its task is deleted.
-    expect(out).toContain('did slow as slow (retry 1)');
+    expect(out).toContain('did slow as slow (retry 0)');
     expect(err).toContain('something broke');
     expect(err).toContain('draining');
     const left = await queue.listTasks();
@@ -80,5 +90,74 @@ describe('taskqueue work --exec (postgres)', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(out.split('\n').filter(Boolean).sort()).toEqual(['got one', 'got two']);
+  }, 60_000);
+
+  it('kill -9 of the runner kills its commands and what they started (SIGKILL for one that ignores SIGTERM), long before their lease ends', async () => {
+    const t = await openCliDatabase(serviceConfig([pullQueue('jobs')]));
+    const dir = mkdtempSync(join(tmpdir(), 'work-'));
+    const pids: number[] = [];
+    close = async () => {
+      // Whatever the outcome, no sleep of this test outlives it.
+      for (const pid of pids) if (!ended(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      await t.close();
+    };
+    await t.service.getQueue('jobs').add([
+      { name: 'plain', payload: '' },
+      { name: 'stubborn', payload: 'ignore-term' },
+    ]);
+    // The shell starts a child of its own and waits: both must go. The stubborn one ignores SIGTERM (its child too).
+    const script = [
+      'if [ "$(cat)" = ignore-term ]; then trap "" TERM; fi',
+      `sleep 120 & echo $! > ${dir}/$TASKQUEUE_TASK_NAME.child`,
+      `echo $$ > ${dir}/$TASKQUEUE_TASK_NAME.shell`,
+      'wait',
+    ].join('\n');
+    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '30'], {
+      env: { ...process.env, ...t.env },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    const exited = new Promise<void>((resolve) => runner.on('exit', () => resolve()));
+    const files = ['plain.shell', 'plain.child', 'stubborn.shell', 'stubborn.child'].map((file) => join(dir, file));
+    await waitFor(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')), 'both commands', 30_000);
+    pids.push(...files.map((file) => Number(readFileSync(file, 'utf8'))));
+    expect(pids.every((pid) => !ended(pid))).toBe(true);
+
+    runner.kill('SIGKILL');
+    await exited;
+    const killed = Date.now();
+    // The watchdog sends SIGTERM at once and SIGKILL 3 s later; the tasks' leases run 30 s.
+    await waitFor(() => pids.every(ended), 'every process of the commands to end', 15_000);
+    expect(Date.now() - killed).toBeLessThan(15_000);
+  }, 60_000);
+
+  it('past the grace, SIGTERM reaches what the command started too (SIGKILL 3 s later if ignored), and the tasks are released', async () => {
+    const t = await openCliDatabase(serviceConfig([pullQueue('jobs')]));
+    const dir = mkdtempSync(join(tmpdir(), 'work-'));
+    const pids: number[] = [];
+    close = async () => {
+      for (const pid of pids) if (!ended(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      await t.close();
+    };
+    const queue = t.service.getQueue('jobs');
+    await queue.add([
+      { name: 'long', payload: '' },
+      { name: 'stubborn', payload: 'ignore-term' },
+    ]);
+    const script = ['if [ "$(cat)" = ignore-term ]; then trap "" TERM; fi', `sleep 120 & echo $! > ${dir}/$TASKQUEUE_TASK_NAME`, 'wait'].join('\n');
+    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '60', '--grace-seconds', '0'], {
+      env: { ...process.env, ...t.env },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => runner.on('exit', (code) => resolve(code)));
+    const files = ['long', 'stubborn'].map((name) => join(dir, name));
+    await waitFor(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')), 'both commands', 30_000);
+    pids.push(...files.map((file) => Number(readFileSync(file, 'utf8'))));
+    runner.kill('SIGTERM');
+    // The runner waits for its commands' output to close: a child left alive would hold it for two minutes.
+    expect(await exited).toBe(0);
+    expect(pids.filter((pid) => !ended(pid))).toEqual([]);
+    expect((await queue.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name).sort()).toEqual(['long', 'stubborn']);
   }, 60_000);
 });

@@ -194,6 +194,77 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     expect(await h.t.sql(`select action from ${h.t.schema}.audit_log`)).toEqual([]);
   });
 
+  it('work: past the grace every running handler is aborted and its task released, whatever the handler does then', async () => {
+    // A long backoff: a task handed back as failed would stay away for 30 s instead of being leasable at once.
+    const { queue, core } = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } });
+    await queue.insert({ name: 'resolves', payload: 'r' });
+    await queue.insert({ name: 'rejects', payload: 'j' });
+    const signals = new Map<string, AbortSignal>();
+    const outcomes: string[] = [];
+    const worker = start(
+      queue.work(
+        (task, { signal }) => {
+          signals.set(task.name, signal);
+          // Each ends in the same turn as its signal aborts: one as done, one with the abort's reason.
+          return new Promise((resolve, reject) => signal.addEventListener('abort', () => (task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error))));
+        },
+        { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 200 },
+      ),
+    );
+    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('failed', (task) => outcomes.push(`failed ${task.name}`));
+    await waitFor(() => signals.size === 2, 'two handlers');
+    await worker.stop();
+    expect(worker.heldCount).toBe(0);
+    for (const signal of signals.values()) expect(signal.reason).toBeInstanceOf(WorkerStoppedError);
+    const again = await core.leaseTasks({ lease: 60, maxTasks: 10 });
+    expect(again.map((task) => [task.name, task.lastError]).sort()).toEqual([
+      ['rejects', null],
+      ['resolves', null],
+    ]);
+    expect(outcomes).toEqual([]);
+  });
+
+  it('work: a task whose delete is in flight when the grace ends is let be deleted, not raced by a release', async () => {
+    const deleteArrived = deferred();
+    const letDeleteGo = deferred();
+    const holdingDeletes: typeof fetch = async (input, init) => {
+      if (String(input).includes(':batchDelete')) {
+        deleteArrived.resolve();
+        await letDeleteGo.promise;
+      }
+      return fetch(input, init);
+    };
+    const { queue, core } = await open({}, holdingDeletes);
+    await queue.insert({ name: 'quick', payload: 'q' });
+    await queue.insert({ name: 'stuck', payload: 's' });
+    const signals = new Map<string, AbortSignal>();
+    const finishQuick = deferred();
+    const outcomes: string[] = [];
+    const worker = start(
+      queue.work(
+        async (task, { signal }) => {
+          signals.set(task.name, signal);
+          if (task.name === 'quick') await finishQuick.promise;
+          else await new Promise(() => {});
+        },
+        { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 300 },
+      ),
+    );
+    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('lease-lost', (task) => outcomes.push(`lost ${task.name}`));
+    await waitFor(() => signals.size === 2, 'both handlers');
+    const stopped = worker.stop();
+    finishQuick.resolve();
+    await deleteArrived.promise;
+    // The grace ends with quick's delete in flight and stuck still running.
+    await waitFor(() => signals.get('stuck')!.aborted, 'the end of the grace');
+    letDeleteGo.resolve();
+    await stopped;
+    expect(worker.heldCount).toBe(0);
+    expect(signals.get('quick')!.aborted).toBe(false);
+    expect(outcomes).toEqual(['processed quick']);
+    expect((await core.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name)).toEqual(['stuck']);
+  });
+
   it('work: a network outage in the middle backs off and recovers with no task lost', async () => {
     let down = false;
     const unreliable: typeof fetch = async (input, init) => {

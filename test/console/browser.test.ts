@@ -126,7 +126,7 @@ describe('web console in chromium', () => {
     const emails = page.locator('tr[data-queue=emails] td:nth-child(3)');
     expect(await emails.textContent()).toBe('25');
     await h.t.service.getQueue('emails').add({ name: 'late-mail' });
-    await expect.poll(() => emails.textContent(), { timeout: 5000 }).toBe('26');
+    await expect.poll(() => emails.textContent()).toBe('26');
     expect(await page.getAttribute('#freshness', 'class')).toBe('fresh');
     // Sorted by available, biggest first (ties keep their order), and still so after the next refresh swaps the table.
     await page.click('th[data-sort-key=available] button');

@@ -25,6 +25,8 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
   const requests: SunkRequest[] = [];
   let concurrent = 0;
   let maxConcurrent = 0;
+  /** Requests whose connection closed before they were answered (the dispatcher cut them). */
+  let cut = 0;
   const arrivals = new Set<() => void>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const at = performance.now();
@@ -39,6 +41,9 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
       const index = requests.length;
       requests.push(request);
       for (const arrived of [...arrivals]) arrived();
+      res.on('close', () => {
+        if (!res.writableFinished) cut++;
+      });
       void Promise.resolve(handler(request, index)).then((answer) => {
         concurrent--;
         res.writeHead(answer.status, answer.headers ?? {});
@@ -54,8 +59,11 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
     get maxConcurrent() {
       return maxConcurrent;
     },
-    /** Resolves once at least `n` requests arrived (or rejects after `timeoutMs`). */
-    waitFor(n: number, timeoutMs = 10_000): Promise<void> {
+    get cut() {
+      return cut;
+    },
+    /** Resolves once at least `n` requests arrived (or rejects after `timeoutMs`, an upper bound for a busy machine). */
+    waitFor(n: number, timeoutMs = 30_000): Promise<void> {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (requests.length >= n) {

@@ -305,7 +305,8 @@ describe('the batch endpoint (Google batch format)', () => {
     const calls = Array.from({ length: 200 }, () => ({ line: `POST ${tasks}/lease?numTasks=1&leaseSecs=60&waitSecs=2` }));
     const start = Date.now();
     const pending = sendBatch(h.app, batchBody(calls));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Added once the leases wait (their queue marked in queue_waiters), not after a guessed sleep.
+    await expect.poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, { interval: 20 }).toBeGreaterThan(0);
     await h.insert({ id: 'late', payloadBase64: b64('x') });
     const parts = parseBatchReply(await pending);
     const elapsed = Date.now() - start;

@@ -115,11 +115,20 @@ describe('graceful shutdown of a real server process', () => {
   });
 
   it('SIGTERM answers a pending long-poll at once with what it has and exits long before the grace period', async () => {
-    const child = start(postgresEnv({ TASKQUEUE_SHUTDOWN_GRACE_SECONDS: '10' }));
+    const env = postgresEnv({ TASKQUEUE_SHUTDOWN_GRACE_SECONDS: '10' });
+    const child = start(env);
     const url = await child.started;
     const poll = call(`${url}${QUEUE}/tasks/lease?numTasks=5&leaseSecs=60&waitSecs=50`, 'POST', false);
-    // The poll is waiting once its request is logged... it is not yet: wait for the server to have it.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The poll is waiting once the server has marked its queue as waited on (queue_waiters).
+    const admin = new pg.Client({ connectionString: testPgUrl() });
+    await admin.connect();
+    try {
+      await expect
+        .poll(async () => (await admin.query(`select 1 from ${env.TASKQUEUE_SCHEMA}.queue_waiters where until > now()`)).rowCount, { interval: 50 })
+        .toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
     const signalledAt = Date.now();
     child.kill('SIGTERM');
     const reply = await poll;

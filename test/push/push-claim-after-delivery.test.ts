@@ -13,6 +13,7 @@ describe.each(ENGINES)('a claim that writes successes first (%s)', (engine) => {
     // One add each: distinct ETAs, so claims take them in this order.
     for (const name of ['a', 'b', 'c', 'd']) await queue.add({ name });
     const store = new PgPushStore(t.store);
+    const dispatcherId = await store.registerDispatcher({ leaseMs: 60_000 });
     const params: PushClaimParams = {
       queueId: queue.id,
       queueName: 'h',
@@ -22,6 +23,7 @@ describe.each(ENGINES)('a claim that writes successes first (%s)', (engine) => {
       limit: 10,
       deadlineMs: 60_000,
       marginMs: 1_000,
+      dispatcherId,
     };
     const first = await store.claim(params);
     expect(first.tasks.map((task) => task.name).sort()).toEqual(['a', 'b']);

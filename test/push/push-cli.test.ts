@@ -30,7 +30,7 @@ describe('push queues in the CLI', () => {
     // (sql/0019), so the request may still count in flight just after the sink saw it.
     const env = t.env;
     await expect
-      .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), { timeout: 10_000, interval: 100 })
+      .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), { interval: 100 })
       .toMatch(/\s50\/s\s+7\s+[0-7]\s+0$/);
     const stats = await cli(['stats', 'hooks'], t.env);
     expect(stats.out).toMatch(/push rate\s+50\/s/);

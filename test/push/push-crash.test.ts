@@ -16,7 +16,7 @@ describe('push delivery across a crash', () => {
     await child?.exited;
   });
 
-  it('a kill -9 of a dispatching server with requests in flight loses nothing: its claims expire and another process delivers', async () => {
+  it('a kill -9 of a dispatching server with requests in flight loses nothing: its heartbeat stops, and another process recovers its claims and delivers', async () => {
     let answering = false;
     const held: (() => void)[] = [];
     const { t, sink, config } = await push.start('postgres', {
@@ -34,10 +34,12 @@ describe('push delivery across a crash', () => {
     child.kill('SIGKILL');
     await child.exited;
     child = undefined;
-    const inFlight = await t.sql<{ name: string }>(`select name from ${t.schema}.tasks where dispatched_at is not null order by name`);
+    const inFlight = await t.sql<{ name: string; claimed_by: string }>(
+      `select name, claimed_by::text from ${t.schema}.tasks where dispatched_at is not null and eta > now() + interval '10 minutes' order by name`,
+    );
     expect(inFlight.map((row) => row.name)).toEqual(names);
-    // Their claims would end ten and a half minutes from now; as if that time had passed:
-    await t.sql(`update ${t.schema}.tasks set eta = now() where dispatched_at is not null`);
+    // Their claims end ten and a half minutes from now, but the server's heartbeat stopped: as if its 15 s lease had passed.
+    await t.sql(`update ${t.schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [inFlight[0]!.claimed_by]);
     answering = true;
     // Another process, with no configuration of its own: it serves the definitions the killed server wrote.
     await t.openAnother(config, { config: undefined });

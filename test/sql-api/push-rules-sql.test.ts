@@ -1,10 +1,18 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HEADER_NAME, HEADER_VALUE, URL_PATH } from '../../src/core/push-rules.js';
+import {
+  DOUBLE_DOT_SEGMENT,
+  HEADER_NAME,
+  HEADER_VALUE,
+  MAYBE_DOUBLE_DOT,
+  PATH_SEPARATOR,
+  SINGLE_DOT_SEGMENT,
+  URL_PATH,
+} from '../../src/core/push-rules.js';
 import { ENGINES, testPGlite, testPgUrl, type TestEngine } from '../helpers/engines.js';
 
 /**
- * add_push_task (sql/0021) checks a push task's URL and headers with the
+ * add_push_task (sql/0021, 0027) checks a push task's URL and headers with the
  * patterns of src/core/push-rules.ts, written into it as they are: this
  * holds only while PostgreSQL's regular expressions read them as
  * JavaScript's do. Every character from 0x01 to 0x7f, and a few beyond,
@@ -16,8 +24,14 @@ const samples: Record<string, string[]> = {
   // No NUL: PostgreSQL's text cannot hold one (so the pattern's \0 never matters there).
   HEADER_VALUE: [...chars.map((c) => `a${c}b`), '', 'plain value', 'tab\there'],
   URL_PATH: [...chars.map((c) => `/a${c}`), ...chars.map((c) => `${c}a`), '/', '/path?x=1&y=%20', '/a#b', '/a b'],
+  ...Object.fromEntries(
+    ['DOUBLE_DOT_SEGMENT', 'SINGLE_DOT_SEGMENT', 'PATH_SEPARATOR', 'MAYBE_DOUBLE_DOT'].map((key) => [
+      key,
+      [...chars, ...chars.map((c) => `.${c}`), '', '.', '..', '...', '%2e', '%2E', '%2e%2e', '.%2E', '%2e.', '%2f', 'a..b', '%2e%2e%2e', '\\'],
+    ]),
+  ),
 };
-const patterns = { HEADER_NAME, HEADER_VALUE, URL_PATH };
+const patterns = { HEADER_NAME, HEADER_VALUE, URL_PATH, DOUBLE_DOT_SEGMENT, SINGLE_DOT_SEGMENT, PATH_SEPARATOR, MAYBE_DOUBLE_DOT };
 
 describe.each(ENGINES)('push rule patterns in SQL (%s)', (engine: TestEngine) => {
   let client: pg.Client | undefined;

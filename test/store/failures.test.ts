@@ -19,7 +19,10 @@ describe('a lost or slow database (postgres)', () => {
   });
 
   it('answers DEADLINE_EXCEEDED instead of hanging behind a lock', async () => {
-    t = await openTestService('postgres', serviceConfig([pullQueue('q')]), { statementTimeoutMs: 300 });
+    // Every statement of the service runs under this timeout, migrations and
+    // adds included: long enough for them on a busy machine, and what the
+    // delete behind the lock waits before it gives up.
+    t = await openTestService('postgres', serviceConfig([pullQueue('q')]), { statementTimeoutMs: 3_000 });
     const q = t.service.getQueue('q');
     await q.add({ name: 'locked' });
     const other = new pg.Client({ connectionString: testPgUrl() });

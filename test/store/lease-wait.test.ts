@@ -25,7 +25,7 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     await q.add({ name: 'late', payload: 'x' });
     const tasks = await leasing;
     expect(tasks.map((task) => [task.name, task.retryCount])).toEqual([['late', 1]]);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(15_000); // well before waitMs, with room for a busy machine
   });
 
   it('waits for a task added by another service on the same database (another process)', async () => {
@@ -63,7 +63,7 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     await later(100);
     controller.abort();
     expect(await leasing).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(15_000); // well before waitMs, with room for a busy machine
   });
 
   it('takes a signal given as a function only when the lease has to wait, and once', async () => {
@@ -83,7 +83,7 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     controller.abort();
     expect(await leasing).toEqual([]);
     expect(taken).toBe(1);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(15_000); // well before waitMs, with room for a busy machine
   });
 
   it('waits on a paused queue: QUEUE_PAUSED at the end if still paused, the tasks if resumed meanwhile', async () => {

@@ -32,6 +32,8 @@ const COLUMNS = {
     'dispatched_at',
     // Added again by 0017 (push requests count in a task's size).
     'size_bytes',
+    // 0026: the process whose push claim this is.
+    'claimed_by',
   ],
   task_tombstones: ['queue_id', 'name', 'deleted_at', 'reason', 'retry_count'],
   queue_storage: ['queue_id', 'shard', 'task_count', 'byte_count'],
@@ -41,6 +43,7 @@ const COLUMNS = {
   task_dead_letters: ['queue_id', 'name', 'tag', 'payload', 'retry_count', 'enqueued_at', 'died_at', 'last_error', 'push', 'last_status'],
   dead_letter_counts: ['queue_id', 'shard', 'dead_letters'],
   push_queue_state: ['queue_id', 'tokens', 'refilled_at', 'slow_until', 'hold_until'],
+  push_dispatchers: ['id', 'label', 'started_at', 'heartbeat_at', 'expires_at'],
   queue_stats: [
     'queue_id',
     'queue',

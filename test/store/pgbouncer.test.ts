@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
 import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
 import { openServiceParts, openTaskQueue } from '../../src/open-task-queue.js';
+import { PgPushStore } from '../../src/store/pg-push-store.js';
+import { pushQueue } from '../helpers/push-sink.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
 import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
@@ -155,6 +157,32 @@ describe('behind PgBouncer in transaction mode', () => {
       expect(names).toEqual(['committed', 'kysely']);
     } finally {
       await client.end();
+      await tq.close();
+    }
+  });
+
+  it('recovers the push claims of a dispatcher whose heartbeat stopped: no session state carries liveness', async () => {
+    const schema = freshSchema();
+    const pushConfig = { ...config, queues: [pushQueue('hooks', 'http://127.0.0.1:9', { maxConcurrentRequests: 1 })] };
+    const { service: tq, store } = await openServiceParts({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config: pushConfig, cleanupIntervalMs: 0, dispatch: false });
+    try {
+      const queue = tq.getQueue('hooks');
+      await queue.add([{ name: 'a' }, { name: 'b' }]);
+      const push = new PgPushStore(store);
+      const [dead, live] = await Promise.all([push.registerDispatcher({ leaseMs: 60_000 }), push.registerDispatcher({ leaseMs: 60_000 })]);
+      const claim = (dispatcherId: string) =>
+        push.claim({ queueId: queue.id, queueName: 'hooks', ratePerSecond: 100, bucketSize: 100, maxConcurrentRequests: 1, limit: 1, deadlineMs: 600_000, marginMs: 30_000, dispatcherId });
+      expect((await claim(dead)).tasks).toHaveLength(1);
+      expect((await claim(live)).tasks).toEqual([]);
+      expect((await push.heartbeat({ dispatcherId: live, leaseMs: 60_000 })).recoveredQueueIds).toEqual([]);
+      const direct = new pg.Client({ connectionString: testPgUrl() });
+      await direct.connect();
+      await direct.query(`update ${schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [dead]);
+      await direct.end();
+      expect(await push.heartbeat({ dispatcherId: live, leaseMs: 60_000 })).toEqual({ alive: true, recoveredQueueIds: [queue.id] });
+      expect((await claim(live)).tasks).toHaveLength(1);
+      expect((await push.heartbeat({ dispatcherId: dead, leaseMs: 60_000 })).alive).toBe(false);
+    } finally {
       await tq.close();
     }
   });

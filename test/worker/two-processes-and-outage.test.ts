@@ -82,7 +82,9 @@ describe('workers across processes and outages (postgres)', () => {
             await new Promise((resolve) => setTimeout(resolve, 25));
             seen.add(task.name);
           },
-          { concurrency: 2, pollIntervalMs: 300, logger },
+          // Short leases: a lease the cut answered into the void (committed, its answer lost) holds its tasks
+          // until it ends; with the default 60 s that outlasted the drain's wait (seen under load: 2 tasks, 28 s left).
+          { concurrency: 2, pollIntervalMs: 300, leaseSeconds: 5, logger },
         )
         .on('state', (state) => states.push(state));
       await waitFor(() => seen.size >= 5, 'the first tasks');

@@ -27,7 +27,8 @@ export function registerDeadLetters(program: Command, ctx: CommandContext): void
     if (!flags.json) {
       ctx.io.out.write(
         formatTable(
-          ['NAME', 'TAG', 'RETRIES', 'DIED', 'BYTES', 'LAST ERROR'],
+          // Leases of a pull task, delivery attempts of a push task: attempts either way.
+          ['NAME', 'TAG', 'ATTEMPTS', 'DIED', 'BYTES', 'LAST ERROR'],
           rows.map((letter) => [
             letter.name,
             letter.tag ?? '-',

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { ServiceSettings } from '../../config/service-settings.js';
-import { openDatabase } from '../../store/database.js';
-import { migrate } from '../../store/migrate.js';
 import type { CommandContext } from '../command-context.js';
 import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
 
 /** `taskqueue migrate`: applies pending migrations (safe to run while servers start). */
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
+  // Loaded when run, not when the CLI starts (the database drivers are most of its start-up).
+  const [{ openDatabase }, { migrate }] = await Promise.all([import('../../store/database.js'), import('../../store/migrate.js')]);
   const database = await openDatabase(
     settings.databaseUrl
       ? postgresOptions(settings.databaseUrl, settings, 1)

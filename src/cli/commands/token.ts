@@ -1,17 +1,14 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LOCAL_SECRET_HEADER } from '../../auth/local-token-app.js';
 import { readTokenEndpointFile } from '../../auth/local-token-endpoint-file.js';
-import { LocalIssuer, type MintRequest } from '../../auth/local-issuer.js';
-import { authSettingsFromEnvironment, type AuthSettings } from '../../auth/auth-settings.js';
+import type { MintRequest } from '../../auth/local-issuer.js';
+import type { AuthSettings } from '../../auth/auth-settings.js';
 import { readCappedText, type FetchFunction } from '../../auth/capped-fetch.js';
 import { settingsFromEnvironment, type Environment } from '../../config/service-settings.js';
 import { isQueueError, QueueError } from '../../core/errors.js';
-import { openDatabase, type DatabaseOptions } from '../../store/database.js';
+import type { DatabaseOptions } from '../../store/database.js';
 import { probeDataDirLock } from '../../store/data-dir-lock.js';
-import { migrate } from '../../store/migrate.js';
-import { PgAuthStore } from '../../store/pg-auth-store.js';
 import { validateSchemaName } from '../../store/schema-name.js';
 import type { CommandContext } from '../command-context.js';
 import { withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
@@ -77,6 +74,8 @@ export async function runTokenCommand(argv: readonly string[], env: Environment,
   if (values['data-dir'] !== undefined) merged.TASKQUEUE_DATA_DIR = values['data-dir'];
   if (values.schema !== undefined) merged.TASKQUEUE_SCHEMA = values.schema;
   const settings = settingsFromEnvironment(merged);
+  // Loaded when minting: the auth settings bring jose (the local issuer's defaults).
+  const { authSettingsFromEnvironment } = await import('../../auth/auth-settings.js');
   return issueTokenCommand(parseTokenCommandArgs(argv), {
     databaseUrl: settings.databaseUrl,
     preparedStatements: settings.preparedStatements,
@@ -138,6 +137,13 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
   };
   const schema = validateSchemaName(deps.schema);
   const mintDirectly = async (options: DatabaseOptions): Promise<string> => {
+    // Loaded when minting here, not when the CLI starts: the drivers and jose are most of its start-up.
+    const [{ openDatabase }, { migrate }, { PgAuthStore }, { LocalIssuer }] = await Promise.all([
+      import('../../store/database.js'),
+      import('../../store/migrate.js'),
+      import('../../store/pg-auth-store.js'),
+      import('../../auth/local-issuer.js'),
+    ]);
     const database = await openDatabase(options);
     try {
       await migrate(database.db, schema);
@@ -184,6 +190,8 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
 
 /** Asks a running server's local token endpoint to mint. */
 export async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
+  // The endpoint's module brings hono: loaded when asking, not when the CLI starts.
+  const { LOCAL_SECRET_HEADER } = await import('../../auth/local-token-app.js');
   let status: number;
   let body: { access_token?: unknown; error_description?: unknown };
   try {

@@ -26,7 +26,8 @@ export function registerWork(program: Command, ctx: CommandContext): void {
           '(and TASKQUEUE_TASK_NAME, TASKQUEUE_TASK_RETRY_COUNT, TASKQUEUE_TASK_TAG, TASKQUEUE_QUEUE in its environment). ' +
           'Exit status 0 deletes the task; any other hands it back after the queue\'s backoff delay, with the last line ' +
           'of stderr as its last error. Leases are renewed while the command runs. SIGTERM or SIGINT drains: no new ' +
-          'tasks, running commands get --grace-seconds to finish, then SIGTERM, and their tasks are released; exit 0.',
+          'tasks, running commands get --grace-seconds to finish, then SIGTERM, and their tasks are released; exit 0. ' +
+          'Each command runs in a process group of its own, signalled whole, and dies with the runner (even on kill -9).',
       )
       .argument('<queue>', 'the queue', queueName)
       .requiredOption('--exec <command>', 'the command to run for each task (a /bin/sh command line)')

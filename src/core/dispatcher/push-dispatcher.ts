@@ -3,6 +3,7 @@ import { DEFAULT_PUSH_SETTINGS, routeOfTarget, type PushQueueSettings, type Queu
 import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
 import { deliveryUrl } from '../push-url.js';
 import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
+import { DispatcherLiveness, type DispatcherTerm } from './dispatcher-liveness.js';
 import { pushHeaders } from './push-headers.js';
 import type { ClaimedPushTask, DeliveredPush, PushStore } from './push-store.js';
 import { noPushEvents, type PushEvents, type PushTokenSigner, type PushTransport } from './push-transport.js';
@@ -76,7 +77,9 @@ interface PendingSuccess {
  * written by the loop's next claim (deleted, then its slot refilled, in one
  * round trip); other outcomes on their own. It waits for new tasks
  * (notifications), the next token or ETA, or a finished request; it never
- * polls at a fixed short interval.
+ * polls at a fixed short interval. Claims are made under this process's
+ * push_dispatchers row (DispatcherLiveness): while it has no live row it
+ * claims nothing, and when its row lapses its requests are cut.
  */
 export class PushDispatcher {
   readonly #options: PushDispatcherOptions;
@@ -86,12 +89,21 @@ export class PushDispatcher {
   readonly #deliveries = new Set<Promise<void>>();
   readonly #stopRequests = new AbortController();
   readonly #abortRequests = new AbortController();
+  readonly #liveness: DispatcherLiveness;
+  /** Per term, the signal that cuts its requests: shutdown or the term's end (one per term, not per request). */
+  readonly #termSignals = new WeakMap<DispatcherTerm, AbortSignal>();
   #stopping = false;
 
   constructor(options: PushDispatcherOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#events = options.events ?? noPushEvents;
+    this.#liveness = new DispatcherLiveness({
+      store: options.store,
+      logger: this.#logger,
+      onTerm: () => this.#loops.forEach(wake),
+      onRecovered: (ids) => this.#loops.filter((loop) => ids.includes(loop.queue.queueId)).forEach(wake),
+    });
   }
 
   /** Starts a loop for each push queue with a rate above 0 and somewhere to deliver. */
@@ -107,6 +119,8 @@ export class PushDispatcher {
       loop.done = this.#run(loop);
       this.#loops.push(loop);
     }
+    // Claims are made under this process's push_dispatchers row (sql/0026).
+    if (this.#loops.length > 0) this.#liveness.start();
   }
 
   /**
@@ -128,6 +142,8 @@ export class PushDispatcher {
     clearTimeout(timer);
     this.#abortRequests.abort();
     await Promise.all([...this.#deliveries]);
+    // The requests ended: the claims of those cut are due again at once, not when the row expires.
+    await this.#liveness.stop();
   }
 
   async #run(loop: QueueLoop): Promise<void> {
@@ -140,7 +156,10 @@ export class PushDispatcher {
       // Successes this claim writes first free their slots within it.
       const room = localCap - loop.inFlight + loop.successes.length;
       let waitMs: number | null = MAX_IDLE_MS;
-      if (room > 0) {
+      // No live registration (starting, or its heartbeat lapsed): no claim until one begins (onTerm wakes the loop).
+      const term = this.#liveness.current();
+      if (term === null) this.#writeSuccessesAlone(loop);
+      else if (room > 0) {
         const successes = loop.successes;
         loop.successes = [];
         try {
@@ -154,6 +173,7 @@ export class PushDispatcher {
             deadlineMs: PUSH_LIMITS.defaultDeadlineSeconds * 1000,
             marginMs: CLAIM_MARGIN_MS,
             delivered: successes.map((p) => p.delivered),
+            dispatcherId: term.id,
           });
           // Their slots are free now (the claim counted them so): before any other turn of this loop reads inFlight.
           this.#release(loop, successes.length);
@@ -163,7 +183,8 @@ export class PushDispatcher {
           });
           if (failing) this.#logger.info({ queue: config.name }, 'push dispatch: claiming again');
           failing = false;
-          for (const task of claim.tasks) this.#start(loop, task);
+          // The term ended while claiming: start none. Their claims are under its row, recovered as a dead process's.
+          if (this.#liveness.holds(term)) for (const task of claim.tasks) this.#start(loop, task, term);
           if (claim.tasks.length === Math.min(room, 100)) continue;
           waitMs = claim.waitMs === null ? MAX_IDLE_MS : Math.max(claim.tasks.length === 0 ? MIN_RETRY_MS : 0, Math.min(claim.waitMs, MAX_IDLE_MS));
         } catch (error) {
@@ -179,6 +200,11 @@ export class PushDispatcher {
     }
     // No claim writes them any more: successes still to come go out on their own (delivered()).
     loop.claiming = false;
+    this.#writeSuccessesAlone(loop);
+  }
+
+  /** Successes waiting for a claim, written each on its own (no claim is coming soon). */
+  #writeSuccessesAlone(loop: QueueLoop): void {
     for (const p of loop.successes.splice(0)) this.#options.store.delivered(p.delivered).then(p.resolve, p.reject);
   }
 
@@ -220,11 +246,16 @@ export class PushDispatcher {
     abort.abort();
   }
 
-  #start(loop: QueueLoop, task: ClaimedPushTask): void {
+  #start(loop: QueueLoop, task: ClaimedPushTask, term: DispatcherTerm): void {
     loop.inFlight++;
     this.#events.inFlight(loop.queue.config.name, 1);
     const slot: Slot = { freed: false };
-    const delivery = this.#deliver(loop, task, slot)
+    let signal = this.#termSignals.get(term);
+    if (signal === undefined) {
+      signal = AbortSignal.any([this.#abortRequests.signal, term.signal]);
+      this.#termSignals.set(term, signal);
+    }
+    const delivery = this.#deliver(loop, task, slot, signal)
       .catch((error: unknown) => {
         this.#logger.warn({ queue: loop.queue.config.name, task: task.name, err: error }, 'push delivery: outcome not recorded; the task is delivered again when its claim expires');
       })
@@ -250,13 +281,23 @@ export class PushDispatcher {
     return routed ?? (push.baseUrl ?? push.targetUrl)!;
   }
 
-  /** One attempt and its outcome. */
-  async #deliver(loop: QueueLoop, task: ClaimedPushTask, slot: Slot): Promise<void> {
+  /** One attempt and its outcome; `signal` cuts the request (shutdown, or the end of this process's term). */
+  async #deliver(loop: QueueLoop, task: ClaimedPushTask, slot: Slot, signal: AbortSignal): Promise<void> {
     const queue = loop.queue;
     const config = queue.config;
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
     const url = deliveryUrl(this.#baseUrlOf(push, request), request.url);
+    const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
+    if (url === null) {
+      // A path that climbs out of the base's (stored before adds refused
+      // it, or by hand) is never requested: no attempt could succeed.
+      const error = `url ${request.url.slice(0, 80)} climbs out of the path of the queue's target URL; not delivered`;
+      const held = await this.#options.store.deadLetter({ ...ref, status: null, error, executed: false });
+      this.#events.attempted(config.name, held ? 'dead_letter' : 'gone', 0);
+      this.#logger.warn({ queue: config.name, task: task.name, error, deadLettered: true }, 'push task refused');
+      return;
+    }
     const hasBody = task.body.byteLength > 0;
     const authorization = this.#options.signer ? `Bearer ${await this.#options.signer(url.split('?')[0]!)}` : null;
     const started = Date.now();
@@ -266,11 +307,11 @@ export class PushDispatcher {
       headers: pushHeaders(config.name, task, request, hasBody, authorization),
       body: hasBody ? task.body : null,
       deadlineMs: (request.deadlineSeconds ?? PUSH_LIMITS.defaultDeadlineSeconds) * 1000,
-      signal: this.#abortRequests.signal,
+      signal,
     });
-    if (this.#abortRequests.signal.aborted && result.status === null) return; // shutdown: the claim expires, another process retries
+    // Cut: at shutdown the claim is released (retireDispatcher), at the end of a term recovered with its row; another process retries.
+    if (signal.aborted && result.status === null) return;
     const seconds = (Date.now() - started) / 1000;
-    const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
     const status = result.status;
     if (status !== null && status >= 200 && status < 300) {
       const tombstone = !(this.#options.heldByForm?.(task.name) ?? false);

@@ -1,6 +1,9 @@
 import type { PushRequest } from '../push-task.js';
 import type { ClaimedPushTask } from './push-store.js';
 
+/** The queue name a cron firing's request carries, whatever queue delivers it: App Engine's. */
+export const CRON_QUEUE_HEADER = '__cron';
+
 /** App Engine's User-Agent of task requests; a task's own User-Agent gets it appended. */
 export const PUSH_USER_AGENT = 'AppEngine-Google; (+http://code.google.com/appengine)';
 
@@ -36,7 +39,8 @@ export function pushHeaders(
   if (hasBody && !contentType) out.push(['Content-Type', 'application/octet-stream']);
   if (authorization !== null && !authorized) out.push(['Authorization', authorization]);
   const service: [string, string][] = [
-    ['QueueName', queueName],
+    // App Engine names no queue for a cron request: its cron requests say `__cron`.
+    ['QueueName', request.cron === undefined ? queueName : CRON_QUEUE_HEADER],
     ['TaskName', task.name],
     ['TaskRetryCount', String(task.attempt - 1)],
     ['TaskExecutionCount', String(task.executionCount)],

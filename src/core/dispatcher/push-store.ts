@@ -47,10 +47,23 @@ export interface PushClaimParams extends QueueRef {
   readonly deadlineMs: number;
   readonly marginMs: number;
   /**
+   * The claiming process's push_dispatchers row (DispatcherLiveness): the
+   * claim is recorded under it, and claims nothing unless it is alive.
+   */
+  readonly dispatcherId: string;
+  /**
    * Successes to write first, in the claim's round trip and transaction (as
    * delivered() writes them): their slots count as free in this claim.
    */
   readonly delivered?: readonly DeliveredPush[];
+}
+
+/** What a heartbeat found. */
+export interface DispatcherHeartbeat {
+  /** False: the row had expired (it is never renewed then): the process must stop its requests and register again. */
+  readonly alive: boolean;
+  /** Queues whose claims of expired processes this heartbeat made due again. */
+  readonly recoveredQueueIds: readonly number[];
 }
 
 /** Identifies an attempt: the task and the claim it was delivered under. */
@@ -74,6 +87,12 @@ export interface PushOutcome extends PushAttemptRef {
  */
 export interface PushStore {
   claim(params: PushClaimParams): Promise<PushClaim>;
+  /** Registers this process as a dispatcher alive for `leaseMs` from now (the database's clock); answers its id. */
+  registerDispatcher(params: { readonly leaseMs: number }): Promise<string>;
+  /** Renews the row for `leaseMs` unless it has expired, and recovers the claims of expired rows. */
+  heartbeat(params: { readonly dispatcherId: string; readonly leaseMs: number }): Promise<DispatcherHeartbeat>;
+  /** Clean shutdown, after the last request: the row expires now and its claims still held are due again at once. */
+  retireDispatcher(dispatcherId: string): Promise<readonly number[]>;
   /** 2xx: deletes the task; `tombstone` false for a name held by its form. True when the claim still held. */
   delivered(params: DeliveredPush): Promise<boolean>;
   /** A failed attempt with retries left: the task is due again in `delayMs` from now (the database's clock). */

@@ -26,6 +26,8 @@ export class HeldTask<T extends WorkerTask> implements HeldLease<T>, HandlerCont
   ended = false;
   /** The lease is gone (or handed back): nothing may delete or fail the task any more. */
   settled = false;
+  /** stop() hands the task back: whatever its handler does after, the task is released, not deleted or failed. */
+  released = false;
   #controller: AbortController | null = null;
   #abortReason: Error | null = null;
 

@@ -2,10 +2,11 @@ import { backoffDelayMs, sleep } from './backoff-delay.js';
 import { CompletionBatcher, type CompletionResult } from './completion-batcher.js';
 import { HeldTask, TaskContext, type HandlerContext } from './held-task.js';
 import { RenewalSchedule } from './renewal-schedule.js';
-import type { WorkerBackend, WorkerErrorKind, WorkerTask } from './worker-backend.js';
+import type { WorkerBackend, WorkerTask } from './worker-backend.js';
 import { LeaseLostError, WorkerStoppedError } from './worker-errors.js';
 import { noWorkerMetrics, WorkerListeners, type WorkerEventMap, type WorkerMetrics, type WorkerState } from './worker-events.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
+import { WorkerStatus } from './worker-status.js';
 
 export type { HandlerContext } from './held-task.js';
 
@@ -33,13 +34,18 @@ export class TaskWorker<T extends WorkerTask> {
   readonly #buffer: Held<T>[] = [];
   /** Handlers running or settling (their delete or failure in flight): stop() waits for these within the grace. */
   #runs = 0;
-  #runsDone: (() => void) | null = null;
+  /**
+   * What stop() waits for: every run over (the grace), or, once the grace
+   * is over and the handlers still running are aborted and their tasks
+   * released, the settling of those that had ended (a delete in flight is
+   * let finish, not raced by a release).
+   */
+  #drained: { readonly settlingOnly: boolean; readonly resolve: () => void } | null = null;
   readonly #renewals: RenewalSchedule<Held<T>>;
   readonly #stopping = new AbortController();
   /** Handlers running now (a task whose handler ended waits only for its delete or failure answer). */
   #running = 0;
-  #state: WorkerState = 'running';
-  #failures = 0;
+  readonly #status: WorkerStatus<T>;
   /** Lease calls in flight. */
   readonly #leasing = new Set<Promise<void>>();
   /** The last lease call found nothing (or failed): one call at a time until tasks come. */
@@ -54,6 +60,7 @@ export class TaskWorker<T extends WorkerTask> {
     this.#handler = handler;
     this.#options = options;
     this.#metrics = metrics;
+    this.#status = new WorkerStatus(this.#listeners, options.logger, backend.queueName);
     // As many delete calls in flight as lease calls may be (one per batch that fits in concurrency, at most 16).
     const calls = Math.min(16, Math.max(1, Math.floor(options.concurrency / options.batchSize)));
     this.#completions = new CompletionBatcher<T, Held<T>>((held) => backend.complete(held), calls, (held, result) => this.#completed(held, result));
@@ -68,7 +75,7 @@ export class TaskWorker<T extends WorkerTask> {
 
   /** Running, backing off (paused, unavailable, error), stopping or stopped. */
   get state(): WorkerState {
-    return this.#state;
+    return this.#status.state;
   }
 
   /** Tasks held now (running or leased ahead). */
@@ -94,7 +101,9 @@ export class TaskWorker<T extends WorkerTask> {
   /**
    * Stops: no new leases; tasks leased ahead are released at once; running
    * handlers get the grace period to finish, then their signals abort and
-   * their leases are released. Resolves when the worker holds nothing.
+   * their leases are released, whatever the handlers do after (a success or
+   * a failure that comes after the abort counts for nothing). Resolves when
+   * the worker holds nothing.
    */
   stop(): Promise<void> {
     this.#stopped ??= this.#stop();
@@ -102,24 +111,27 @@ export class TaskWorker<T extends WorkerTask> {
   }
 
   async #stop(): Promise<void> {
-    this.#setState('stopping');
+    this.#status.set('stopping');
     this.#stopping.abort();
     while (this.#leasing.size > 0) await Promise.all([...this.#leasing]);
     await Promise.all(this.#buffer.splice(0).map((held) => this.#release(held)));
     if (this.#runs > 0) {
       const grace = new AbortController();
-      const drained = new Promise<void>((resolve) => (this.#runsDone = resolve));
+      const drained = new Promise<void>((resolve) => (this.#drained = { settlingOnly: false, resolve }));
       await Promise.race([drained, sleep(this.#options.gracePeriodMs, grace.signal)]);
       grace.abort();
     }
-    await Promise.all(
-      [...this.#held].map(async (held) => {
-        held.abort(new WorkerStoppedError(held.task.name));
-        await this.#release(held);
-      }),
-    );
+    const releases: Promise<void>[] = [];
+    for (const held of [...this.#held]) {
+      if (held.ended) continue;
+      // Marked as released before the abort: a handler that ends in the abort's own turn finds it so.
+      releases.push(this.#release(held));
+      held.abort(new WorkerStoppedError(held.task.name));
+    }
+    await Promise.all(releases);
+    if (this.#runs > this.#running) await new Promise<void>((resolve) => (this.#drained = { settlingOnly: true, resolve }));
     this.#renewals.stop();
-    this.#setState('stopped');
+    this.#status.set('stopped');
   }
 
   /**
@@ -166,11 +178,11 @@ export class TaskWorker<T extends WorkerTask> {
       if (this.#stopping.signal.aborted) return;
       this.#idle = true;
       this.#plenty = false;
-      this.#trouble(this.#backend.classify(error), error);
-      await sleep(backoffDelayMs(++this.#failures, this.#options.pollIntervalMs), this.#stopping.signal);
+      this.#status.trouble(this.#backend.classify(error), error);
+      await sleep(backoffDelayMs(++this.#status.failures, this.#options.pollIntervalMs), this.#stopping.signal);
       return;
     }
-    this.#recovered();
+    this.#status.recovered();
     this.#idle = tasks.length === 0;
     this.#plenty = tasks.length >= this.#options.batchSize;
     if (tasks.length === 0) return;
@@ -233,7 +245,8 @@ export class TaskWorker<T extends WorkerTask> {
   }
 
   #settleNow(held: Held<T>, failure: { error: unknown } | null): void {
-    if (held.settled) this.#done(held);
+    // Lost, or released by stop(): the handler's outcome counts for nothing.
+    if (held.settled || held.released) this.#done(held);
     else if (failure) void this.#fail(held, failure.error, held.seconds).then(() => this.#done(held));
     else this.#completions.submit(held);
   }
@@ -241,7 +254,8 @@ export class TaskWorker<T extends WorkerTask> {
   /** The handler's run and its settling are over. */
   #done(held: Held<T>): void {
     this.#forget(held);
-    if (--this.#runs === 0 && this.#runsDone) this.#runsDone();
+    this.#runs--;
+    if (this.#drained !== null && this.#runs === (this.#drained.settlingOnly ? this.#running : 0)) this.#drained.resolve();
     this.#dispatch();
     this.#pump();
   }
@@ -258,7 +272,7 @@ export class TaskWorker<T extends WorkerTask> {
 
   #deleted(held: Held<T>, deleted: boolean): void {
     held.settled = true;
-    this.#recovered();
+    this.#status.recovered();
     if (deleted) {
       this.#metrics.processed(this.#backend.queueName, held.seconds);
       this.#listeners.emit('processed', held.task, held.seconds);
@@ -273,10 +287,12 @@ export class TaskWorker<T extends WorkerTask> {
     for (let attempt = 1; ; attempt++) {
       const kind = this.#backend.classify(error);
       if (kind === 'lease-lost') return this.#lost(held, 'its delete was refused', error);
-      this.#trouble(kind, error);
+      this.#status.trouble(kind, error);
       const delay = backoffDelayMs(attempt, this.#options.pollIntervalMs);
-      if (Date.now() + delay >= held.expiresAt) return;
-      await sleep(delay);
+      // Stopping: no waiting on an outage until the lease ends (the task comes back then, to be run again).
+      if (Date.now() + delay >= held.expiresAt || this.#stopping.signal.aborted) return;
+      await sleep(delay, this.#stopping.signal);
+      if (this.#stopping.signal.aborted) return;
       try {
         return this.#deleted(held, await this.#completions.complete(held));
       } catch (next) {
@@ -300,6 +316,7 @@ export class TaskWorker<T extends WorkerTask> {
 
   /** Hands a task back at once (worker stopping). */
   async #release(held: Held<T>): Promise<void> {
+    held.released = true;
     held.renewAt = Infinity;
     await held.renewing;
     if (!held.settled) {
@@ -326,7 +343,7 @@ export class TaskWorker<T extends WorkerTask> {
   }
 
   #scheduleRenewal(held: Held<T>, afterMs = (this.#options.leaseSeconds * 1000) / 2): void {
-    if (held.ended || held.settled) return;
+    if (held.ended || held.settled || held.released) return;
     held.renewAt = Date.now() + afterMs;
     this.#renewals.wake(held.renewAt);
   }
@@ -343,7 +360,7 @@ export class TaskWorker<T extends WorkerTask> {
       if (held.settled) return;
       const kind = this.#backend.classify(error);
       if (kind === 'lease-lost') return this.#lost(held, 'it could not be renewed', error);
-      this.#trouble(kind, error);
+      this.#status.trouble(kind, error);
       const left = held.expiresAt - Date.now();
       // Unreachable until the lease ran out: someone else may hold the task now.
       if (left <= 0) return this.#lost(held, 'it ran out while the queue could not be reached', error);
@@ -365,35 +382,4 @@ export class TaskWorker<T extends WorkerTask> {
     this.#metrics.leaseLost(this.#backend.queueName);
     this.#listeners.emit('lease-lost', held.task, reason);
   }
-
-  /** A call failed: report it, and log once per change of state, not per attempt. */
-  #trouble(kind: WorkerErrorKind, error: unknown): void {
-    const state = kind === 'lease-lost' ? 'error' : kind;
-    this.#listeners.emit('error', error);
-    if (this.#state === state) return;
-    this.#options.logger.warn(
-      { queue: this.#backend.queueName, state, err: error instanceof Error ? error.message : String(error) },
-      `worker: ${DESCRIPTIONS[state]}; backing off until it recovers`,
-    );
-    this.#setState(state);
-  }
-
-  #recovered(): void {
-    this.#failures = 0;
-    if (this.#state === 'running' || this.#state === 'stopping') return;
-    this.#options.logger.info({ queue: this.#backend.queueName, after: this.#state }, 'worker: leasing again');
-    this.#setState('running');
-  }
-
-  #setState(state: WorkerState): void {
-    if (this.#state === state) return;
-    this.#state = state;
-    this.#listeners.emit('state', state);
-  }
 }
-
-const DESCRIPTIONS: Record<'paused' | 'unavailable' | 'error', string> = {
-  paused: 'the queue is paused',
-  unavailable: 'the queue cannot be reached',
-  error: 'leases fail',
-};

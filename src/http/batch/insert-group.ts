@@ -30,7 +30,7 @@ export async function runInsertGroup(calls: readonly CombinedCall[], authorize: 
       return;
     }
     try {
-      ready.push({ index: i, task: parseInsertBody(parseJsonObject(call.body), { queue: call.queue.name, project: call.project }) });
+      ready.push({ index: i, task: parseInsertBody(parseJsonObject(call.body), { queue: call.queue.name, project: call.project, mode: call.queue.config.mode }) });
     } catch (error) {
       responses[i] = errorPart(error, call.params.pretty, call.headers);
     }

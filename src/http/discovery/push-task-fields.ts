@@ -2,7 +2,7 @@ import type { DiscoveryDocument, DiscoverySchema } from './discovery-types.js';
 
 /**
  * Extension fields of the Task schema for push queues: where and how the
- * task is delivered, and how long an attempt may take. `payloadBase64` is the request body. Sent on
+ * task is delivered, and how long an attempt may take. `payloadBase64` is the request body (optional here). Sent on
  * tasks.insert to a push queue, and answered on push tasks.
  */
 export const PUSH_TASK_FIELDS: Readonly<Record<string, DiscoverySchema>> = {

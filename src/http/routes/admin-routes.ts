@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { ResolvedDeps } from '../app-deps.js';
 import { restHandler } from '../rest-handler.js';
+import { ADMIN_CRON_PATH, adminListCronJobs, adminRunCronJob } from './admin-cron-jobs.js';
 import { ADMIN_LIST_DEAD_LETTERS } from './admin-dead-letters.js';
 import { ADMIN_DELETE_TASKS, ADMIN_RELEASE_LEASE } from './admin-delete-tasks.js';
 import { ADMIN_EXPORT_TASKS } from './admin-export-tasks.js';
@@ -32,4 +33,6 @@ export function registerAdminRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post(`${queue}/tasks/import`, restHandler(deps, ADMIN_IMPORT_TASKS));
   app.post(`${queue}/tasks/delete`, restHandler(deps, ADMIN_DELETE_TASKS));
   app.post(`${queue}/tasks/:task/release`, restHandler(deps, ADMIN_RELEASE_LEASE));
+  app.get(ADMIN_CRON_PATH, adminListCronJobs(deps));
+  app.post(`${ADMIN_CRON_PATH}/:job/run`, adminRunCronJob(deps));
 }

@@ -17,7 +17,7 @@ export const INSERT_TASK: RestMethod = {
   shape: RESPONSE_SHAPES.task,
   async run({ c, params, project, queue }) {
     const body = parseJsonObject(await readBody(c));
-    const task = await queue.add(parseInsertBody(body, { queue: queue.name, project }));
+    const task = await queue.add(parseInsertBody(body, { queue: queue.name, project, mode: queue.config.mode }));
     return writeJson(c, params, { body: taskJson(task, project, { withPayload: true }), etag: taskEtag(task) });
   },
 };

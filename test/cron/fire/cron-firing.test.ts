@@ -107,7 +107,8 @@ describe.each(ENGINES)('cron firing with a fixed clock (%s)', (engine: TestEngin
     expect(header(first, 'X-Appengine-Cron')).toBe('true');
     expect(header(first, 'X-CloudScheduler')).toBe('true');
     expect(header(first, 'X-CloudScheduler-JobName')).toBe('tick');
-    expect(header(first, 'X-AppEngine-QueueName')).toBe('cron');
+    expect(header(first, 'X-AppEngine-QueueName')).toBe('__cron');
+    expect(header(first, 'X-CloudTasks-QueueName')).toBe('__cron');
     expect(header(first, 'X-AppEngine-TaskName')).toBe('cron-tick-20260301T090100Z');
     // Three firings: each added by one service and met as already added by the other.
     expect(outcomes.filter((outcome) => outcome === 'added')).toHaveLength(3);
