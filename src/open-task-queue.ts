@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { PoolStats } from './core/pool-stats.js';
 import { resolve } from 'node:path';
 import type { AuthStore } from './auth/auth-store.js';
-import { loadConfigFile, builtInConfig } from './config/load-config.js';
-import { cronScheduleOf, scheduledCronJobs, withCronQueue } from './config/cron-queue.js';
-import { findCronFile, loadCronFile } from './config/load-cron-config.js';
+import { cronScheduleOf, requireCronQueues, scheduledCronJobs, withCronQueue } from './config/cron-queue.js';
+import { DEFAULT_CONFIG_FILES, resolveConfig, resolveCron } from './config/resolve-config.js';
 import type { CronConfig } from './core/cron-job.js';
 import type { CronClock, CronEvents, CronFiring } from './core/cron-scheduler.js';
 import { CronService, type CronJobStatus } from './core/cron-service.js';
@@ -15,6 +13,7 @@ import type { DepthHistory } from './core/depth-history.js';
 import { QueueError } from './core/errors.js';
 import { silentLogger, type Logger } from './core/logger.js';
 import { withPushBaseUrl, type QueueConfig, type ServiceConfig } from './core/queue-config.js';
+import type { DefinitionsRole } from './core/queue-definitions.js';
 import type { PushEvents } from './core/dispatcher/push-transport.js';
 import type { QueueOperations } from './core/queue-operations.js';
 import type { QueueOverview } from './core/queue-overview.js';
@@ -26,6 +25,9 @@ import { startPushDispatch, type PushDispatch } from './push/start-dispatch.js';
 import { TaskQueueService } from './core/task-queue-service.js';
 import { PgAuditLog } from './store/audit-log.js';
 import { configuredQueues } from './store/configured-queues.js';
+import { DefinitionsWatch, type DefinitionsStatus } from './store/definitions-watch.js';
+import { logQueues } from './core/log-queues.js';
+import { settleQueueDefinitions } from './store/settle-queue-definitions.js';
 import { openDatabase, type DatabaseOptions, type EngineKind, type OpenDatabase } from './store/database.js';
 import { PgDepthHistory } from './store/depth-history.js';
 import { latestMigration, migrate } from './store/migrate.js';
@@ -40,8 +42,17 @@ import { waitForDatabase } from './store/wait-for-database.js';
 export interface OpenTaskQueueOptions {
   /** PostgreSQL connection string; absent (and no DATABASE_URL) = embedded PGlite. */
   readonly databaseUrl?: string | null;
-  /** Path to queue.xml or queue.yaml, or an already validated configuration (default: ./queue.xml, else ./queue.yaml, else a built-in sample). */
+  /**
+   * Path to queue.xml or queue.yaml, or a validated configuration (default ./queue.xml, else ./queue.yaml; with none, the
+   * database's queues, written by none; a fresh database gets a sample). It must agree with the database's, unless `ownQueues`.
+   */
   readonly config?: string | ServiceConfig;
+  /** Write `config` (given or found, never the sample) as the queue definitions, retiring queues it lacks (default false; `taskqueue serve` does). */
+  readonly ownQueues?: boolean;
+  /** Write an owner's configuration even if an earlier revision wrote it and a later one replaced it (`config sync --force`). */
+  readonly forceQueues?: boolean;
+  /** App Engine `target` to base URL, for push queues and cron jobs (default TASKQUEUE_TARGET_URLS). */
+  readonly targetUrls?: ReadonlyMap<string, string>;
   /** The project id the REST paths name. */
   readonly project?: string;
   /** The embedded engine's data directory; `':memory:'` keeps it in memory. */
@@ -107,6 +118,8 @@ export interface WiringOptions extends OpenTaskQueueOptions {
   readonly now?: Clock;
   /** The cron scheduler's clock (tests; default the database's now()). */
   readonly cronClock?: CronClock;
+  /** How often to look for newer queue definitions, in ms (default 10000; 0 = only when asked). */
+  readonly definitionsCheckMs?: number;
 }
 
 /**
@@ -154,15 +167,18 @@ export interface OpenTaskQueue {
   cronJobs(): Promise<CronJobStatus[]>;
   /** Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no server recorded it); audited as `operator` (default: anonymous, source `api`). */
   runCronJob(name: string, operator?: Operator): Promise<CronFiring>;
+  /** The revision of the queue definitions this process serves and the database's newest (differing: restart it). */
+  definitionsStatus(): Promise<DefinitionsStatus>;
 }
 
-export type { PoolStats };
+export type { PoolStats, DefinitionsStatus };
+export { DEFAULT_CONFIG_FILES };
 
 /**
  * Opens the task queue service in this process: loads and validates the
  * queue configuration, opens the database (PostgreSQL, or embedded PGlite),
  * applies migrations under an advisory lock, and writes the configured
- * queues to it.
+ * queues to it or checks them against its own (settle-queue-definitions.ts).
  *
  * ```ts
  * const tq = await openTaskQueue({ config: './queue.xml' });
@@ -191,16 +207,12 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const logger = options.logger ?? silentLogger;
   const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
+  const routes = options.targetUrls ?? settings.targetUrls;
   const cron = await resolveCron(options.cron === undefined ? settings.cronPath : options.cron);
-  const config = withPushBaseUrl(withCronQueue(await resolveConfig(options.config ?? settings.configPath, settings), cron), pushBaseUrl);
-  logger.info({ source: config.source, queues: config.queues.length }, 'config loaded');
+  const given = withPushBaseUrl(withCronQueue(await resolveConfig(options.config ?? settings.configPath, settings), cron), pushBaseUrl, routes);
+  const role: DefinitionsRole = given.source === 'built-in' ? 'use' : options.ownQueues === true ? 'own' : 'check';
+  logger.info({ source: given.source, queues: given.queues.length, role }, 'config loaded');
   if (cron !== null) logger.info({ source: cron.source, jobs: cron.jobs.length }, 'cron jobs loaded');
-  if (config.source === 'built-in') {
-    logger.warn(
-      { queues: config.queues.map((q) => q.name) },
-      'running on the built-in sample configuration: no queue.xml or queue.yaml here and TASKQUEUE_CONFIG not set',
-    );
-  }
 
   const databaseOptions: DatabaseOptions = options.database ?? databaseOptionsFor(options, settings);
   if (databaseOptions.kind === 'postgres' && (options.databaseWaitSeconds ?? 0) > 0) {
@@ -212,9 +224,12 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   try {
     const migrated = await migrate(database.db, schema);
     logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
-    const ids = await store.syncQueues(config);
+    const settled = await settleQueueDefinitions({ db: database.db, schema }, given, role, { force: options.forceQueues ?? false });
+    const config = settled.wrote ? given : withPushBaseUrl(settled.config, pushBaseUrl, routes);
+    requireCronQueues(config, cron);
+    logQueues(logger, config, { role, wrote: settled.wrote, revision: settled.revision, routes, cronJobs: cron?.jobs ?? [] });
     await prepareSqlApi(database.db, schema, { tombstoneRetentionMs: tombstoneRetentionMs(options, settings), logger });
-    return assemble(database, store, schema, config, ids, options, settings, cron);
+    return assemble(database, store, schema, config, settled.ids, options, settings, cron, settled.revision);
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
@@ -247,10 +262,12 @@ export async function openForOperators(options: WiringOptions & { readonly datab
       );
     }
     if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
-    const { config: stored, ids } = await configuredQueues({ db: database.db, schema });
+    const { config: stored, ids, revision } = await configuredQueues({ db: database.db, schema });
     const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
-    const config = withPushBaseUrl({ ...stored, source: `${where} (no configuration given: TASKQUEUE_CONFIG=queue.xml writes one)` }, pushBaseUrl);
-    return (await assemble(database, store, schema, config, ids, { ...options, cleanupIntervalMs: 0, dispatch: false }, settings)).service;
+    const source = `${stored.source.replace('the database', where)} (no configuration given: TASKQUEUE_CONFIG=queue.xml or taskqueue config sync writes one)`;
+    const config = withPushBaseUrl({ ...stored, source }, pushBaseUrl, options.targetUrls ?? settings.targetUrls);
+    const wiring = { ...options, cleanupIntervalMs: 0, dispatch: false, definitionsCheckMs: 0 };
+    return (await assemble(database, store, schema, config, ids, wiring, settings, null, revision?.revision ?? null)).service;
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
@@ -266,7 +283,8 @@ async function assemble(
   ids: ReadonlyMap<string, number>,
   options: WiringOptions,
   settings: ServiceSettings,
-  cron: CronConfig | null = null,
+  cron: CronConfig | null,
+  revision: number | null,
 ): Promise<ServiceParts> {
   const tombstoneRetention = tombstoneRetentionMs(options, settings);
   const core = new TaskQueueService(store, config, ids, {
@@ -291,6 +309,7 @@ async function assemble(
       config,
       queueIds: ids,
       tombstoneRetentionMs: tombstoneRetention,
+      targetUrls: options.targetUrls ?? settings.targetUrls,
       logger: options.logger ?? silentLogger,
       ...(signer ? { signer: (audience: string) => signer.sign(audience) } : {}),
       ...start,
@@ -312,6 +331,11 @@ async function assemble(
     auditLog,
   });
   if (options.cronFiring ?? true) cronService.start();
+  const logger = options.logger ?? silentLogger;
+  const graceMs = options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000;
+  // A process serving an older revision than the database's stops dispatching: its rates and targets are stale.
+  const onStale = () => void stopDispatch(graceMs).catch((error: unknown) => logger.warn({ err: error }, 'stopping push dispatch failed'));
+  const watch = new DefinitionsWatch({ ctx: { db: database.db, schema }, serving: revision, logger, onStale, intervalMs: options.definitionsCheckMs ?? 10_000 });
   const service: OpenTaskQueue = {
     config,
     getQueue: (name) => core.getQueue(name),
@@ -321,14 +345,16 @@ async function assemble(
     runCleanup: () => core.runCleanup(),
     ping: () => core.ping(),
     close: async () => {
+      watch.stop();
       await cronService.stop();
-      await stopDispatch(options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000);
+      await stopDispatch(graceMs);
       await core.close();
     },
     startDispatch,
     stopDispatch,
     cronJobs: () => cronService.list(),
     runCronJob: (name, operator) => cronService.run(name, operator),
+    definitionsStatus: () => watch.status(),
     project,
     engine: database.engine,
     schema,
@@ -354,32 +380,6 @@ function databaseOptionsFor(options: OpenTaskQueueOptions, settings: ServiceSett
   if (url) return postgresOptions(url, settings, options);
   const dataDir = options.dataDir ?? settings.dataDir;
   return dataDir === ':memory:' ? { kind: 'pglite' } : { kind: 'pglite', dataDir: resolve(dataDir) };
-}
-
-/** The files looked for in the working directory when no configuration is named, in this order. */
-export const DEFAULT_CONFIG_FILES = ['queue.xml', 'queue.yaml', 'queue.yml'] as const;
-
-/**
- * A config path or object; with neither, the first of DEFAULT_CONFIG_FILES
- * that exists, else the built-in sample. A named file that does not exist is
- * an error (loadConfigFile), never a silent fallback to the sample.
- */
-async function resolveConfig(config: string | ServiceConfig | null, settings: ServiceSettings): Promise<ServiceConfig> {
-  const options = { maxActiveQueues: settings.maxActiveQueues };
-  if (config === null) {
-    const found = DEFAULT_CONFIG_FILES.find((file) => existsSync(file));
-    return found === undefined ? builtInConfig() : loadConfigFile(found, options);
-  }
-  if (typeof config === 'string') return loadConfigFile(config, options);
-  return config;
-}
-
-/** The cron jobs: a path, the jobs themselves, or none (false); with no path, ./cron.yaml or ./cron.xml if present. */
-async function resolveCron(cron: string | CronConfig | false | null): Promise<CronConfig | null> {
-  if (cron === false) return null;
-  if (cron !== null && typeof cron !== 'string') return cron;
-  const file = await findCronFile(cron);
-  return file === null ? null : loadCronFile(file);
 }
 
 /** The PostgreSQL engine's options: the settings, with what the caller gave put over them. */

@@ -61,6 +61,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const service = await openTaskQueue({
     databaseUrl: settings.databaseUrl,
     ...(settings.configPath === null ? {} : { config: settings.configPath }),
+    // The server owns the definitions of the configuration it is given or finds (never the built-in sample).
+    ownQueues: true,
     project: settings.project,
     dataDir: settings.dataDir,
     schema: settings.schema,

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { registerAdd } from './commands/add.js';
 import { registerCheckConfig } from './commands/check-config.js';
+import { registerConfig } from './commands/config-sync.js';
 import { registerCron } from './commands/cron.js';
 import { registerDeadLetters } from './commands/dead-letters.js';
 import { registerDelete } from './commands/delete.js';
@@ -50,6 +51,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerServe,
     registerMigrate,
     registerCheckConfig,
+    registerConfig,
     registerCron,
     registerToken,
     registerQueues,

@@ -19,7 +19,7 @@ export interface ServerFlags extends DatabaseFlags {
 
 /** An operator command's target: a running server (--url), else the database. */
 export interface ConnectionFlags extends DatabaseFlags {
-  /** The queue configuration: on the database, its queues are written as a server would (not with --url). */
+  /** The queue configuration: on the database, written to a fresh one, else checked against its queues (not with --url). */
   readonly config?: string;
   readonly url?: string;
   readonly token?: string;
@@ -37,7 +37,7 @@ export function withConnectionOptions(command: Command): Command {
     command
       .option('--url <url>', 'talk to a running server instead of the database (default $TASKQUEUE_URL)')
       .option('--token <token>', 'bearer token for --url (default $TASKQUEUE_TOKEN)')
-      .option('--config <file>', 'queue.xml or queue.yaml: write its queues to the database first, as a server does (default $TASKQUEUE_CONFIG)'),
+      .option('--config <file>', 'queue.xml or queue.yaml: written to a fresh database first; else it must agree with the database\'s queues (default $TASKQUEUE_CONFIG)'),
   );
 }
 

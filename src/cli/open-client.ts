@@ -72,7 +72,7 @@ async function throughHoldingServer(dataDir: string, pid: unknown, env: Environm
   return new HttpClient(endpoint.serverUrl, token);
 }
 
-/** The schema, and the configuration when one is given (--config, TASKQUEUE_CONFIG): its queues are written as a server would. */
+/** The schema, and the configuration when one is given (--config, TASKQUEUE_CONFIG): written to a fresh database, else checked against its queues. */
 function operatorOptions(settings: ServiceSettings, env: Environment): { schema: string; config?: string; env: Environment } {
   return { schema: settings.schema, env, ...(settings.configPath === null ? {} : { config: settings.configPath }) };
 }

@@ -223,8 +223,11 @@ function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {
 }
 
 /**
- * Reads `<retry-parameters>`: maxLeases is the task-retry-limit, with 0
- * meaning unlimited as in AppScale; the rest are the backoff and age limit.
+ * Reads `<retry-parameters>`: maxLeases is the task-retry-limit as App Engine
+ * means it, 0 included: a push task is not retried after its first attempt,
+ * a pull task is never leased (its first lease attempt moves it to the dead
+ * letters). AppScale read 0 as unlimited, which retried a real queue.yaml's
+ * `task_retry_limit: 0` forever. The rest are the backoff and age limit.
  */
 function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): { maxLeases: number | null; retry: RetryParameters } {
   const { syntax } = scope;
@@ -267,7 +270,7 @@ function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): { max
   if (limit > MAX_TASK_RETRY_LIMIT) {
     fail(scope, `${label} must be at most ${MAX_TASK_RETRY_LIMIT}, got "${text}"`, { element: limitNode.key });
   }
-  return { maxLeases: limit === 0 ? null : limit, retry };
+  return { maxLeases: limit, retry };
 }
 
 function retrySeconds(scope: Scope, node: ConfigNode): number {

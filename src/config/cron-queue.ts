@@ -40,6 +40,17 @@ export function withCronQueue(config: ServiceConfig, cron: CronConfig | null): S
   return withQueue;
 }
 
+/**
+ * The cron jobs' queues are in the configuration a process serves as they
+ * are: served from the database's definitions, a missing built-in cron
+ * queue cannot be added in memory (it would have no row).
+ */
+export function requireCronQueues(config: ServiceConfig, cron: CronConfig | null): void {
+  if (cron !== null && withCronQueue(config, cron) !== config) {
+    throw configError({ file: cron.source }, `the cron jobs need the queue "${CRON_QUEUE_NAME}", which the served queue definitions (${config.source}) lack`);
+  }
+}
+
 /** The jobs of a cron file with their queues and compiled schedules, for the scheduler. */
 export function scheduledCronJobs(cron: CronConfig | null): ScheduledCronJob[] | null {
   return cron === null ? null : cron.jobs.map((job) => {

@@ -29,6 +29,8 @@ const YAML_KEYS: ReadonlyMap<string, string> = new Map([
   ['storage_limit', 'storage-limit'],
   ['lease_rate', 'lease-rate'],
 ]);
+/** queue.yaml's top-level `application:` (App Engine's app id): accepted and ignored, as App Engine's tools do now. */
+const APPLICATION_KEY = 'application';
 const CANONICAL_TO_YAML: ReadonlyMap<string, string> = new Map([...YAML_KEYS].map(([key, name]) => [name, key]));
 
 /** How queue.yaml names things in messages: `task_retry_limit`. */
@@ -67,7 +69,7 @@ export function readQueueYaml(text: string, source: string): ConfigNode {
   if (!isMap(contents)) {
     throw configError({ file: source }, 'the top level must be a mapping (total_storage_limit, admin_emails, queue)');
   }
-  return configNode('queue-entries', 'queue-entries', '', reader.entries(contents, { file: source }));
+  return configNode('queue-entries', 'queue-entries', '', reader.entries(contents, { file: source }, true));
 }
 
 /** Walks the YAML AST (not `toJS()`, so that scalars keep their source text). */
@@ -78,14 +80,17 @@ class YamlReader {
   ) {}
 
   /** The children of a mapping, with list-valued keys (`queue`, `admin_emails`, `acl`) unfolded. */
-  entries(map: Node, location: ConfigErrorLocation): ConfigNode[] {
+  entries(map: Node, location: ConfigErrorLocation, root = false): ConfigNode[] {
     const nodes: ConfigNode[] = [];
     if (!isMap(map)) return nodes;
     for (const pair of map.items) {
       const key = this.keyText(pair.key, location);
       const name = YAML_KEYS.get(key) ?? null;
       const value = this.resolve(pair.value);
-      if (name === null) {
+      if (root && key === APPLICATION_KEY) {
+        // App Engine accepts (and no longer needs) the app id here; the project is TASKQUEUE_PROJECT's.
+        if (isMap(value) || isSeq(value)) throw configError({ ...location, element: key }, `${key} must be a single value (the App Engine app id)`);
+      } else if (name === null) {
         // Unknown key: keep it (without its value) so the shared rules report it in context.
         nodes.push(configNode(null, key, ''));
       } else if (name === 'queue') {

@@ -61,6 +61,11 @@ export interface ServiceSettings {
   readonly shutdownGraceSeconds: number;
   /** Base URL of push tasks for queues without `<target-url>` (TASKQUEUE_PUSH_BASE_URL); null = none. */
   readonly pushBaseUrl: string | null;
+  /**
+   * Where App Engine targets go (TASKQUEUE_TARGET_URLS: `worker=http://worker:8080,v2.api=http://api:8080`):
+   * a push queue's or cron job's `target` (a service, or version.service) to a base URL. Empty = none.
+   */
+  readonly targetUrls: ReadonlyMap<string, string>;
   /** Whether this process delivers push tasks (TASKQUEUE_DISPATCH, `on` by default). */
   readonly dispatch: boolean;
   /** Whether push requests carry a signed `Authorization: Bearer` token (TASKQUEUE_PUSH_SIGNING, `on` by default). */
@@ -99,6 +104,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   dbWaitSeconds: 30,
   shutdownGraceSeconds: 10,
   pushBaseUrl: null,
+  targetUrls: new Map(),
   dispatch: true,
   pushSigning: true,
   pushIdentity: null,
@@ -151,6 +157,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     ),
     listenDatabaseUrl: text('TASKQUEUE_LISTEN_DATABASE_URL') ?? DEFAULT_SETTINGS.listenDatabaseUrl,
     pushBaseUrl: pushBaseUrlSetting(text('TASKQUEUE_PUSH_BASE_URL')),
+    targetUrls: targetUrlsSetting(text('TASKQUEUE_TARGET_URLS')),
     dispatch: onOffSetting('TASKQUEUE_DISPATCH', text('TASKQUEUE_DISPATCH'), DEFAULT_SETTINGS.dispatch),
     pushSigning: onOffSetting('TASKQUEUE_PUSH_SIGNING', text('TASKQUEUE_PUSH_SIGNING'), DEFAULT_SETTINGS.pushSigning),
     pushIdentity: text('TASKQUEUE_PUSH_IDENTITY') ?? DEFAULT_SETTINGS.pushIdentity,
@@ -166,6 +173,26 @@ function pushBaseUrlSetting(value: string | undefined): string | null {
   const problem = checkBaseUrl(value);
   if (problem !== null) throw new QueueError('INVALID_CONFIG', `TASKQUEUE_PUSH_BASE_URL ${problem}`, { field: 'TASKQUEUE_PUSH_BASE_URL' });
   return value;
+}
+
+/** `target=url` pairs, comma-separated; each URL as strict as TASKQUEUE_PUSH_BASE_URL, each target once. */
+function targetUrlsSetting(value: string | undefined): ReadonlyMap<string, string> {
+  const routes = new Map<string, string>();
+  if (value === undefined) return routes;
+  const name = 'TASKQUEUE_TARGET_URLS';
+  for (const pair of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const at = pair.indexOf('=');
+    const target = at < 0 ? '' : pair.slice(0, at).trim();
+    const url = at < 0 ? '' : pair.slice(at + 1).trim();
+    if (!/^[a-z0-9][a-z0-9.-]*$/i.test(target) || url === '') {
+      throw new QueueError('INVALID_CONFIG', `${name} must be target=url pairs separated by commas (worker=http://worker:8080), got "${pair}"`, { field: name });
+    }
+    const problem = checkBaseUrl(url);
+    if (problem !== null) throw new QueueError('INVALID_CONFIG', `${name}: the URL of target "${target}" ${problem}`, { field: name });
+    if (routes.has(target)) throw new QueueError('INVALID_CONFIG', `${name} names target "${target}" twice`, { field: name });
+    routes.set(target, url);
+  }
+  return routes;
 }
 
 function choiceSetting<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {

@@ -19,7 +19,8 @@ export function PushFigures(props: { readonly push: PushQueueOverview; readonly 
       <Figure label="Tokens now" value={formatTokens(p.tokens, p.bucketSize)} />
       <Figure label="Max concurrent" value={p.maxConcurrentRequests === null ? 'unlimited' : formatCount(p.maxConcurrentRequests)} />
       <Figure label="In flight" value={formatCount(p.inFlight)} warn={full} />
-      <Figure label="Target" value={p.targetUrl ?? 'none: set <target-url> or TASKQUEUE_PUSH_BASE_URL'} warn={p.targetUrl === null} wide />
+      {p.target !== null && <Figure label="App Engine target" value={p.target} />}
+      <Figure label="Target" value={p.targetUrl ?? 'none: set <target-url>, TASKQUEUE_TARGET_URLS or TASKQUEUE_PUSH_BASE_URL'} warn={p.targetUrl === null} wide />
       {p.heldUntilUsec !== null && (
         <div class="warn" id="push-held">
           <dt>Held (Retry-After) until</dt>

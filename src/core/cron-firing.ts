@@ -35,6 +35,6 @@ export function cronFiringTask(job: CronJob, instant: Date, name: string): TaskO
     method: 'GET',
     url: job.url,
     retryOptions: cronRetryOptions(job),
-    [CRON_FIRING]: { job: job.name, scheduleTime: instant.toISOString() },
+    [CRON_FIRING]: { job: job.name, scheduleTime: instant.toISOString(), ...(job.target === null ? {} : { target: job.target }) },
   };
 }

@@ -115,6 +115,8 @@ export const RESERVED_CRON_NAME_REASON = 'has the form of a cron firing (cron-<j
 export interface CronFiringMark {
   readonly job: string;
   readonly scheduleTime: string;
+  /** The job's App Engine `target`: its route (TASKQUEUE_TARGET_URLS) is where the firing goes, over its queue's URL. */
+  readonly target?: string;
 }
 
 /**

@@ -81,22 +81,52 @@ export interface PushQueueSettings {
   readonly maxConcurrentRequests: number | null;
   /** Extension `<target-url>` (`target_url`): absolute http(s) base URL the task URLs are relative to; null = TASKQUEUE_PUSH_BASE_URL. */
   readonly targetUrl: string | null;
-  /** `<target>` (App Engine's version.service): accepted and shown, not routed. */
+  /** `<target>` (App Engine's service, or version.service): routed by TASKQUEUE_TARGET_URLS when it names it (see routeOfTarget). */
   readonly target: string | null;
-  /** Where the tasks go: `targetUrl`, else the service's TASKQUEUE_PUSH_BASE_URL (set by `withPushBaseUrl`); null or absent = nowhere. */
+  /** Where the tasks go: `targetUrl`, else the target's route, else TASKQUEUE_PUSH_BASE_URL (set by `withPushBaseUrl`); null or absent = nowhere. */
   readonly baseUrl?: string | null;
 }
 
-/** The configuration with each push queue's base URL resolved: its `<target-url>`, else `baseUrl` (TASKQUEUE_PUSH_BASE_URL). */
-export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null): ServiceConfig {
+/** App Engine targets to base URLs (TASKQUEUE_TARGET_URLS). */
+export type TargetRoutes = ReadonlyMap<string, string>;
+
+/**
+ * The base URL of an App Engine `target`: the route of the target as
+ * written (`v2.api`), else of its service (`api`, the part after the last
+ * dot of version.service); null when the map names neither.
+ */
+export function routeOfTarget(target: string, routes: TargetRoutes): string | null {
+  const exact = routes.get(target);
+  if (exact !== undefined) return exact;
+  const dot = target.lastIndexOf('.');
+  return dot < 0 ? null : (routes.get(target.slice(dot + 1)) ?? null);
+}
+
+/**
+ * The configuration with each push queue's base URL resolved: its
+ * `<target-url>`, else its `<target>`'s route, else `baseUrl`
+ * (TASKQUEUE_PUSH_BASE_URL). A target with no route falls back to `baseUrl`
+ * (the start log warns: unroutedTargets).
+ */
+export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null, routes: TargetRoutes = new Map()): ServiceConfig {
   return {
     ...config,
     queues: config.queues.map((queue) => {
       if (queue.mode !== 'push') return queue;
       const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
-      return { ...queue, push: { ...push, baseUrl: push.targetUrl ?? baseUrl } };
+      const routed = push.target === null ? null : routeOfTarget(push.target, routes);
+      return { ...queue, push: { ...push, baseUrl: push.targetUrl ?? routed ?? baseUrl } };
     }),
   };
+}
+
+/** Push queues whose `<target>` has no route (and no `<target-url>` decides instead): their tasks go to TASKQUEUE_PUSH_BASE_URL. */
+export function unroutedTargets(config: ServiceConfig, routes: TargetRoutes): { readonly queue: string; readonly target: string }[] {
+  return config.queues.flatMap((queue) => {
+    const target = queue.push?.target ?? null;
+    if (queue.mode !== 'push' || target === null || queue.push?.targetUrl != null || routeOfTarget(target, routes) !== null) return [];
+    return [{ queue: queue.name, target }];
+  });
 }
 
 /** App Engine's push-queue defaults: 5 tasks/s, bucket 5, no concurrency cap. */

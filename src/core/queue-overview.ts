@@ -39,6 +39,8 @@ export interface PushQueueOverview {
   readonly bucketSize: number;
   readonly maxConcurrentRequests: number | null;
   readonly targetUrl: string | null;
+  /** `<target>`: the App Engine service its tasks are for (routed by TASKQUEUE_TARGET_URLS); null = none. */
+  readonly target: string | null;
   /** Requests in flight now, across every process. */
   readonly inFlight: number;
   /**

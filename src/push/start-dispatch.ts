@@ -15,6 +15,8 @@ export interface PushDispatchOptions {
   readonly logger: Logger;
   readonly signer?: PushTokenSigner;
   readonly events?: PushEvents;
+  /** App Engine targets to base URLs, for cron firings whose job names a target. */
+  readonly targetUrls?: ReadonlyMap<string, string>;
 }
 
 /** A running dispatcher of this process. */
@@ -37,6 +39,7 @@ export function startPushDispatch(options: PushDispatchOptions): PushDispatch {
     heldByForm: (name) => isHeldByForm(name, Date.now(), options.tombstoneRetentionMs),
     ...(options.signer ? { signer: options.signer } : {}),
     ...(options.events ? { events: options.events } : {}),
+    ...(options.targetUrls ? { targetUrls: options.targetUrls } : {}),
   });
   dispatcher.start();
   return {

@@ -89,6 +89,7 @@ function pushOverview(row: OverviewRow): PushQueueOverview {
     bucketSize: settings.bucketSize,
     maxConcurrentRequests: settings.maxConcurrentRequests,
     targetUrl: settings.baseUrl ?? settings.targetUrl,
+    target: settings.target ?? null,
     inFlight: toNumber(row.in_flight),
     tokens: row.tokens === null || row.tokens === undefined ? null : Number(row.tokens),
     heldUntilUsec: row.held_until_usec === null || row.held_until_usec === undefined ? null : toNumber(row.held_until_usec),

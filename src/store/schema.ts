@@ -19,6 +19,17 @@ export interface QueuesTable {
   paused_at: Date | null;
   /** sql/0013: a push queue's delivery settings (JSON text on write). */
   push_settings: unknown;
+  /** sql/0029: the queue's whole definition as its owner wrote it (JSON text on write); null before. */
+  definition: unknown;
+}
+
+/** sql/0029: each write of the queue definitions; the newest revision is the truth. */
+export interface QueueDefinitionsTable {
+  revision: GeneratedAlways<string>;
+  fingerprint: string;
+  source: string;
+  admin_emails: Generated<string[]>;
+  written_at: Generated<Date>;
 }
 
 export interface ServiceSettingsTable {
@@ -199,6 +210,7 @@ export interface SchemaMigrationsTable {
 export interface Database {
   queues: QueuesTable;
   service_settings: ServiceSettingsTable;
+  queue_definitions: QueueDefinitionsTable;
   tasks: TasksTable;
   task_tombstones: TaskTombstonesTable;
   queue_storage: QueueStorageTable;

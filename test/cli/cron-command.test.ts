@@ -122,7 +122,12 @@ describe('taskqueue check-config and the cron file', () => {
   it('checks the cron file given by --cron after the queue file', async () => {
     const run = await cli(['check-config', queueFile, '--cron', cronFile]);
     expect(run.code).toBe(0);
-    expect(run.out).toBe(`${queueFile}: OK, 3 queue(s)\n  default: push, lease rate 10/1s\n  work: pull, lease rate 10/1s\n  ticks: push, lease rate 10/1s\n${summary(cronFile)}\n`);
+    // Push queues in push terms (they used to read "lease rate 10/1s").
+    const push = (rate: number) =>
+      `push, rate ${rate}/s, bucket size 5, max concurrent unlimited, to TASKQUEUE_PUSH_BASE_URL (not set here), retries unlimited, backoff 0.1-3600 s, 16 doubling(s)`;
+    expect(run.out).toBe(
+      `${queueFile}: OK, 3 queue(s)\n  default: ${push(5)}\n  work: pull, leases unlimited, lease rate 10/1s\n  ticks: ${push(2)}\n${summary(cronFile)}\n`,
+    );
   });
 
   it('finds the cron file through TASKQUEUE_CRON, and checks a FILE named cron.yaml as a cron file', async () => {

@@ -34,7 +34,7 @@ describe('migrate and check-config', () => {
     const ok = await cli(['check-config', good], {});
     expect(ok.code).toBe(0);
     expect(ok.out).toContain(`${good}: OK`);
-    expect(ok.out).toMatch(/jobs: pull, max leases 3/);
+    expect(ok.out).toMatch(/jobs: pull, at most 3 lease\(s\)/);
 
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'queue:\n- name: "not a name!"\n  mode: pull\n');

@@ -37,7 +37,7 @@ describe('parseQueueXml: valid files', () => {
         {
           name: 'unlimited-pull',
           mode: 'pull',
-          maxLeases: null, // task-retry-limit 0 means unlimited (AppScale)
+          maxLeases: 0, // task-retry-limit 0: never leased, as in App Engine
           storageLimitBytes: null,
           leaseRate: null,
           retry: DEFAULT_RETRY_PARAMETERS,

@@ -56,6 +56,13 @@ queue:
     ]);
   });
 
+  it("accepts App Engine's top-level application: (the app id), and only there", () => {
+    const config = parseQueueYaml('application: my-app\nqueue:\n- name: jobs\n  rate: 1/s\n', 'queue.yaml');
+    expect(config).toEqual(parseQueueYaml('queue:\n- name: jobs\n  rate: 1/s\n', 'queue.yaml'));
+    expect(catchConfigError(() => parseQueueYaml('application: [a, b]\nqueue: []\n', 'queue.yaml')).message).toContain('application must be a single value');
+    expect(catchConfigError(() => parseQueueYaml('queue:\n- name: jobs\n  application: my-app\n', 'queue.yaml')).message).toContain('application');
+  });
+
   it('accepts an ACL entry holding both user_email and writer_email', () => {
     const config = parseQueueYaml(
       'queue:\n- name: p\n  mode: pull\n  acl:\n  - {user_email: a@example.com, writer_email: a@example.com}\n',

@@ -51,4 +51,14 @@ describe('service settings: behind a pooler', () => {
     expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: ' ' }).listenDatabaseUrl).toBeNull();
     expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: 'postgres://db:5432/app' }).listenDatabaseUrl).toBe('postgres://db:5432/app');
   });
+
+  it('reads TASKQUEUE_TARGET_URLS as target=url pairs, each URL checked, each target once', () => {
+    expect(settingsFromEnvironment({}).targetUrls).toEqual(new Map());
+    expect(settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: ' worker=http://worker:8080 , v2.api=https://api.example.com/base ' }).targetUrls).toEqual(
+      new Map([['worker', 'http://worker:8080'], ['v2.api', 'https://api.example.com/base']]),
+    );
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker' })).toThrow('TASKQUEUE_TARGET_URLS must be target=url pairs');
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker=ftp://x' })).toThrow('TASKQUEUE_TARGET_URLS: the URL of target "worker" must be an http or https URL');
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'a=http://x,a=http://y' })).toThrow('names target "a" twice');
+  });
 });

@@ -110,7 +110,7 @@ function expected(spec: ServiceSpec): ServiceConfig {
   const queues: QueueConfig[] = spec.queues.map((queue) => ({
     name: queue.name,
     mode: queue.mode ?? 'push',
-    maxLeases: queue.retryLimit === undefined || queue.retryLimit === 0 ? null : queue.retryLimit,
+    maxLeases: queue.retryLimit ?? null,
     storageLimitBytes: queue.storageLimit === undefined ? null : queue.storageLimit[0] * unit[queue.storageLimit[1]],
     leaseRate:
       queue.leaseRate === undefined

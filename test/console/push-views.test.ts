@@ -48,7 +48,7 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
     h = await openConsoleHarness(engine, {
       auth: false,
       open: { dispatch: false },
-      queues: [pushQueue('hooks', TARGET, { ratePerSecond: 20, bucketSize: 7, maxConcurrentRequests: 3 }), pullQueue('jobs')],
+      queues: [pushQueue('hooks', TARGET, { ratePerSecond: 20, bucketSize: 7, maxConcurrentRequests: 3, target: 'v2.hooks' }), pullQueue('jobs')],
     });
     return h;
   };
@@ -106,6 +106,7 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
     expect(figure('Max concurrent')).toBe('3');
     expect(figure('In flight')).toBe('1');
     expect(figure('Target')).toBe(TARGET);
+    expect(figure('App Engine target')).toBe('v2.hooks');
     expect(figure('Waiting')).toBe('1');
     expect(figure('In flight or retrying')).toBe('2');
     expect(figure('Scheduled')).toBe('1');

@@ -85,8 +85,11 @@ export interface TestService {
   operate(queue: string): QueueOperations;
   readonly schema: string;
   readonly engine: TestEngine;
-  /** Opens another service on the same database and schema (another process, in effect); closed with this one. */
-  openAnother(config?: ServiceConfig): Promise<OpenTaskQueue>;
+  /**
+   * Opens another service on the same database and schema (another process, in effect); closed with this one.
+   * A configuration that differs from the database's needs `{ ownQueues: true }` (the owner writes it).
+   */
+  openAnother(config?: ServiceConfig, options?: Partial<OpenTaskQueueOptions>): Promise<OpenTaskQueue>;
   /** Runs SQL as an operator would (schema-qualified names: use `${schema}.tasks`). */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   close(): Promise<void>;
@@ -144,12 +147,13 @@ export async function openTestService(
     operate: (queue) => service.operate(queue, TEST_OPERATOR),
     schema,
     engine,
-    openAnother: async (otherConfig = config) => {
+    openAnother: async (otherConfig = config, otherOptions = {}) => {
       const other = await openTaskQueue({
         config: otherConfig,
         schema,
         database: engine === 'postgres' ? { kind: 'postgres', url: testPgUrl(), poolSize: 2 } : database,
         cleanupIntervalMs: 0,
+        ...otherOptions,
       });
       others.push(other);
       return registerService(other);

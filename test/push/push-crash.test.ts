@@ -41,7 +41,8 @@ describe('push delivery across a crash', () => {
     // Their claims end ten and a half minutes from now, but the server's heartbeat stopped: as if its 15 s lease had passed.
     await t.sql(`update ${t.schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [inFlight[0]!.claimed_by]);
     answering = true;
-    await t.openAnother(config);
+    // Another process, with no configuration of its own: it serves the definitions the killed server wrote.
+    await t.openAnother(config, { config: undefined });
     await sink.waitFor(10);
     await expect.poll(async () => (await t.sql(`select name from ${t.schema}.tasks`)).length).toBe(0);
     const delivered = sink.requests.map((r) => r.body.toString());

@@ -95,7 +95,7 @@ describe.each(ENGINES)('push limits (%s)', (engine) => {
     let release: (() => void) | undefined;
     // This service does not dispatch (rate 0); the other one does.
     const { t, sink } = await push.start(engine, { answer: (_r, index) => (index === 0 ? new Promise((resolve) => (release = () => resolve({ status: 200 }))) : { status: 200 }), push: { ratePerSecond: 0 } });
-    const dispatcher = await t.openAnother(serviceConfig([pushQueue('h', sink.url)]));
+    const dispatcher = await t.openAnother(serviceConfig([pushQueue('h', sink.url)]), { ownQueues: true });
     await t.service.getQueue('h').add({ name: 'slow' });
     await sink.waitFor(1);
     const closing = dispatcher.close();

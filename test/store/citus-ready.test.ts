@@ -117,7 +117,7 @@ describe.each(ENGINES)('Citus-ready statements behave as before on %s', (engine)
     const ids = await t.sql<{ name: string; id: number; updated_at: Date }>(`select name, id, updated_at from ${t.schema}.queues where active`);
     expect(ids).toHaveLength(151); // and `default`
     await t.sql(`update ${t.schema}.queues set updated_at = updated_at - interval '1 day'`);
-    const other = await t.openAnother(serviceConfig([pullQueue('q1', { maxLeases: 3, storageLimitBytes: 1000 }), pullQueue('new')]));
+    const other = await t.openAnother(serviceConfig([pullQueue('q1', { maxLeases: 3, storageLimitBytes: 1000 }), pullQueue('new')]), { ownQueues: true });
     const rows = await t.sql<{ name: string; id: number; active: boolean; max_leases: number | null; storage_limit_bytes: string | null; fresh: boolean }>(
       `select name, id, active, max_leases, storage_limit_bytes::text as storage_limit_bytes, updated_at > now() - interval '1 hour' as fresh from ${t.schema}.queues where name in ('q1', 'q2', 'new')
         order by name`,

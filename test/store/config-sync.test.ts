@@ -20,6 +20,9 @@ describe('queues removed from the configuration (postgres)', () => {
       schema,
       database: { kind: 'postgres', url: testPgUrl(), poolSize: 2 },
       cleanupIntervalMs: 0,
+      // An owner going back to an earlier revision's configuration on purpose (config sync --force).
+      ownQueues: true,
+      forceQueues: true,
     });
 
   it('stop serving but keep their tasks, which come back with the queue', async () => {

@@ -13,8 +13,9 @@ import { freshSchema, testPgUrl } from '../helpers/engines.js';
  * migrations create something else.
  */
 const COLUMNS = {
-  queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at', 'paused', 'paused_at', 'push_settings'],
+  queues: ['id', 'name', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'active', 'updated_at', 'paused', 'paused_at', 'push_settings', 'definition'],
   service_settings: ['name', 'value'],
+  queue_definitions: ['revision', 'fingerprint', 'source', 'admin_emails', 'written_at'],
   tasks: [
     'queue_id',
     'name',

@@ -1,7 +1,8 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import type { CronConfig } from '../../core/cron-job.js';
-import type { ServiceConfig } from '../../core/queue-config.js';
+import { routeOfTarget, withPushBaseUrl, type ServiceConfig, type TargetRoutes } from '../../core/queue-config.js';
+import { queueFacts } from '../../core/queue-facts.js';
 import { withCronQueue } from '../../config/cron-queue.js';
 import { loadConfigFile } from '../../config/load-config.js';
 import { findCronFile, loadCronFile } from '../../config/load-cron-config.js';
@@ -43,7 +44,7 @@ export async function checkConfigCommand(
     // file (the built-in cron queue added when a job needs it). Without a
     // queue file there is nothing to check the queues against.
     if (queues !== null) withCronQueue(queues, cron);
-    summariseCron(cron, out, queues !== null);
+    summariseCron(cron, out, queues !== null, settings.targetUrls);
   }
   return 0;
 }
@@ -51,35 +52,33 @@ export async function checkConfigCommand(
 async function checkQueueFile(file: string, settings: ServiceSettings, out: NodeJS.WritableStream): Promise<ServiceConfig> {
   const config = await loadConfigFile(file, { maxActiveQueues: settings.maxActiveQueues });
   out.write(`${file}: OK, ${config.queues.length} queue(s)\n`);
-  for (const queue of config.queues) {
-    const facts = [
-      queue.mode,
-      queue.maxLeases === null ? null : `max leases ${queue.maxLeases}`,
-      queue.storageLimitBytes === null ? null : `storage limit ${queue.storageLimitBytes} B`,
-      queue.leaseRate === null ? 'lease rate unlimited' : `lease rate ${queue.leaseRate.calls}/${queue.leaseRate.windowSeconds}s`,
-      queue.acl.userEmails.length + queue.acl.writerEmails.length > 0
-        ? `acl ${queue.acl.userEmails.length} user(s), ${queue.acl.writerEmails.length} writer(s)`
-        : null,
-    ].filter((fact) => fact !== null);
-    out.write(`  ${queue.name}: ${facts.join(', ')}\n`);
-  }
+  // Each queue in its own mode's terms, with its base URL as this environment resolves it (TASKQUEUE_PUSH_BASE_URL, TASKQUEUE_TARGET_URLS).
+  const resolved = withPushBaseUrl(config, settings.pushBaseUrl, settings.targetUrls);
+  for (const queue of resolved.queues) out.write(`  ${queue.name}: ${queueFacts(queue, settings.targetUrls).join(', ')}\n`);
   if (config.totalStorageLimitBytes !== null) out.write(`  total storage limit: ${config.totalStorageLimitBytes} B\n`);
   return config;
 }
 
-function summariseCron(config: CronConfig, out: NodeJS.WritableStream, queuesChecked: boolean): void {
+function summariseCron(config: CronConfig, out: NodeJS.WritableStream, queuesChecked: boolean, routes: TargetRoutes): void {
   out.write(`${config.source}: OK, ${config.jobs.length} cron job(s)\n`);
   for (const job of config.jobs) {
     const facts = [
       `${job.url} ${JSON.stringify(job.schedule)}`,
       job.timezone === 'UTC' ? null : job.timezone,
       job.queue === null ? null : `queue ${job.queue}`,
+      job.target === null ? null : targetFact(job.target, routes),
       job.retry.jobRetryLimit === null ? null : `${job.retry.jobRetryLimit} retries`,
     ].filter((fact) => fact !== null);
     out.write(`  ${job.name}: ${facts.join(', ')}\n`);
   }
   // Said plainly, so that a file that checks out alone is not taken for jobs whose queues exist.
   if (config.jobs.length > 0 && !queuesChecked) out.write('  (queues not checked: give the queue file too, or set TASKQUEUE_CONFIG)\n');
+}
+
+/** Where a cron job's target goes: its route, or its queue's URL when it has none (said, not hidden). */
+function targetFact(target: string, routes: TargetRoutes): string {
+  const route = routeOfTarget(target, routes);
+  return route === null ? `target ${target} has no route in TASKQUEUE_TARGET_URLS: to its queue's URL` : `target ${target} to ${route}`;
 }
 
 /** Registers `taskqueue check-config [FILE] [--cron FILE]`. */

@@ -1,5 +1,5 @@
 import { silentLogger, type Logger } from '../logger.js';
-import { DEFAULT_PUSH_SETTINGS, type QueueConfig } from '../queue-config.js';
+import { DEFAULT_PUSH_SETTINGS, routeOfTarget, type PushQueueSettings, type QueueConfig, type TargetRoutes } from '../queue-config.js';
 import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
 import { deliveryUrl } from '../push-url.js';
 import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
@@ -26,6 +26,8 @@ export interface PushDispatcherOptions {
   readonly heldByForm?: (name: string) => boolean;
   /** Requests in flight per queue in this process at most (default 100); the queue's own cap holds across processes. */
   readonly localConcurrency?: number;
+  /** App Engine targets to base URLs (TASKQUEUE_TARGET_URLS): a cron firing's job target goes to its route. */
+  readonly targetUrls?: TargetRoutes;
 }
 
 /** How long a claim outlives the task's deadline: time to write the outcome. */
@@ -267,13 +269,25 @@ export class PushDispatcher {
     this.#deliveries.add(delivery);
   }
 
+  /**
+   * Where a task goes: a cron firing whose job names a routed target goes to
+   * that target's base URL (App Engine sends a job to its target's service);
+   * every other task to its queue's (its `<target-url>`, its `<target>`'s
+   * route, else TASKQUEUE_PUSH_BASE_URL: withPushBaseUrl).
+   */
+  #baseUrlOf(push: PushQueueSettings, request: PushRequest): string {
+    const target = request.cron?.target;
+    const routed = target === undefined || this.#options.targetUrls === undefined ? null : routeOfTarget(target, this.#options.targetUrls);
+    return routed ?? (push.baseUrl ?? push.targetUrl)!;
+  }
+
   /** One attempt and its outcome; `signal` cuts the request (shutdown, or the end of this process's term). */
   async #deliver(loop: QueueLoop, task: ClaimedPushTask, slot: Slot, signal: AbortSignal): Promise<void> {
     const queue = loop.queue;
     const config = queue.config;
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
-    const url = deliveryUrl((push.baseUrl ?? push.targetUrl)!, request.url);
+    const url = deliveryUrl(this.#baseUrlOf(push, request), request.url);
     const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
     if (url === null) {
       // A path that climbs out of the base's (stored before adds refused

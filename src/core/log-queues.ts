@@ -1,0 +1,44 @@
+import type { CronJob } from './cron-job.js';
+import type { DefinitionsRole } from './queue-definitions.js';
+import { routeOfTarget, unroutedTargets, type ServiceConfig, type TargetRoutes } from './queue-config.js';
+import { queueFacts } from './queue-facts.js';
+import type { Logger } from './logger.js';
+
+/**
+ * The start log's account of the queues: whose definitions this process
+ * serves, each queue's effective settings (limits included: a retry limit
+ * of 0 reads as "no retry", not as a number to guess at), and a warning for
+ * every App Engine target that has no route, of a queue or a cron job.
+ */
+export function logQueues(
+  logger: Logger,
+  config: ServiceConfig,
+  facts: {
+    readonly role: DefinitionsRole;
+    readonly wrote: boolean;
+    readonly revision: number | null;
+    readonly routes: TargetRoutes;
+    readonly cronJobs: readonly Pick<CronJob, 'name' | 'target'>[];
+  },
+): void {
+  const { role, wrote, revision, routes } = facts;
+  if (config.source === 'built-in') {
+    logger.warn(
+      { queues: config.queues.map((q) => q.name) },
+      'running on the built-in sample configuration: no queue.xml or queue.yaml here, TASKQUEUE_CONFIG not set, and the database defined no queues',
+    );
+  } else if (role === 'use') {
+    logger.info({ source: config.source, revision }, `no configuration here: serving the queue definitions of ${config.source}, writing none`);
+  } else {
+    logger.info({ source: config.source, revision, wrote }, wrote ? `queue definitions written (revision ${String(revision)})` : `queue definitions current (revision ${String(revision)})`);
+  }
+  for (const queue of config.queues) logger.info({ queue: queue.name, settings: queueFacts(queue, routes) }, `queue ${queue.name}: ${queueFacts(queue, routes).join(', ')}`);
+  for (const { queue, target } of unroutedTargets(config, routes)) {
+    logger.warn({ queue, target }, `queue ${queue}: target "${target}" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL`);
+  }
+  for (const job of facts.cronJobs) {
+    if (job.target !== null && routeOfTarget(job.target, routes) === null) {
+      logger.warn({ job: job.name, target: job.target }, `cron job ${job.name}: target "${job.target}" has no route in TASKQUEUE_TARGET_URLS; its requests go to its queue's URL`);
+    }
+  }
+}
