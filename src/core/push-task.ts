@@ -15,7 +15,7 @@ import {
   type PushMethod,
 } from './push-rules.js';
 import { pathClimbsOut } from './push-url.js';
-import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type QueueConfig, type RetryParameters } from './queue-config.js';
+import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, routeOfTarget, type QueueConfig, type RetryParameters, type TargetRoutes } from './queue-config.js';
 
 export { PUSH_LIMITS, PUSH_METHODS, type PushMethod } from './push-rules.js';
 
@@ -78,13 +78,15 @@ export function hasPushFields(options: PushTaskOptions): boolean {
  * Checks the push fields of one add and builds what is stored: the request
  * (url, method, headers, retry rules, deadline) and the body. Every rule
  * that needs no database is here: method, URL, params, body, headers, size,
- * retry options, deadline, and the base URL the task will go to.
+ * retry options, deadline, and the base URL the task will go to (a cron
+ * firing's: its job target's route in `routes`, else its queue's).
  */
 export function validatePushTask(
   queue: QueueConfig,
   options: PushTaskOptions,
   name: string,
   where: (field: string) => Record<string, unknown>,
+  routes?: TargetRoutes,
 ): { readonly push: PushRequest; readonly payload: Uint8Array } {
   const bad = (field: string, message: string, code: 'INVALID_REQUEST' | 'INVALID_PAYLOAD' = 'INVALID_REQUEST') =>
     new QueueError(code, `task "${name}": ${message}`, { ...where(field), task: name });
@@ -93,15 +95,22 @@ export function validatePushTask(
     throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
   }
   const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
+  const cron = (options as CronFiringOptions)[CRON_FIRING];
   // baseUrl is set (to null when there is none) where the service knows
   // TASKQUEUE_PUSH_BASE_URL (withPushBaseUrl); a tool that reads queues
   // from the database alone cannot tell, and leaves the check to the server.
+  // A cron firing whose job's target has a route goes there (App Engine
+  // sends a job to its target's service), whatever its queue's URL.
   if ((push.baseUrl === undefined ? (push.targetUrl ?? undefined) : push.baseUrl) === null) {
-    throw new QueueError(
-      'INVALID_REQUEST',
-      `push queue "${queue.name}" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL`,
-      where('url'),
-    );
+    const target = cron?.target;
+    if (target === undefined || routes === undefined || routeOfTarget(target, routes) === null) {
+      const unrouted = cron?.target === undefined ? '' : `cron job "${cron.job}": target "${cron.target}" has no route in TASKQUEUE_TARGET_URLS, and `;
+      throw new QueueError(
+        'INVALID_REQUEST',
+        `${unrouted}push queue "${queue.name}" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL`,
+        where('url'),
+      );
+    }
   }
   const method = (rawMethod === 'PUSH' ? DEFAULT_PUSH_METHOD : rawMethod) as PushMethod;
   if (!PUSH_METHODS.includes(method)) {
@@ -154,7 +163,6 @@ export function validatePushTask(
     }
     deadlineSeconds = d;
   }
-  const cron = (options as CronFiringOptions)[CRON_FIRING];
   return { push: { url, method, headers, retry, deadlineSeconds, ...(cron === undefined ? {} : { cron }) }, payload };
 }
 

@@ -106,11 +106,13 @@ export function routeOfTarget(target: string, routes: TargetRoutes): string | nu
  * The configuration with each push queue's base URL resolved: its
  * `<target-url>`, else its `<target>`'s route, else `baseUrl`
  * (TASKQUEUE_PUSH_BASE_URL). A target with no route falls back to `baseUrl`
- * (the start log warns: unroutedTargets).
+ * (the start log warns: unroutedTargets). The routes are kept with it: a
+ * cron job's target goes by them too (validatePushTask, the dispatcher).
  */
 export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null, routes: TargetRoutes = new Map()): ServiceConfig {
   return {
     ...config,
+    targetRoutes: routes,
     queues: config.queues.map((queue) => {
       if (queue.mode !== 'push') return queue;
       const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
@@ -147,6 +149,12 @@ export interface ServiceConfig {
   readonly adminEmails: readonly string[];
   /** Every queue, `default` included, in file order. */
   readonly queues: readonly QueueConfig[];
+  /**
+   * The routes the base URLs were resolved with (withPushBaseUrl): a cron
+   * firing whose job's target has one can be added to a queue with no base
+   * URL of its own. Absent = not resolved (a tool reading the database).
+   */
+  readonly targetRoutes?: TargetRoutes;
 }
 
 /** The configuration of the `default` queue when the file does not define it. */

@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import type { QueueConfig } from './queue-config.js';
+import type { QueueConfig, TargetRoutes } from './queue-config.js';
 import type { TaskEvents } from './task-events.js';
 import type { QueueRef, TaskStore } from './task-store.js';
 
@@ -10,6 +10,8 @@ import type { QueueRef, TaskStore } from './task-store.js';
 export interface QueueContext {
   readonly store: TaskStore;
   readonly config: QueueConfig;
+  /** App Engine targets to base URLs (TASKQUEUE_TARGET_URLS): where a cron firing's job target goes; absent = unknown here. */
+  readonly routes?: TargetRoutes;
   /** The queue's row id and name, as every store call takes them. */
   readonly ref: QueueRef;
   readonly events: TaskEvents;

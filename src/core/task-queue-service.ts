@@ -60,6 +60,7 @@ export class TaskQueueService {
       const ctx: QueueContext = {
         store,
         config: queue,
+        ...(config.targetRoutes === undefined ? {} : { routes: config.targetRoutes }),
         ref: { queueId: id, queueName: queue.name },
         events: this.#events,
         tombstoneRetentionMs: this.#retentionMs,

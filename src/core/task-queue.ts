@@ -118,7 +118,7 @@ export class TaskQueue {
         limit: LIMITS.maxTasksPerAdd,
       });
     }
-    const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i));
+    const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i, this.#ctx.routes));
     // The 5-per-transaction limit is counted inside the caller's transaction
     // by the store; a name given twice, held by its form or live is refused
     // by the store's add statement, the one the SQL API runs too.

@@ -1,6 +1,6 @@
 import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
-import type { QueueConfig } from './queue-config.js';
+import type { QueueConfig, TargetRoutes } from './queue-config.js';
 import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js';
 import type { NewTask } from './task-store.js';
 import { validateTag } from './validate-tag.js';
@@ -12,8 +12,10 @@ import { checkKnownTaskFields } from './known-task-fields.js';
  * Checks one task a producer wants to add and turns it into the store's
  * shape. Every rule of spec section 8 that can be checked without the
  * database is checked here, so a bad task never costs a round trip.
+ * `routes` (TASKQUEUE_TARGET_URLS) say whether a cron firing's target has
+ * somewhere to go; absent where the process does not know them.
  */
-export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number): NewTask {
+export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number, routes?: TargetRoutes): NewTask {
   // Error details are built only when a rule fails, and no closure is made
   // per task on the way through: this runs once per task of every add, and
   // those allocations were most of its cost.
@@ -47,7 +49,7 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
 
   if (queue.mode === 'push') {
     const where = (field: string) => fieldOf(queue, index, field);
-    const { push, payload } = validatePushTask(queue, options, name, where);
+    const { push, payload } = validatePushTask(queue, options, name, where, routes);
     return { name, named, payload, tag: null, ...taskTiming(options, where), push };
   }
   const payload = toPayload(options.payload, queue, index);

@@ -45,7 +45,8 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
     await t.service.getQueue('to-worker').add({ name: 'w', url: '/w' });
     await t.service.getQueue('unrouted').add({ name: 'u', url: '/u' });
     await t.service.getQueue('plain').add({ name: 'p', url: '/p' });
-    const jobs = await t.service.cronJobs();
+    // This process's own jobs: the list of recorded jobs may not have them yet (the scheduler records them as it starts).
+    const jobs = cron.jobs;
     await t.service.runCronJob(jobs.find((job) => job.url === '/report')!.name);
     await t.service.runCronJob(jobs.find((job) => job.url === '/missing')!.name);
     await worker.waitFor(1);
@@ -65,5 +66,42 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
     );
     const overview = await t.service.overview(['to-worker']);
     expect(overview[0]?.push).toMatchObject({ target: 'v3.worker', targetUrl: worker.url });
+  });
+
+  it('delivers a cron firing by its target with no push base URL; an unrouted target is refused, and a stored one dead-lettered', async () => {
+    const worker = await sink();
+    const cron = parseCronText(
+      'cron:\n- description: w\n  url: /work\n  schedule: every 24 hours\n  target: v2.worker\n- description: g\n  url: /gone\n  schedule: every 24 hours\n  target: gone\n',
+      'cron.yaml',
+      'yaml',
+    );
+    // No TASKQUEUE_PUSH_BASE_URL and no <target-url> on the cron queue: the routes are all there is.
+    t = await openTestService(engine, parseQueueYaml('queue:\n- name: plain\n  mode: pull\n', 'queue.yaml'), {
+      open: { pushBaseUrl: null, targetUrls: new Map([['worker', worker.url]]), cron },
+    });
+    // This process's own jobs (runNow needs no record of them yet).
+    const jobs = cron.jobs;
+    const fired = await t.service.runCronJob(jobs.find((job) => job.url === '/work')!.name);
+    expect(fired).toMatchObject({ outcome: 'added', error: null });
+    await worker.waitFor(1);
+    expect(worker.requests.map((r) => r.url)).toEqual(['/work']);
+    expect(worker.requests[0]!.headers['x-appengine-cron']).toBe('true');
+
+    // A target with no route has nowhere to go: the firing fails, saying why.
+    const refused = await t.service.runCronJob(jobs.find((job) => job.url === '/gone')!.name);
+    expect(refused.outcome).toBe('failed');
+    expect(refused.error).toContain('target "gone" has no route in TASKQUEUE_TARGET_URLS');
+
+    // A firing stored with a target this process cannot route (another process's routes) goes to the dead letters, not nowhere.
+    await t.operate('cron').pause();
+    const held = await t.service.runCronJob(jobs.find((job) => job.url === '/work')!.name);
+    await t.sql(`update ${t.schema}.tasks set push = jsonb_set(push, '{cron,target}', '"gone"') where name = $1`, [held.task]);
+    await t.operate('cron').resume();
+    await expect
+      .poll(async () => (await t!.sql<{ name: string }>(`select name from ${t!.schema}.task_dead_letters`)).map((r) => r.name), { timeout: 20_000 })
+      .toEqual([held.task]);
+    const [dead] = await t.sql<{ last_error: string }>(`select last_error from ${t.schema}.task_dead_letters`);
+    expect(dead!.last_error).toContain('nowhere to deliver');
+    expect(worker.requests).toHaveLength(1);
   });
 });

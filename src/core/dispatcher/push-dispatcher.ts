@@ -106,14 +106,26 @@ export class PushDispatcher {
     });
   }
 
-  /** Starts a loop for each push queue with a rate above 0 and somewhere to deliver. */
+  /**
+   * Starts a loop for each push queue with a rate above 0 and somewhere to
+   * deliver: its base URL, or with target routes configured, the routes of
+   * its cron firings' job targets (a queue of cron jobs routed by target
+   * needs no base URL of its own).
+   */
   start(): void {
+    const routed = (this.#options.targetUrls?.size ?? 0) > 0;
     for (const queue of this.#options.queues) {
       const push = queue.config.push ?? DEFAULT_PUSH_SETTINGS;
       if (queue.config.mode !== 'push' || push.ratePerSecond <= 0) continue;
       if ((push.baseUrl ?? push.targetUrl) === null) {
-        this.#logger.warn({ queue: queue.config.name }, 'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL');
-        continue;
+        if (!routed) {
+          this.#logger.warn({ queue: queue.config.name }, 'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL');
+          continue;
+        }
+        this.#logger.info(
+          { queue: queue.config.name },
+          'push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets\' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters',
+        );
       }
       const loop: QueueLoop = { queue, inFlight: 0, woken: false, interrupt: null, claiming: true, successes: [], done: Promise.resolve() };
       loop.done = this.#run(loop);
@@ -273,12 +285,15 @@ export class PushDispatcher {
    * Where a task goes: a cron firing whose job names a routed target goes to
    * that target's base URL (App Engine sends a job to its target's service);
    * every other task to its queue's (its `<target-url>`, its `<target>`'s
-   * route, else TASKQUEUE_PUSH_BASE_URL: withPushBaseUrl).
+   * route, else TASKQUEUE_PUSH_BASE_URL: withPushBaseUrl). Null: nowhere (a
+   * queue with no base URL dispatched for its routed cron firings, holding
+   * a task with no route: added by the SQL API, or by a process with other
+   * routes).
    */
-  #baseUrlOf(push: PushQueueSettings, request: PushRequest): string {
+  #baseUrlOf(push: PushQueueSettings, request: PushRequest): string | null {
     const target = request.cron?.target;
     const routed = target === undefined || this.#options.targetUrls === undefined ? null : routeOfTarget(target, this.#options.targetUrls);
-    return routed ?? (push.baseUrl ?? push.targetUrl)!;
+    return routed ?? push.baseUrl ?? push.targetUrl;
   }
 
   /** One attempt and its outcome; `signal` cuts the request (shutdown, or the end of this process's term). */
@@ -287,12 +302,18 @@ export class PushDispatcher {
     const config = queue.config;
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
-    const url = deliveryUrl(this.#baseUrlOf(push, request), request.url);
+    const base = this.#baseUrlOf(push, request);
+    const url = base === null ? null : deliveryUrl(base, request.url);
     const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
     if (url === null) {
-      // A path that climbs out of the base's (stored before adds refused
-      // it, or by hand) is never requested: no attempt could succeed.
-      const error = `url ${request.url.slice(0, 80)} climbs out of the path of the queue's target URL; not delivered`;
+      // No base URL, or a path that climbs out of the base's (stored before
+      // adds refused it, or by hand): no attempt could succeed.
+      const target = request.cron?.target;
+      const error =
+        base !== null
+          ? `url ${request.url.slice(0, 80)} climbs out of the path of the queue's target URL; not delivered`
+          : `nowhere to deliver: push queue "${config.name}" has no <target-url> and no TASKQUEUE_PUSH_BASE_URL` +
+            `${target === undefined ? '' : `, and target "${target}" has no route in TASKQUEUE_TARGET_URLS`}; not delivered`;
       const held = await this.#options.store.deadLetter({ ...ref, status: null, error, executed: false });
       this.#events.attempted(config.name, held ? 'dead_letter' : 'gone', 0);
       this.#logger.warn({ queue: config.name, task: task.name, error, deadLettered: true }, 'push task refused');
