@@ -7,8 +7,10 @@ import type { Logger } from './logger.js';
 /**
  * The start log's account of the queues: whose definitions this process
  * serves, each queue's effective settings (limits included: a retry limit
- * of 0 reads as "no retry", not as a number to guess at), and a warning for
- * every App Engine target that has no route, of a queue or a cron job.
+ * of 0 reads as "no retry", not as a number to guess at; on a pull queue,
+ * where it means no task is ever leased, the line is a warning), and a
+ * warning for every App Engine target that has no route, of a queue or a
+ * cron job.
  */
 export function logQueues(
   logger: Logger,
@@ -32,7 +34,19 @@ export function logQueues(
   } else {
     logger.info({ source: config.source, revision, wrote }, wrote ? `queue definitions written (revision ${String(revision)})` : `queue definitions current (revision ${String(revision)})`);
   }
-  for (const queue of config.queues) logger.info({ queue: queue.name, settings: queueFacts(queue, routes) }, `queue ${queue.name}: ${queueFacts(queue, routes).join(', ')}`);
+  for (const queue of config.queues) {
+    const settings = queueFacts(queue, routes);
+    const line = `queue ${queue.name}: ${settings.join(', ')}`;
+    // A pull queue that leases nothing is rarely meant (App Engine's stub
+    // rule: its tasks die at their first lease attempt); a push queue with
+    // the same limit still delivers each task once.
+    if (queue.mode === 'pull' && queue.maxLeases === 0) {
+      logger.warn(
+        { queue: queue.name, settings },
+        `${line}; task_retry_limit 0 on a pull queue: no task of it is ever leased, each goes to the dead letters at its first lease attempt; raise or remove the limit if workers should get its tasks`,
+      );
+    } else logger.info({ queue: queue.name, settings }, line);
+  }
   for (const { queue, target } of unroutedTargets(config, routes)) {
     logger.warn({ queue, target }, `queue ${queue}: target "${target}" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL`);
   }
