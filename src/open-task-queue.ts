@@ -224,10 +224,10 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   try {
     const migrated = await migrate(database.db, schema);
     logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
-    const settled = await settleQueueDefinitions({ db: database.db, schema }, given, role, { force: options.forceQueues ?? false });
+    const settled = await settleQueueDefinitions({ db: database.db, schema }, given, role, { force: options.forceQueues ?? false, superseded: 'serve' });
     const config = settled.wrote ? given : withPushBaseUrl(settled.config, pushBaseUrl, routes);
     requireCronQueues(config, cron);
-    logQueues(logger, config, { role, wrote: settled.wrote, revision: settled.revision, routes, cronJobs: cron?.jobs ?? [] });
+    logQueues(logger, config, { role, wrote: settled.wrote, revision: settled.revision, superseded: settled.superseded, routes, cronJobs: cron?.jobs ?? [] });
     await prepareSqlApi(database.db, schema, { tombstoneRetentionMs: tombstoneRetentionMs(options, settings), logger });
     return assemble(database, store, schema, config, settled.ids, options, settings, cron, settled.revision);
   } catch (error) {
@@ -333,9 +333,7 @@ async function assemble(
   if (options.cronFiring ?? true) cronService.start();
   const logger = options.logger ?? silentLogger;
   const graceMs = options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000;
-  // A process serving an older revision than the database's stops dispatching: its rates and targets are stale.
-  const onStale = () => void stopDispatch(graceMs).catch((error: unknown) => logger.warn({ err: error }, 'stopping push dispatch failed'));
-  const watch = new DefinitionsWatch({ ctx: { db: database.db, schema }, serving: revision, logger, onStale, intervalMs: options.definitionsCheckMs ?? 10_000 });
+  const watch = new DefinitionsWatch({ ctx: { db: database.db, schema }, serving: revision, logger, intervalMs: options.definitionsCheckMs ?? 10_000 });
   const service: OpenTaskQueue = {
     config,
     getQueue: (name) => core.getQueue(name),

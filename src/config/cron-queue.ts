@@ -1,20 +1,11 @@
 import type { CronConfig } from '../core/cron-job.js';
 import type { ScheduledCronJob } from '../core/cron-scheduler.js';
-import { DEFAULT_PUSH_SETTINGS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import { builtInCronQueue, CRON_QUEUE_NAME } from '../core/built-in-cron-queue.js';
+import type { ServiceConfig } from '../core/queue-config.js';
 import { compileSchedule } from '../cron/compile-schedule.js';
 import { configError } from './config-error.js';
 
-/** The queue a job without `queue` fires through. A queue file may define it (it must be a push queue) to set its rate. */
-export const CRON_QUEUE_NAME = 'cron';
-
-/**
- * The built-in cron queue: a push queue of 50 tasks per second with a
- * bucket of 250, so the most jobs a file may have (250) all firing at one
- * instant go out at once; no cap on requests in flight.
- */
-export function builtInCronQueue(): QueueConfig {
-  return { ...defaultQueueConfig(), name: CRON_QUEUE_NAME, push: { ...DEFAULT_PUSH_SETTINGS, ratePerSecond: 50, bucketSize: 250 } };
-}
+export { builtInCronQueue, CRON_QUEUE_NAME } from '../core/built-in-cron-queue.js';
 
 /** The queue a job fires through: its `queue`, else the cron queue. */
 export function cronQueueOf(job: { readonly queue: string | null }): string {

@@ -1,5 +1,5 @@
 import type { CronJob } from './cron-job.js';
-import type { DefinitionsRole } from './queue-definitions.js';
+import type { DefinitionsRevision, DefinitionsRole } from './queue-definitions.js';
 import { routeOfTarget, unroutedTargets, type ServiceConfig, type TargetRoutes } from './queue-config.js';
 import { queueFacts } from './queue-facts.js';
 import type { Logger } from './logger.js';
@@ -19,6 +19,7 @@ export function logQueues(
     readonly role: DefinitionsRole;
     readonly wrote: boolean;
     readonly revision: number | null;
+    readonly superseded?: DefinitionsRevision | null;
     readonly routes: TargetRoutes;
     readonly cronJobs: readonly Pick<CronJob, 'name' | 'target'>[];
   },
@@ -28,6 +29,12 @@ export function logQueues(
     logger.warn(
       { queues: config.queues.map((q) => q.name) },
       'running on the built-in sample configuration: no queue.xml or queue.yaml here, TASKQUEUE_CONFIG not set, and the database defined no queues',
+    );
+  } else if (facts.superseded) {
+    logger.warn(
+      { source: config.source, revision, replaced: facts.superseded.revision },
+      `this configuration is revision ${facts.superseded.revision}'s, which revision ${String(revision)} replaced: serving revision ${String(revision)}, writing nothing ` +
+        '(an older instance during a deploy must not undo it; to go back on purpose: taskqueue config sync --force FILE)',
     );
   } else if (role === 'use') {
     logger.info({ source: config.source, revision }, `no configuration here: serving the queue definitions of ${config.source}, writing none`);

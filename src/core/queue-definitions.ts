@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { builtInCronQueue, CRON_QUEUE_NAME } from './built-in-cron-queue.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
 
 /**
@@ -32,9 +33,17 @@ export function storedQueue(queue: QueueConfig): QueueConfig {
   return { ...queue, push };
 }
 
-/** sha256 of the definitions in a canonical form: queues by name, keys sorted, base URLs left out. */
+/**
+ * sha256 of the definitions in a canonical form: queues by name, keys
+ * sorted, base URLs and the built-in cron queue left out (every process with
+ * a cron file adds it; two owners that differ only by having a cron file
+ * must not read as two configurations).
+ */
 export function definitionsFingerprint(config: ServiceConfig): string {
-  const queues = [...config.queues].map(storedQueue).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const queues = config.queues
+    .filter((queue) => !isBuiltInCronQueue(queue))
+    .map(storedQueue)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const canonical = canonicalJson({
     totalStorageLimitBytes: config.totalStorageLimitBytes,
     adminEmails: [...config.adminEmails].sort(),
@@ -91,6 +100,11 @@ function changedFields(a: QueueConfig, b: QueueConfig, columnsOnly: boolean): st
 /** Whether two definitions of a queue say the same (base URLs aside). */
 export function sameDefinition(a: QueueConfig, b: QueueConfig): boolean {
   return canonicalJson(storedQueue(a)) === canonicalJson(storedQueue(b));
+}
+
+/** The built-in cron queue as a process adds it for its cron file, not a queue its file defines. */
+export function isBuiltInCronQueue(queue: QueueConfig): boolean {
+  return queue.name === CRON_QUEUE_NAME && sameDefinition(queue, builtInCronQueue());
 }
 
 /** JSON with object keys sorted, so equal definitions read the same whatever order built them. */

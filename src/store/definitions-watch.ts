@@ -11,25 +11,26 @@ export interface DefinitionsStatus {
 /**
  * Notices when another process writes newer queue definitions than the ones
  * this process serves from memory: one process must not go on serving
- * queues, rates and targets the owner changed. Checked on a timer (one tiny
- * query; 10 s by default) and whenever `status()` is asked (the server's
- * readiness). On the first change it logs once and calls `onStale` (the
- * composition stops push dispatch); the server then reports itself not
- * ready until it is restarted on the new revision.
+ * queues, rates and targets the owner changed without saying so. Checked on
+ * a timer (one tiny query; 10 s by default) and whenever `status()` is asked
+ * (`definitionsStatus()`). On the first change it logs an error once. The process goes
+ * on serving what it started with (its push targets and retry settings in
+ * memory; rates, buckets and caps are read from the database) until it is
+ * restarted: it stays ready and keeps dispatching, because every process
+ * on the older revision notices together, and a rolling deploy or a
+ * `config sync` must not take the whole fleet out of service at once.
  */
 export class DefinitionsWatch {
   readonly #ctx: StoreContext;
   readonly #serving: number | null;
   readonly #logger: Logger;
-  readonly #onStale: () => void;
   #timer: ReturnType<typeof setInterval> | null = null;
   #stale = false;
 
-  constructor(options: { ctx: StoreContext; serving: number | null; logger: Logger; onStale: () => void; intervalMs: number }) {
+  constructor(options: { ctx: StoreContext; serving: number | null; logger: Logger; intervalMs: number }) {
     this.#ctx = options.ctx;
     this.#serving = options.serving;
     this.#logger = options.logger;
-    this.#onStale = options.onStale;
     if (options.intervalMs > 0) {
       this.#timer = setInterval(() => void this.status().catch(() => {}), options.intervalMs);
       this.#timer.unref();
@@ -45,9 +46,8 @@ export class DefinitionsWatch {
       this.#logger.error(
         { serving: this.#serving, current },
         `queue definitions changed: the database is at revision ${current}, this process serves ${String(this.#serving)}; ` +
-          'it stops dispatching push tasks and reports not ready: restart it to serve the new definitions',
+          'it goes on serving the definitions it started with: restart it to serve the new ones',
       );
-      this.#onStale();
     }
     return { serving: this.#serving, current };
   }

@@ -62,3 +62,18 @@ export async function writeQueues(ctx: { readonly db: Kysely<Database>; readonly
     values (${definitionsFingerprint(config)}, ${config.source}, ${[...config.adminEmails]}::text[])`.execute(trx);
   return ids;
 }
+
+/**
+ * Writes each push queue's settings with this owner's resolved base URL
+ * when its definitions are already the newest revision (no new revision):
+ * the base URL is the process's (TASKQUEUE_PUSH_BASE_URL, target routes),
+ * not the definition's, and the SQL API's add_push_task checks it.
+ */
+export async function refreshPushSettings(ctx: { readonly db: Kysely<Database>; readonly schema: string }, config: ServiceConfig): Promise<void> {
+  const push = config.queues.filter((queue) => queue.push !== undefined);
+  if (push.length === 0) return;
+  await sql`/* sync_queues_push_settings */
+    update ${table(ctx, 'queues')} as q set push_settings = u.push_settings
+      from unnest(${push.map((q) => q.name)}::text[], ${push.map((q) => JSON.stringify(q.push))}::jsonb[]) as u (name, push_settings)
+     where q.name = u.name and q.active and q.push_settings is distinct from u.push_settings`.execute(ctx.db);
+}

@@ -108,7 +108,7 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     expect(await revisions(server)).toBe(1);
   });
 
-  it('a new owner (a rolling deploy) writes a revision; the old process notices and is not ready, and an old owner restarting is refused', async () => {
+  it('a new owner (a rolling deploy) writes a revision; the old process notices and stays ready; an old owner restarting serves the new revision', async () => {
     const server = await startServer();
     const next = parseQueueYaml(SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 7'), '/srv/queue.yaml');
     const deployed = await openProcess(server, { config: next, ownQueues: true, cron: CRON });
@@ -116,18 +116,48 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     expect((await queueRows(server)).find((r) => r.name === 'emails')?.max_leases).toBe(7);
     expect(await deployed.definitionsStatus()).toEqual({ serving: 2, current: 2 });
     expect(await server.service.definitionsStatus()).toEqual({ serving: 1, current: 2 });
-    expect(await readinessCheck(server.service, new AbortController().signal)()).toMatchObject({ ready: false, reason: 'definitions' });
+    // Every old instance notices at once: none may leave service for it, or a deploy takes the fleet out.
+    expect(await readinessCheck(server.service, new AbortController().signal)()).toEqual({ ready: true });
     expect(await readinessCheck(deployed, new AbortController().signal)()).toEqual({ ready: true });
 
+    // An old instance restarting mid-deploy (or a roll back) must not undo the deploy: it serves revision 2.
     const old = parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml');
-    const restarted = await openProcess(server, { config: old, ownQueues: true, cron: CRON }).catch((error: unknown) => error);
-    expect(restarted).toMatchObject({ code: 'INVALID_CONFIG' });
-    expect((restarted as Error).message).toContain('is the configuration of revision 1');
+    const restarted = await openProcess(server, { config: old, ownQueues: true, cron: CRON });
     expect(await revisions(server)).toBe(2);
+    expect(restarted.config.queues.find((q) => q.name === 'emails')?.maxLeases).toBe(7);
+    expect(await restarted.definitionsStatus()).toEqual({ serving: 2, current: 2 });
+    expect((await queueRows(server)).find((r) => r.name === 'emails')?.max_leases).toBe(7);
     // Going back on purpose: forced.
     await openProcess(server, { config: old, ownQueues: true, cron: CRON, forceQueues: true });
     expect(await revisions(server)).toBe(3);
     expect((await queueRows(server)).find((r) => r.name === 'emails')?.max_leases).toBe(5);
+  });
+
+  it('an owner without a cron file keeps the built-in cron queue the other servers fire through, and writes no revision for it', async () => {
+    const server = await startServer();
+    const same = parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml');
+    const noCron = await openProcess(server, { config: same, ownQueues: true });
+    expect(await revisions(server)).toBe(1);
+    expect((await queueRows(server)).map((r) => [r.name, r.active])).toEqual([['cron', true], ['default', true], ['emails', true], ['hooks', true]]);
+    expect(noCron.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect(await server.service.definitionsStatus()).toEqual({ serving: 1, current: 1 });
+    // A new configuration written by an owner without a cron file keeps it too.
+    const next = parseQueueYaml(SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 6'), '/srv/queue.yaml');
+    await openProcess(server, { config: next, ownQueues: true });
+    expect(await revisions(server)).toBe(2);
+    expect((await queueRows(server)).find((r) => r.name === 'cron')?.active).toBe(true);
+  });
+
+  it('an owner whose definitions are current still writes its own base URL into push_settings (the SQL API checks it)', async () => {
+    const server = await startServer();
+    const pushSettings = async () =>
+      (await server.sql<{ name: string; base: string | null }>(`select name, push_settings->>'baseUrl' as base from ${server.schema}.queues where name = 'cron'`))[0]?.base ?? null;
+    const same = parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml');
+    await openProcess(server, { config: same, ownQueues: true, cron: CRON, pushBaseUrl: 'http://127.0.0.1:9/first' });
+    expect(await pushSettings()).toBe('http://127.0.0.1:9/first');
+    await openProcess(server, { config: same, ownQueues: true, cron: CRON, pushBaseUrl: 'http://127.0.0.1:9/second' });
+    expect(await pushSettings()).toBe('http://127.0.0.1:9/second');
+    expect(await revisions(server)).toBe(1);
   });
 
   it('the built-in sample a process without configuration wrote is nobody\'s: the first configuration replaces it', async () => {

@@ -4,9 +4,6 @@ import { withCronQueue } from '../../config/cron-queue.js';
 import { resolveConfig, resolveCron } from '../../config/resolve-config.js';
 import type { ServiceSettings } from '../../config/service-settings.js';
 import { withPushBaseUrl } from '../../core/queue-config.js';
-import { openDatabase } from '../../store/database.js';
-import { migrate } from '../../store/migrate.js';
-import { settleQueueDefinitions } from '../../store/settle-queue-definitions.js';
 import type { CommandContext } from '../command-context.js';
 import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
 import { UsageError } from '../usage-error.js';
@@ -17,7 +14,7 @@ import { UsageError } from '../usage-error.js';
  * definitions of the database, as a server starting with it would (its
  * cron file's queue included), without starting one: the deliberate way
  * to deploy a new configuration or, with --force, to go back to an earlier
- * one. Processes serving the old revision notice and report not ready.
+ * one. Processes serving the old revision log it and go on until restarted.
  */
 export async function configSyncCommand(
   file: string | undefined,
@@ -29,6 +26,12 @@ export async function configSyncCommand(
   const given = await resolveConfig(file ?? settings.configPath, settings);
   if (given.source === 'built-in') throw new UsageError('give a file: taskqueue config sync queue.xml (or set TASKQUEUE_CONFIG)');
   const config = withPushBaseUrl(withCronQueue(given, cron), settings.pushBaseUrl, settings.targetUrls);
+  // The database modules load only when the command runs: the CLI's start-up loads no driver (test/cli/lazy-start.test.ts).
+  const [{ openDatabase }, { migrate }, { settleQueueDefinitions }] = await Promise.all([
+    import('../../store/database.js'),
+    import('../../store/migrate.js'),
+    import('../../store/settle-queue-definitions.js'),
+  ]);
   const database = await openDatabase(
     settings.databaseUrl ? postgresOptions(settings.databaseUrl, settings, 1) : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
   );
