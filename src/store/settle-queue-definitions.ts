@@ -5,7 +5,7 @@ import { defaultQueueConfig, type ServiceConfig } from '../core/queue-config.js'
 import { definitionDifferences, definitionsFingerprint, isBuiltInCronQueue, sameDefinition, type DefinitionsRevision, type DefinitionsRole } from '../core/queue-definitions.js';
 import { configuredQueues, currentRevision, revisionWith } from './configured-queues.js';
 import { type StoreContext } from './store-context.js';
-import { refreshPushSettings, writeQueues } from './sync-queues.js';
+import { refreshPushSettings, upsertQueues, writeQueues } from './sync-queues.js';
 
 /** The definitions a process serves once settled, and whether it wrote them. */
 export interface SettledDefinitions {
@@ -80,7 +80,10 @@ export async function settleQueueDefinitions(
     const fingerprint = definitionsFingerprint(owned);
     if (stored.revision?.fingerprint === fingerprint) {
       await refreshPushSettings(tx, owned);
-      return { config: owned, ids: stored.ids, revision: stored.revision.revision, wrote: false, superseded: null };
+      // Only the built-in cron queue can be missing here (it is in no fingerprint): an owner without a cron file wrote these.
+      const missing = owned.queues.filter((queue) => !stored.ids.has(queue.name));
+      const ids = missing.length === 0 ? stored.ids : new Map([...stored.ids, ...(await upsertQueues(tx, missing))]);
+      return { config: owned, ids, revision: stored.revision.revision, wrote: false, superseded: null };
     }
     const earlier = stored.revision === null ? null : await revisionWith(tx, fingerprint);
     if (earlier !== null && stored.revision !== null && !options.force) {

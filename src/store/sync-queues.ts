@@ -29,7 +29,27 @@ export async function syncQueues(ctx: StoreContext, config: ServiceConfig): Prom
  * ON CONFLICT DO UPDATE SET (docs/scaling.md).
  */
 export async function writeQueues(ctx: { readonly db: Kysely<Database>; readonly schema: string }, config: ServiceConfig): Promise<ReadonlyMap<string, number>> {
-  const queues = config.queues;
+  const trx = ctx.db;
+  const ids = await upsertQueues(ctx, config.queues);
+  await sql`/* sync_queues_deactivate */
+    update ${table(ctx, 'queues')} set active = false, updated_at = now()
+     where active and name <> all(${[...ids.keys()]}::text[])`.execute(trx);
+  await sql`/* sync_queues_total_limit */
+    insert into ${table(ctx, 'service_settings')} (name, value) values ('total_storage_limit_bytes', ${config.totalStorageLimitBytes}::int8)
+    on conflict (name) do update set value = excluded.value`.execute(trx);
+  await sql`/* sync_queues_revision */
+    insert into ${table(ctx, 'queue_definitions')} (fingerprint, source, admin_emails)
+    values (${definitionsFingerprint(config)}, ${config.source}, ${[...config.adminEmails]}::text[])`.execute(trx);
+  return ids;
+}
+
+/**
+ * Inserts or updates the given queues, active, and returns their ids; no
+ * revision. writeQueues's first step, and on its own the built-in cron
+ * queue an owner with a cron file adds to definitions that lack it (it is
+ * in no fingerprint, so its row is no new revision).
+ */
+export async function upsertQueues(ctx: { readonly db: Kysely<Database>; readonly schema: string }, queues: ServiceConfig['queues']): Promise<Map<string, number>> {
   const trx = ctx.db;
   const ids = new Map<string, number>();
   if (queues.length > 0) {
@@ -51,15 +71,6 @@ export async function writeQueues(ctx: { readonly db: Kysely<Database>; readonly
       returning q.id, q.name`.execute(trx);
     for (const row of result.rows) ids.set(row.name, row.id);
   }
-  await sql`/* sync_queues_deactivate */
-    update ${table(ctx, 'queues')} set active = false, updated_at = now()
-     where active and name <> all(${[...ids.keys()]}::text[])`.execute(trx);
-  await sql`/* sync_queues_total_limit */
-    insert into ${table(ctx, 'service_settings')} (name, value) values ('total_storage_limit_bytes', ${config.totalStorageLimitBytes}::int8)
-    on conflict (name) do update set value = excluded.value`.execute(trx);
-  await sql`/* sync_queues_revision */
-    insert into ${table(ctx, 'queue_definitions')} (fingerprint, source, admin_emails)
-    values (${definitionsFingerprint(config)}, ${config.source}, ${[...config.adminEmails]}::text[])`.execute(trx);
   return ids;
 }
 

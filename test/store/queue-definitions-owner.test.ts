@@ -148,6 +148,17 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     expect((await queueRows(server)).find((r) => r.name === 'cron')?.active).toBe(true);
   });
 
+  it('an owner with a cron file joins definitions an owner without one wrote: the built-in cron queue is added, no new revision', async () => {
+    t = await openTestService(engine, parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml'), {
+      open: { ownQueues: true, cron: false, cronFiring: false, dispatch: false },
+    });
+    expect((await queueRows(t)).map((r) => r.name)).toEqual(['default', 'emails', 'hooks']);
+    const withCron = await openProcess(t, { config: parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml'), ownQueues: true, cron: CRON });
+    expect(withCron.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([['cron', true], ['default', true], ['emails', true], ['hooks', true]]);
+    expect(await revisions(t)).toBe(1);
+  });
+
   it('an owner whose definitions are current still writes its own base URL into push_settings (the SQL API checks it)', async () => {
     const server = await startServer();
     const pushSettings = async () =>
