@@ -22,19 +22,62 @@ const ALLOWED_IMPORTS = {
   config: ['core', 'cron', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
   // Schedules of cron jobs: App Engine's grammar (ours) and five-field cron expressions (croner); pure.
   cron: ['core', 'croner'],
-  store: ['core', 'kysely', 'pg', '@electric-sql/pglite', 'node:child_process', 'node:crypto', 'node:fs', 'node:module', 'node:net', 'node:os', 'node:path', 'node:url'],
+  store: [
+    'core',
+    'kysely',
+    'pg',
+    '@electric-sql/pglite',
+    'node:child_process',
+    'node:crypto',
+    'node:fs',
+    'node:module',
+    'node:net',
+    'node:os',
+    'node:path',
+    'node:url',
+  ],
   // Its storage comes through AuthStore (auth-store.ts); hono for the local token endpoint.
   auth: ['core', 'jose', 'hono', '@hono/node-server', 'node:crypto', 'node:fs', 'node:http', 'node:net', 'node:path'],
   http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
-  cli: ['core', 'client', 'config', 'cron', 'store', 'auth', 'http', 'open-task-queue.ts', 'server.ts', 'run-server.ts', 'environment.ts', 'commander', 'node:child_process', 'node:fs', 'node:path', 'node:string_decoder', 'node:util', 'node:v8'],
+  cli: [
+    'core',
+    'client',
+    'config',
+    'cron',
+    'store',
+    'auth',
+    'http',
+    'open-task-queue.ts',
+    'server.ts',
+    'run-server.ts',
+    'environment.ts',
+    'commander',
+    'node:child_process',
+    'node:fs',
+    'node:path',
+    'node:string_decoder',
+    'node:util',
+    'node:v8',
+  ],
   // Push delivery: the HTTP client and the wiring of the dispatcher to the store.
   push: ['core', 'store', 'undici'],
   'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'push', 'node:fs', 'node:path'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
-  'server.ts': ['core', 'config', 'auth', 'http', 'console', 'ops', 'server', 'open-task-queue.ts', 'node:http', 'node:path'],
+  'server.ts': [
+    'core',
+    'config',
+    'auth',
+    'http',
+    'console',
+    'ops',
+    'server',
+    'open-task-queue.ts',
+    'node:http',
+    'node:path',
+  ],
   // The pieces of startServer: listening, readiness, graceful shutdown, the start line.
   server: ['core', 'config', 'auth', 'http', 'open-task-queue.ts', '@hono/node-server', 'node:http', 'node:net'],
   'run-server.ts': ['core', 'config', 'ops', 'server.ts'],
@@ -52,7 +95,10 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'only src/environment.ts reads process.env' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'only src/environment.ts reads process.env' },
+      ],
     },
   },
   {

@@ -25,7 +25,9 @@ async function snapshot(db: pg.Client, schema: string): Promise<Written> {
   // within 10 s (PGSTAT_IDLE_INTERVAL): wait that out on both sides.
   await new Promise((resolve) => setTimeout(resolve, 11_000));
   await db.query('select pg_stat_clear_snapshot()');
-  const wal = (await db.query<{ r: string; f: string; b: string }>('select wal_records r, wal_fpi f, wal_bytes b from pg_stat_wal')).rows[0]!;
+  const wal = (
+    await db.query<{ r: string; f: string; b: string }>('select wal_records r, wal_fpi f, wal_bytes b from pg_stat_wal')
+  ).rows[0]!;
   const tables = await db.query<{ relname: string; ins: string; upd: string; del: string; hot: string }>(
     'select relname, n_tup_ins ins, n_tup_upd upd, n_tup_del del, n_tup_hot_upd hot from pg_stat_user_tables where schemaname = $1',
     [schema],
@@ -34,7 +36,12 @@ async function snapshot(db: pg.Client, schema: string): Promise<Written> {
     walRecords: Number(wal.r),
     walFpi: Number(wal.f),
     walBytes: Number(wal.b),
-    rows: Object.fromEntries(tables.rows.map((t) => [t.relname, { ins: Number(t.ins), upd: Number(t.upd), del: Number(t.del), hot: Number(t.hot) }])),
+    rows: Object.fromEntries(
+      tables.rows.map((t) => [
+        t.relname,
+        { ins: Number(t.ins), upd: Number(t.upd), del: Number(t.del), hot: Number(t.hot) },
+      ]),
+    ),
   };
 }
 
@@ -46,7 +53,9 @@ function perTask(before: Written, after: Written, tasks: number): string[] {
     const b = before.rows[table] ?? { ins: 0, upd: 0, del: 0, hot: 0 };
     const d = { ins: a.ins - b.ins, upd: a.upd - b.upd, del: a.del - b.del, hot: a.hot - b.hot };
     if (d.ins + d.upd + d.del === 0) continue;
-    lines.push(`  ${table}: ${(d.ins / tasks).toFixed(2)} inserted, ${(d.upd / tasks).toFixed(2)} updated (${(d.hot / tasks).toFixed(2)} HOT), ${(d.del / tasks).toFixed(2)} deleted per task`);
+    lines.push(
+      `  ${table}: ${(d.ins / tasks).toFixed(2)} inserted, ${(d.upd / tasks).toFixed(2)} updated (${(d.hot / tasks).toFixed(2)} HOT), ${(d.del / tasks).toFixed(2)} deleted per task`,
+    );
   }
   return lines;
 }

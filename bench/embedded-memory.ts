@@ -37,11 +37,21 @@ interface Server {
 
 async function startServer(dataDir: string): Promise<{ server: Server; startMs: number }> {
   const started = performance.now();
-  const args = values.src ? ['--import', import.meta.resolve('tsx'), join(root, 'src/main.ts')] : [join(root, 'dist/main.js')];
+  const args = values.src
+    ? ['--import', import.meta.resolve('tsx'), join(root, 'src/main.ts')]
+    : [join(root, 'dist/main.js')];
   const child = spawn(process.execPath, [...(values['node-arg'] ?? []), ...args], {
     cwd: dataDir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TASKQUEUE_DATA_DIR: join(dataDir, 'data'), DATABASE_URL: '', TASKQUEUE_AUTH: 'off', TASKQUEUE_CONFIG: join(dataDir, 'queue.xml') },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TASKQUEUE_DATA_DIR: join(dataDir, 'data'),
+      DATABASE_URL: '',
+      TASKQUEUE_AUTH: 'off',
+      TASKQUEUE_CONFIG: join(dataDir, 'queue.xml'),
+    },
   });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
@@ -100,7 +110,9 @@ async function load(url: string): Promise<{ adds: number; deletes: number; ms: n
   await Promise.all(
     Array.from({ length: CONSUMERS }, async () => {
       for (;;) {
-        const leased = (await call(url, 'POST', '/tasks/lease?leaseSecs=60&numTasks=10')) as { items?: Array<{ id: string }> };
+        const leased = (await call(url, 'POST', '/tasks/lease?leaseSecs=60&numTasks=10')) as {
+          items?: Array<{ id: string }>;
+        };
         const items = leased.items ?? [];
         if (items.length === 0) return;
         for (const task of items) {
@@ -140,13 +152,17 @@ try {
 
   const mb = (value: number) => `${value.toFixed(0)} MB`;
   console.log(`embedded engine server (${values.src ? 'src via tsx' : 'dist'}), node ${process.version}`);
-  console.log(`  new data directory: started in ${(first.startMs / 1000).toFixed(1)} s, idle RSS ${mb(idle.rss)} (peak so far ${mb(idle.hwm)})`);
+  console.log(
+    `  new data directory: started in ${(first.startMs / 1000).toFixed(1)} s, idle RSS ${mb(idle.rss)} (peak so far ${mb(idle.hwm)})`,
+  );
   console.log(
     `  load: ${result.adds} adds + ${result.deletes} lease/deletes (${CONSUMERS} clients) in ${(result.ms / 1000).toFixed(1)} s: ` +
       `RSS peak ${mb(Math.max(peak, loaded.rss))}, process peak ${mb(loaded.hwm)}`,
   );
   console.log(`  idle after the load: RSS ${mb(after.rss)}`);
-  console.log(`  restart on the existing directory: started in ${(second.startMs / 1000).toFixed(1)} s, idle RSS ${mb(restarted.rss)} (peak ${mb(restarted.hwm)})`);
+  console.log(
+    `  restart on the existing directory: started in ${(second.startMs / 1000).toFixed(1)} s, idle RSS ${mb(restarted.rss)} (peak ${mb(restarted.hwm)})`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

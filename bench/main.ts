@@ -12,7 +12,14 @@ import { benchAccounting } from './lib/accounting-bench.js';
 import { addBatchesSection } from './lib/add-bench.js';
 import { GraphileWorkerPeer, PgBossPeer } from './lib/peers.js';
 import { RawSqlQueue } from './lib/raw-sql.js';
-import { benchAddSingle, benchCycle, backlog, openBenchService, preload, type CycleResult } from './lib/service-bench.js';
+import {
+  benchAddSingle,
+  benchCycle,
+  backlog,
+  openBenchService,
+  preload,
+  type CycleResult,
+} from './lib/service-bench.js';
 import { figure, formatFigure, type Figure } from './lib/stats.js';
 import { printTable } from './lib/table.js';
 import { runRestBench } from './lib/rest-bench.js';
@@ -49,7 +56,11 @@ function cycleFigures(runs: CycleResult[]) {
 
 async function addSection(results: Record<string, unknown>): Promise<void> {
   const { producers, rows, section } = await addBatchesSection({ url: URL, quick: QUICK, compare: COMPARE, repeat });
-  printTable(`add, batches of 100, ${producers} producers (tasks/s)`, ['', 'tasks/s', 'vs raw', 'Node CPU us/task'], rows);
+  printTable(
+    `add, batches of 100, ${producers} producers (tasks/s)`,
+    ['', 'tasks/s', 'vs raw', 'Node CPU us/task'],
+    rows,
+  );
   // Single-task adds from 16 producers: each add is a commit of its own unless concurrent adds share a statement.
   const singleCount = QUICK ? 2_000 : 5_000;
   const single = figure(
@@ -102,7 +113,13 @@ async function cycleSection(results: Record<string, unknown>): Promise<void> {
         }),
       );
       const cell: Record<string, unknown> = { taskqueue: ours };
-      const row = [`${numTasks}`, `${consumers}`, formatFigure(ours.tasksPerSecond), formatFigure(ours.leaseP50Ms, 2), formatFigure(ours.leaseP99Ms, 2)];
+      const row = [
+        `${numTasks}`,
+        `${consumers}`,
+        formatFigure(ours.tasksPerSecond),
+        formatFigure(ours.leaseP50Ms, 2),
+        formatFigure(ours.leaseP99Ms, 2),
+      ];
       if (COMPARE) {
         const raw = cycleFigures(
           await repeat(async () => {
@@ -134,7 +151,12 @@ async function cycleSection(results: Record<string, unknown>): Promise<void> {
           taskqueueOverRaw: ours.tasksPerSecond.median / raw.tasksPerSecond.median,
           taskqueueOverPgBoss: ours.tasksPerSecond.median / boss.tasksPerSecond.median,
         });
-        row.push(formatFigure(raw.tasksPerSecond), formatFigure(boss.tasksPerSecond), ratio(ours.tasksPerSecond, raw.tasksPerSecond), ratio(ours.tasksPerSecond, boss.tasksPerSecond));
+        row.push(
+          formatFigure(raw.tasksPerSecond),
+          formatFigure(boss.tasksPerSecond),
+          ratio(ours.tasksPerSecond, raw.tasksPerSecond),
+          ratio(ours.tasksPerSecond, boss.tasksPerSecond),
+        );
       }
       section[`numTasks=${numTasks},consumers=${consumers}`] = cell;
       rows.push(row);
@@ -162,10 +184,15 @@ async function cycleSection(results: Record<string, unknown>): Promise<void> {
         }),
       );
       gw[`localQueue=${batch}`] = f;
-      const ours = (section[`numTasks=${batch},consumers=16`] as { taskqueue: { tasksPerSecond: Figure } }).taskqueue.tasksPerSecond;
+      const ours = (section[`numTasks=${batch},consumers=16`] as { taskqueue: { tasksPerSecond: Figure } }).taskqueue
+        .tasksPerSecond;
       gwRows.push([`${batch}`, formatFigure(f), formatFigure(ours), ratio(ours, f)]);
     }
-    printTable('graphile-worker drain, 16 workers, no-op task (tasks/s)', ['batch', 'graphile-worker', 'taskqueue (16 consumers)', 'taskqueue vs gw'], gwRows);
+    printTable(
+      'graphile-worker drain, 16 workers, no-op task (tasks/s)',
+      ['batch', 'graphile-worker', 'taskqueue (16 consumers)', 'taskqueue vs gw'],
+      gwRows,
+    );
     results.graphileWorker = gw;
   }
 }
@@ -202,10 +229,14 @@ async function workerSection(results: Record<string, unknown>): Promise<void> {
   const handFigure = figure(hand);
   const runnerFigure = figure(runner);
   const ratio = figure(ratios);
-  printTable(`worker runner, no-op handler, concurrency 16 (tasks/s; ratio per run, target >= 0.85x)`, ['', 'tasks/s', 'vs loop'], [
-    ['hand-written loop: 16 x (lease 1 + delete)', formatFigure(handFigure), '1.00x'],
-    ['queue.work({ concurrency: 16 })', formatFigure(runnerFigure), `${ratio.median.toFixed(2)}x`],
-  ]);
+  printTable(
+    `worker runner, no-op handler, concurrency 16 (tasks/s; ratio per run, target >= 0.85x)`,
+    ['', 'tasks/s', 'vs loop'],
+    [
+      ['hand-written loop: 16 x (lease 1 + delete)', formatFigure(handFigure), '1.00x'],
+      ['queue.work({ concurrency: 16 })', formatFigure(runnerFigure), `${ratio.median.toFixed(2)}x`],
+    ],
+  );
   results.worker = { handWritten: handFigure, queueWork: runnerFigure, ratio };
 }
 
@@ -225,7 +256,11 @@ async function accountingSection(results: Record<string, unknown>): Promise<void
     }
     section[inTransaction ? 'inTransaction' : 'autocommit'] = figures;
   }
-  printTable('storage accounting: 16 producers, single adds and deletes (ops/s; counters checked exact)', ['adds', 'counters', 'ops/s', 'vs sharded'], rows);
+  printTable(
+    'storage accounting: 16 producers, single adds and deletes (ops/s; counters checked exact)',
+    ['adds', 'counters', 'ops/s', 'vs sharded'],
+    rows,
+  );
   results.accounting = section;
 }
 
@@ -248,24 +283,37 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
         });
         const f = cycleFigures(runs);
         section[`waiting=${waiting},tagged=${tagged}`] = f;
-        rows.push([waiting.toLocaleString('en-US'), tagged ? 'yes' : 'no', formatFigure(f.tasksPerSecond), formatFigure(f.leaseP50Ms, 2), formatFigure(f.leaseP99Ms, 2)]);
+        rows.push([
+          waiting.toLocaleString('en-US'),
+          tagged ? 'yes' : 'no',
+          formatFigure(f.tasksPerSecond),
+          formatFigure(f.leaseP50Ms, 2),
+          formatFigure(f.leaseP99Ms, 2),
+        ]);
       } finally {
         await bench.close();
       }
     }
   }
-  printTable('growth: lease + delete (numTasks 100, 4 consumers) with tasks waiting', ['waiting', 'lease by tag, 10% tagged', 'tasks/s', 'lease p50 ms', 'lease p99 ms'], rows);
+  printTable(
+    'growth: lease + delete (numTasks 100, 4 consumers) with tasks waiting',
+    ['waiting', 'lease by tag, 10% tagged', 'tasks/s', 'lease p50 ms', 'lease p99 ms'],
+    rows,
+  );
   const first = section[`waiting=${sizes[0]},tagged=false`] as { leaseP99Ms: Figure };
   const last = section[`waiting=${sizes.at(-1)},tagged=false`] as { leaseP99Ms: Figure };
   const growth = last.leaseP99Ms.median / first.leaseP99Ms.median;
-  console.log(`lease p99 growth ${sizes[0]!.toLocaleString('en-US')} -> ${sizes.at(-1)!.toLocaleString('en-US')} waiting: ${growth.toFixed(2)}x`);
+  console.log(
+    `lease p99 growth ${sizes[0]!.toLocaleString('en-US')} -> ${sizes.at(-1)!.toLocaleString('en-US')} waiting: ${growth.toFixed(2)}x`,
+  );
   results.growth = { ...section, p99Growth: growth };
 }
 
 /** The SQL API (sql/0015) beside the in-process API, same run, same database: ratio SQL / service. */
 async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   const runs = await repeat(() => benchSqlApiOnce(URL, QUICK));
-  const pick = (path: 'service' | 'sql', row: (f: (typeof runs)[number]['service']) => number) => figure(runs.map((r) => row(r[path])));
+  const pick = (path: 'service' | 'sql', row: (f: (typeof runs)[number]['service']) => number) =>
+    figure(runs.map((r) => row(r[path])));
   type Work = keyof (typeof runs)[number]['ratios'];
   const rows: [string, (f: (typeof runs)[number]['service']) => number, Work][] = [
     ['add, batches of 100, 4 producers', (f) => f.add100, 'add100'],
@@ -283,19 +331,32 @@ async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
       const pairRatios = runs.flatMap((r) => r.ratios[work]);
       const pairRatio = figure(pairRatios);
       section[label] = { service, sql: viaSql, pairRatios, ratio: pairRatio };
-      return [label, formatFigure(service), formatFigure(viaSql), `${pairRatio.median.toFixed(2)}x [${pairRatio.min.toFixed(2)}-${pairRatio.max.toFixed(2)}]`];
+      return [
+        label,
+        formatFigure(service),
+        formatFigure(viaSql),
+        `${pairRatio.median.toFixed(2)}x [${pairRatio.min.toFixed(2)}-${pairRatio.max.toFixed(2)}]`,
+      ];
     }),
   );
   results.sqlApi = section;
 }
 
 /** `--only=` (BENCH_SECTIONS): run just those sections (to iterate on one; the docs quote full runs). */
-const ONLY = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
+const ONLY = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const wanted = (section: string) => ONLY === undefined || ONLY.includes(section);
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const results: Record<string, unknown> = { date: new Date().toISOString(), runs: RUNS, compare: COMPARE, quick: QUICK };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    runs: RUNS,
+    compare: COMPARE,
+    quick: QUICK,
+  };
   if (wanted('add')) await addSection(results);
   if (wanted('cycle')) await cycleSection(results);
   if (wanted('worker')) await workerSection(results);
@@ -313,7 +374,9 @@ async function main(): Promise<void> {
   if (wanted('push')) results.push = await pushSection(URL, RUNS, QUICK);
   if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
-    const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.['numTasks=100,consumers=16']?.raw;
+    const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.[
+      'numTasks=100,consumers=16'
+    ]?.raw;
     results.rest = await runRestBench(URL, RUNS, QUICK, rawCycle?.tasksPerSecond);
   }
   mkdirSync('bench/results', { recursive: true });

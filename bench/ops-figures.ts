@@ -33,7 +33,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function configFile(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tq-bench-ops-'));
-  const queues = Array.from({ length: QUEUES }, (_, i) => `- name: q${i}\n  mode: pull\n  lease_rate: unlimited\n`).join('');
+  const queues = Array.from(
+    { length: QUEUES },
+    (_, i) => `- name: q${i}\n  mode: pull\n  lease_rate: unlimited\n`,
+  ).join('');
   writeFileSync(join(dir, 'queue.yaml'), `queue:\n${queues}`);
   return join(dir, 'queue.yaml');
 }
@@ -41,7 +44,15 @@ function configFile(): string {
 async function scrapeCost(): Promise<void> {
   const schema = `bench_ops_${process.pid}`;
   const running = await startServer({
-    settings: { ...DEFAULT_SETTINGS, databaseUrl: URL_, schema, host: '127.0.0.1', port: 0, configPath: configFile(), console: false },
+    settings: {
+      ...DEFAULT_SETTINGS,
+      databaseUrl: URL_,
+      schema,
+      host: '127.0.0.1',
+      port: 0,
+      configPath: configFile(),
+      console: false,
+    },
     env: { TASKQUEUE_AUTH: 'off' },
   });
   const admin = new pg.Client({ connectionString: URL_ });
@@ -56,7 +67,9 @@ async function scrapeCost(): Promise<void> {
       // A share of each queue leased, another delayed, so every state is counted.
       await queue.leaseTasks({ lease: 600, unit: 'seconds', maxTasks: 500 });
     }
-    await admin.query(`update ${schema}.tasks set eta = now() + interval '1 hour' where ctid in (select ctid from ${schema}.tasks where retry_count = 0 limit ${Math.floor(TASKS / 10)})`);
+    await admin.query(
+      `update ${schema}.tasks set eta = now() + interval '1 hour' where ctid in (select ctid from ${schema}.tasks where retry_count = 0 limit ${Math.floor(TASKS / 10)})`,
+    );
     await admin.query(`analyze ${schema}.tasks`);
 
     const overview = running.service.overview.bind(running.service);
@@ -91,8 +104,12 @@ async function scrapeCost(): Promise<void> {
     console.log(`  queue-gauge query alone: ${median(queryMs).toFixed(1)} ms`);
     console.log(`  scrape running the query (cold): ${median(cold).toFixed(1)} ms`);
     console.log(`  scrape from the 1 s cache (warm): ${median(warm).toFixed(1)} ms`);
-    console.log(`  100 concurrent scrapes: ${storm.toFixed(0)} ms in all, ${queries} queue-gauge quer${queries === 1 ? 'y' : 'ies'}`);
-    console.log(`  exposition size: ${(body.length / 1024).toFixed(1)} KiB, ${body.split('\n').filter((l) => l && !l.startsWith('#')).length} samples`);
+    console.log(
+      `  100 concurrent scrapes: ${storm.toFixed(0)} ms in all, ${queries} queue-gauge quer${queries === 1 ? 'y' : 'ies'}`,
+    );
+    console.log(
+      `  exposition size: ${(body.length / 1024).toFixed(1)} KiB, ${body.split('\n').filter((l) => l && !l.startsWith('#')).length} samples`,
+    );
   } finally {
     await running.shutdown(1000);
     await admin.query(`drop schema if exists ${schema} cascade`);
@@ -114,14 +131,32 @@ function call(url: string, method: string, agent: Agent, body?: string): Promise
 async function shutdownUnderLoad(): Promise<void> {
   const dir = `${ROOT}.test-build/bench-${process.pid}`;
   const bundle = `${dir}/main.mjs`;
-  buildSync({ entryPoints: [`${ROOT}src/main.ts`], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: bundle, logLevel: 'error' });
+  buildSync({
+    entryPoints: [`${ROOT}src/main.ts`],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile: bundle,
+    logLevel: 'error',
+  });
   const schema = `bench_shutdown_${process.pid}`;
   const times: number[] = [];
   const after: number[] = [];
   try {
     for (let run = 0; run < 3; run++) {
       const proc = spawn(process.execPath, [bundle], {
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: URL_, TASKQUEUE_SCHEMA: schema, TASKQUEUE_CONFIG: configFile(), HOST: '127.0.0.1', PORT: '0', TASKQUEUE_AUTH: 'off', TASKQUEUE_CONSOLE: 'off' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: URL_,
+          TASKQUEUE_SCHEMA: schema,
+          TASKQUEUE_CONFIG: configFile(),
+          HOST: '127.0.0.1',
+          PORT: '0',
+          TASKQUEUE_AUTH: 'off',
+          TASKQUEUE_CONSOLE: 'off',
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       // The log stays at its default level (a line per request), as in production.
@@ -143,8 +178,19 @@ async function shutdownUnderLoad(): Promise<void> {
         const agent = new Agent({ keepAlive: true, maxSockets: 1 });
         try {
           for (let n = 0; ; n++) {
-            if (n % 2 === 0) await call(`${url}/taskqueue/v1beta2/projects/local/taskqueues/q0/tasks`, 'POST', agent, '{"payloadBase64":"eA=="}');
-            else await call(`${url}/taskqueue/v1beta2/projects/local/taskqueues/q0/tasks/lease?numTasks=1&leaseSecs=60`, 'POST', agent);
+            if (n % 2 === 0)
+              await call(
+                `${url}/taskqueue/v1beta2/projects/local/taskqueues/q0/tasks`,
+                'POST',
+                agent,
+                '{"payloadBase64":"eA=="}',
+              );
+            else
+              await call(
+                `${url}/taskqueue/v1beta2/projects/local/taskqueues/q0/tasks/lease?numTasks=1&leaseSecs=60`,
+                'POST',
+                agent,
+              );
             total++;
             if (signalled) afterSignal++;
           }
@@ -161,9 +207,13 @@ async function shutdownUnderLoad(): Promise<void> {
       await Promise.all(loops);
       times.push(exitAt - signalled);
       after.push(afterSignal);
-      console.log(`  run ${run + 1}: ${total - afterSignal} requests in 3 s from ${CLIENTS} keep-alive clients; SIGTERM -> exit ${exitAt - signalled} ms; ${afterSignal} answered after the signal`);
+      console.log(
+        `  run ${run + 1}: ${total - afterSignal} requests in 3 s from ${CLIENTS} keep-alive clients; SIGTERM -> exit ${exitAt - signalled} ms; ${afterSignal} answered after the signal`,
+      );
     }
-    console.log(`shutdown under load (${CLIENTS} keep-alive clients): median ${median(times)} ms to exit, median ${median(after)} requests answered after SIGTERM`);
+    console.log(
+      `shutdown under load (${CLIENTS} keep-alive clients): median ${median(times)} ms to exit, median ${median(after)} requests answered after SIGTERM`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     const admin = new pg.Client({ connectionString: URL_ });

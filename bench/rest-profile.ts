@@ -23,15 +23,32 @@ const CONSUMERS = 16;
 
 function call<T>(child: ChildProcess, message: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    child.once('message', (answer: { result?: T; error?: string }) => (answer.error ? reject(new Error(answer.error)) : resolve(answer.result as T)));
+    child.once('message', (answer: { result?: T; error?: string }) =>
+      answer.error ? reject(new Error(answer.error)) : resolve(answer.result as T),
+    );
     child.send(message as never);
   });
 }
 
 const jobs: Record<string, { preload: number; job: LoadJob }> = {
-  cycle1: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, seconds } },
+  cycle1: {
+    preload: 200_000,
+    job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, seconds },
+  },
   // As the REST worker runner leases: long-poll (waitSecs), while tasks are there to take at once.
-  cycle1wait: { preload: 200_000, job: { kind: 'cycle', consumers: CONSUMERS, numTasks: 1, tasks: 200_000, deletes: 'each', gzip: false, waitSecs: 20, seconds } },
+  cycle1wait: {
+    preload: 200_000,
+    job: {
+      kind: 'cycle',
+      consumers: CONSUMERS,
+      numTasks: 1,
+      tasks: 200_000,
+      deletes: 'each',
+      gzip: false,
+      waitSecs: 20,
+      seconds,
+    },
+  },
   insert1: { preload: 0, job: { kind: 'insert', connections: CONSUMERS, tasks: 200_000, perRequest: 1, seconds } },
   noop: { preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: 10_000_000, seconds } },
 };
@@ -47,9 +64,17 @@ const serverProcess = fork(server.script, [url, '10'], {
   stdio: ['ignore', process.env.REST_BENCH_OBSERVED === '1' ? 'pipe' : 'inherit', 'inherit', 'ipc'],
 });
 serverProcess.stdout?.resume();
-const load = fork(fileURLToPath(new URL('./rest-load.ts', import.meta.url)), [], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const ready = await new Promise<{ url: string; project: string; queue: string }>((resolve) => serverProcess.once('message', resolve as never));
-const target: LoadTarget = { url: ready.url, tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks` };
+const load = fork(fileURLToPath(new URL('./rest-load.ts', import.meta.url)), [], {
+  execArgv: ['--import', TSX],
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const ready = await new Promise<{ url: string; project: string; queue: string }>((resolve) =>
+  serverProcess.once('message', resolve as never),
+);
+const target: LoadTarget = {
+  url: ready.url,
+  tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks`,
+};
 // Warm-up (the JIT), then the measured job; the preload's own CPU is profiled too, so it is excluded below by time.
 if (chosen.preload > 0) await call(serverProcess, { cmd: 'preload', count: 50_000 });
 await call(load, { target, job: { ...chosen.job, seconds: 2 } });
@@ -71,7 +96,12 @@ interface Node {
   children?: number[];
 }
 const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!;
-const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
+const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+};
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 // Only the samples of the measured job: the last `result.seconds` of the profile before close.
 const self = new Map<number, number>();
@@ -101,9 +131,15 @@ const where = (node: Node) => {
   if (u.startsWith('node:')) return u;
   return u.replace(/^.*\/(src|bench)\//, '$1/');
 };
-const print = (title: string, rows: Array<[string, number]>, n: number, total = rows.reduce((s, [, v]) => s + v, 0)) => {
+const print = (
+  title: string,
+  rows: Array<[string, number]>,
+  n: number,
+  total = rows.reduce((s, [, v]) => s + v, 0),
+) => {
   console.log(`\n${title} (sampled ${(total / requests).toFixed(0)} µs/request)`);
-  for (const [k, v] of rows.slice(0, n)) console.log(`${(v / requests).toFixed(1).padStart(7)} µs  ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, v] of rows.slice(0, n))
+    console.log(`${(v / requests).toFixed(1).padStart(7)} µs  ${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
 };
 /** Self time in a few buckets, for the before/after table of docs/performance.md. */
 const bucket = (node: Node): string => {
@@ -117,18 +153,24 @@ const bucket = (node: Node): string => {
   if (w === 'pg' || w === 'pg-protocol' || w === 'pg-types' || w === 'pg-pool') return 'pg driver';
   if (w === 'hono') return 'hono (router, context)';
   if (w === '@hono/node-server') return '@hono/node-server';
-  if (/undici|webstreams|abort_controller|js_transferable|event_target/.test(w)) return 'web Request/Response/streams/AbortSignal';
+  if (/undici|webstreams|abort_controller|js_transferable|event_target/.test(w))
+    return 'web Request/Response/streams/AbortSignal';
   if (/crypto/.test(w)) return 'crypto (ETags, statement names)';
   return 'Node HTTP, sockets, timers, promises, other';
 };
 print('self time by bucket', group(bucket), 20);
 print('self time by package or file', group(where), 30);
-print('self time by function', group((node) => `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`), 40);
+print(
+  'self time by function',
+  group((node) => `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`),
+  40,
+);
 
 // Inclusive time: each sample counts once for every distinct function on its stack.
 const parent = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-const label = (node: Node) => `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`;
+const label = (node: Node) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`;
 const inclusive = new Map<string, number>();
 for (const [id, micros] of self) {
   const seen = new Set<string>();
@@ -140,7 +182,12 @@ for (const [id, micros] of self) {
   }
 }
 const busy = [...self].reduce((s, [id, v]) => (byId.get(id)!.callFrame.functionName === '(idle)' ? s : s + v), 0);
-print('inclusive time by function', [...inclusive].filter(([k]) => !k.startsWith('(')).sort((a, b) => b[1] - a[1]), Number(process.env.PROFILE_ROWS ?? 60), busy);
+print(
+  'inclusive time by function',
+  [...inclusive].filter(([k]) => !k.startsWith('(')).sort((a, b) => b[1] - a[1]),
+  Number(process.env.PROFILE_ROWS ?? 60),
+  busy,
+);
 const focus = process.env.PROFILE_FOCUS;
 if (focus) {
   // Callers of one function: the stacks that lead to it, summed.
@@ -158,5 +205,10 @@ if (focus) {
       stacks.set(key, (stacks.get(key) ?? 0) + micros);
     }
   }
-  print(`stacks through ${focus}`, [...stacks].sort((a, b) => b[1] - a[1]), 15, busy);
+  print(
+    `stacks through ${focus}`,
+    [...stacks].sort((a, b) => b[1] - a[1]),
+    15,
+    busy,
+  );
 }

@@ -48,7 +48,14 @@ const api = createApp({
 });
 const app = new Hono();
 app.get('/bench/noop', (c) => c.json({ ok: true }));
-app.post('/bench/batch-routed', batchHandler(api, { service: bench.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false, concurrency: 1000 }));
+app.post(
+  '/bench/batch-routed',
+  batchHandler(
+    api,
+    { service: bench.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined },
+    { combine: false, concurrency: 1000 },
+  ),
+);
 app.route('/', api);
 
 /**
@@ -93,7 +100,15 @@ process.on('message', (command: Command) => {
         const { rss } = process.memoryUsage();
         const cpu = process.cpuUsage();
         const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-        const usage = { peakRss: Math.max(peakRss, rss), rss, cpuMicros: cpu.user + cpu.system, heapUsed, heapTotal, external, arrayBuffers };
+        const usage = {
+          peakRss: Math.max(peakRss, rss),
+          rss,
+          cpuMicros: cpu.user + cpu.system,
+          heapUsed,
+          heapTotal,
+          external,
+          arrayBuffers,
+        };
         peakRss = rss;
         return usage;
       }

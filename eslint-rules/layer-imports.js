@@ -28,11 +28,22 @@ function partOf(file, srcDir) {
 export const allowedImports = {
   meta: {
     type: 'problem',
-    docs: { description: 'each part of src/ imports only what the allow-list in eslint.config.js names (docs/architecture.md)' },
-    schema: [{ type: 'object', properties: { srcDir: { type: 'string' }, allow: { type: 'object' } }, required: ['srcDir', 'allow'] }],
+    docs: {
+      description:
+        'each part of src/ imports only what the allow-list in eslint.config.js names (docs/architecture.md)',
+    },
+    schema: [
+      {
+        type: 'object',
+        properties: { srcDir: { type: 'string' }, allow: { type: 'object' } },
+        required: ['srcDir', 'allow'],
+      },
+    ],
     messages: {
-      forbidden: 'src/{{part}} may not import {{target}} ("{{specifier}}"); it may import {{allowed}} (eslint.config.js, docs/architecture.md)',
-      unlisted: 'src/{{part}} has no entry in the import allow-list (eslint.config.js); add one, and a row in docs/architecture.md',
+      forbidden:
+        'src/{{part}} may not import {{target}} ("{{specifier}}"); it may import {{allowed}} (eslint.config.js, docs/architecture.md)',
+      unlisted:
+        'src/{{part}} has no entry in the import allow-list (eslint.config.js); add one, and a row in docs/architecture.md',
     },
   },
   create(context) {
@@ -53,7 +64,12 @@ export const allowedImports = {
       context.report({
         node: source,
         messageId: 'forbidden',
-        data: { part, target, specifier: source.value, allowed: entry.length === 0 ? 'only its own files' : entry.join(', ') },
+        data: {
+          part,
+          target,
+          specifier: source.value,
+          allowed: entry.length === 0 ? 'only its own files' : entry.join(', '),
+        },
       });
     };
     return {

@@ -26,7 +26,12 @@ function newest(dir) {
   return latest;
 }
 
-const sources = Math.max(newest(join(root, 'src')), ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => (existsSync(join(root, f)) ? statSync(join(root, f)).mtimeMs : 0)));
+const sources = Math.max(
+  newest(join(root, 'src')),
+  ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) =>
+    existsSync(join(root, f)) ? statSync(join(root, f)).mtimeMs : 0,
+  ),
+);
 const output = existsSync(built) ? statSync(built).mtimeMs : 0;
 const hasSources = existsSync(join(root, 'src'));
 if (output > 0 && (!hasSources || output >= sources)) process.exit(0);
@@ -45,6 +50,8 @@ if (!hasSources || !hasTypeScript) {
   );
   process.exit(mode === 'prepare' ? 0 : 1);
 }
-process.stderr.write(`taskqueue: ${output === 0 ? 'building dist/' : 'src/ changed since the last build: rebuilding dist/'}\n`);
+process.stderr.write(
+  `taskqueue: ${output === 0 ? 'building dist/' : 'src/ changed since the last build: rebuilding dist/'}\n`,
+);
 const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -26,7 +26,8 @@ export async function readSqlMigrations(dir: string = SQL_DIR): Promise<Migratio
 /** The text of src/store/migrations.ts for these migrations. */
 export function renderMigrationsModule(migrations: readonly Migration[]): string {
   const entries = migrations.map(
-    (m) => `  {\n    version: ${m.version},\n    name: ${JSON.stringify(m.name)},\n    text: ${JSON.stringify(m.text)},\n  },\n`,
+    (m) =>
+      `  {\n    version: ${m.version},\n    name: ${JSON.stringify(m.name)},\n    text: ${JSON.stringify(m.text)},\n  },\n`,
   );
   return (
     '// Generated from sql/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +

@@ -30,7 +30,9 @@ export function writeGenerated(text: string, only: readonly string[] = []): stri
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const name = process.argv[2];
   if (!name || !/^\d{4}_[a-z0-9_]+$/.test(name)) {
-    console.error('usage: npm run generate:sql-api -- NNNN_name [function...]   (the new migration, sql/NNNN_name.sql)');
+    console.error(
+      'usage: npm run generate:sql-api -- NNNN_name [function...]   (the new migration, sql/NNNN_name.sql)',
+    );
     process.exit(2);
   }
   const only = process.argv.slice(3);
@@ -43,5 +45,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const header = `-- ${name.slice(0, 4)}: (why the SQL API's generated functions change; see src/store/sql-api-functions.ts).\n`;
   const text = existsSync(path) ? await readFile(path, 'utf8') : header;
   await writeFile(path, writeGenerated(text, only));
-  console.log(`sql/${name}.sql: ${sqlApiFunctions().filter((fn) => only.length === 0 || only.includes(fn.name)).map((fn) => fn.name).join(', ')}`);
+  console.log(
+    `sql/${name}.sql: ${sqlApiFunctions()
+      .filter((fn) => only.length === 0 || only.includes(fn.name))
+      .map((fn) => fn.name)
+      .join(', ')}`,
+  );
 }

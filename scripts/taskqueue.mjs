@@ -38,6 +38,8 @@ if (!existsSync(cli)) {
 }
 // A checkout edited since its build would run old code without a word.
 if (isCheckout && newest(join(root, 'src')) > statSync(cli).mtimeMs) {
-  process.stderr.write('taskqueue: src/ changed since dist/ was built; this runs the old build (`npm run build` to refresh it)\n');
+  process.stderr.write(
+    'taskqueue: src/ changed since dist/ was built; this runs the old build (`npm run build` to refresh it)\n',
+  );
 }
 await import(pathToFileURL(cli).href);

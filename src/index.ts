@@ -24,7 +24,12 @@ export type { ExportLine } from './core/task-export.js';
 export type { Logger } from './core/logger.js';
 export type { PoolStats } from './core/pool-stats.js';
 export type { AuthStore } from './auth/auth-store.js';
-export { pushKeysHandler, pushTokenJwks, type PushKeySource, type PushKeysHandlerOptions } from './auth/push-key-endpoints.js';
+export {
+  pushKeysHandler,
+  pushTokenJwks,
+  type PushKeySource,
+  type PushKeysHandlerOptions,
+} from './auth/push-key-endpoints.js';
 export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from './core/caller-transaction.js';
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';

@@ -209,7 +209,11 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   const pushBaseUrl = options.pushBaseUrl === undefined ? settings.pushBaseUrl : options.pushBaseUrl;
   const routes = options.targetUrls ?? settings.targetUrls;
   const cron = await resolveCron(options.cron === undefined ? settings.cronPath : options.cron);
-  const given = withPushBaseUrl(withCronQueue(await resolveConfig(options.config ?? settings.configPath, settings), cron), pushBaseUrl, routes);
+  const given = withPushBaseUrl(
+    withCronQueue(await resolveConfig(options.config ?? settings.configPath, settings), cron),
+    pushBaseUrl,
+    routes,
+  );
   const role: DefinitionsRole = given.source === 'built-in' ? 'use' : options.ownQueues === true ? 'own' : 'check';
   logger.info({ source: given.source, queues: given.queues.length, role }, 'config loaded');
   if (cron !== null) logger.info({ source: cron.source, jobs: cron.jobs.length }, 'cron jobs loaded');
@@ -223,11 +227,24 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
   const store = new PgTaskStore(database, schema, { ownsDatabase, logger });
   try {
     const migrated = await migrate(database.db, schema);
-    logger.info({ schema, applied: migrated.applied, version: migrated.current }, migrated.applied.length > 0 ? 'migrations applied' : 'migrations current');
-    const settled = await settleQueueDefinitions({ db: database.db, schema }, given, role, { force: options.forceQueues ?? false, superseded: 'serve' });
+    logger.info(
+      { schema, applied: migrated.applied, version: migrated.current },
+      migrated.applied.length > 0 ? 'migrations applied' : 'migrations current',
+    );
+    const settled = await settleQueueDefinitions({ db: database.db, schema }, given, role, {
+      force: options.forceQueues ?? false,
+      superseded: 'serve',
+    });
     const config = settled.wrote ? given : withPushBaseUrl(settled.config, pushBaseUrl, routes);
     requireCronQueues(config, cron);
-    logQueues(logger, config, { role, wrote: settled.wrote, revision: settled.revision, superseded: settled.superseded, routes, cronJobs: cron?.jobs ?? [] });
+    logQueues(logger, config, {
+      role,
+      wrote: settled.wrote,
+      revision: settled.revision,
+      superseded: settled.superseded,
+      routes,
+      cronJobs: cron?.jobs ?? [],
+    });
     await prepareSqlApi(database.db, schema, { tombstoneRetentionMs: tombstoneRetentionMs(options, settings), logger });
     return assemble(database, store, schema, config, settled.ids, options, settings, cron, settled.revision);
   } catch (error) {
@@ -245,10 +262,14 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
  * a schema (a mistyped --schema must not leave one behind); one the
  * servers made is brought up to date.
  */
-export async function openForOperators(options: WiringOptions & { readonly database: DatabaseOptions }, defaultEnv?: Environment): Promise<OpenTaskQueue> {
+export async function openForOperators(
+  options: WiringOptions & { readonly database: DatabaseOptions },
+  defaultEnv?: Environment,
+): Promise<OpenTaskQueue> {
   const env = options.env ?? defaultEnv ?? {};
   const settings = settingsFromEnvironment(env);
-  if ((options.config ?? settings.configPath) !== null) return openTaskQueue({ cleanupIntervalMs: 0, ...options, dispatch: false, cronFiring: false }, env);
+  if ((options.config ?? settings.configPath) !== null)
+    return openTaskQueue({ cleanupIntervalMs: 0, ...options, dispatch: false, cronFiring: false }, env);
   const schema = validateSchemaName(options.schema ?? settings.schema);
   const database = await openDatabase(options.database);
   const store = new PgTaskStore(database, schema, { ownsDatabase: options.database.kind !== 'pglite-instance' });
@@ -267,7 +288,8 @@ export async function openForOperators(options: WiringOptions & { readonly datab
     const source = `${stored.source.replace('the database', where)} (no configuration given: TASKQUEUE_CONFIG=queue.xml or taskqueue config sync writes one)`;
     const config = withPushBaseUrl({ ...stored, source }, pushBaseUrl, options.targetUrls ?? settings.targetUrls);
     const wiring = { ...options, cleanupIntervalMs: 0, dispatch: false, definitionsCheckMs: 0 };
-    return (await assemble(database, store, schema, config, ids, wiring, settings, null, revision?.revision ?? null)).service;
+    return (await assemble(database, store, schema, config, ids, wiring, settings, null, revision?.revision ?? null))
+      .service;
   } catch (error) {
     await store.close().catch(() => {});
     throw error;
@@ -300,7 +322,10 @@ async function assemble(
   const auditLog = new PgAuditLog({ db: database.db, schema });
   const signer =
     (options.pushSigning ?? settings.pushSigning)
-      ? new PushTokenSigner(authStore, { issuer: options.pushIssuer ?? DEFAULT_LOCAL_ISSUER.issuer, email: settings.pushIdentity ?? `taskqueue@${project}` })
+      ? new PushTokenSigner(authStore, {
+          issuer: options.pushIssuer ?? DEFAULT_LOCAL_ISSUER.issuer,
+          email: settings.pushIdentity ?? `taskqueue@${project}`,
+        })
       : null;
   let dispatch: PushDispatch | null = null;
   const startDispatch = (start: { readonly events?: PushEvents } = {}) => {
@@ -327,13 +352,19 @@ async function assemble(
     add: (queue, task, transaction) => core.getQueue(queue).add(task, transaction === undefined ? {} : { transaction }),
     scheduleOf: cronScheduleOf,
     logger: options.logger ?? silentLogger,
-    ...(options.cronEvents ? { events: options.cronEvents } : {}), ...(options.cronClock ? { clock: options.cronClock } : {}),
+    ...(options.cronEvents ? { events: options.cronEvents } : {}),
+    ...(options.cronClock ? { clock: options.cronClock } : {}),
     auditLog,
   });
   if (options.cronFiring ?? true) cronService.start();
   const logger = options.logger ?? silentLogger;
   const graceMs = options.shutdownGraceMs ?? settings.shutdownGraceSeconds * 1000;
-  const watch = new DefinitionsWatch({ ctx: { db: database.db, schema }, serving: revision, logger, intervalMs: options.definitionsCheckMs ?? 10_000 });
+  const watch = new DefinitionsWatch({
+    ctx: { db: database.db, schema },
+    serving: revision,
+    logger,
+    intervalMs: options.definitionsCheckMs ?? 10_000,
+  });
   const service: OpenTaskQueue = {
     config,
     getQueue: (name) => core.getQueue(name),
@@ -362,7 +393,9 @@ async function assemble(
     schemaStatus: async () => ({ current: await store.schemaVersion(), latest: await latestMigration() }),
     poolStats: () => {
       const pool = database.pool;
-      return pool ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 } : null;
+      return pool
+        ? { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }
+        : null;
     },
   };
   return { service, store, database };

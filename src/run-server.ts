@@ -43,14 +43,18 @@ export async function runServer(settings: ServiceSettings, env: Environment, log
       log.warn({ signal }, 'second signal: exiting at once');
       process.exit(SIGNAL_EXIT[signal]);
     }
-    log.info({ signal, graceSeconds: settings.shutdownGraceSeconds }, running ? 'shutting down' : 'shutting down once started');
+    log.info(
+      { signal, graceSeconds: settings.shutdownGraceSeconds },
+      running ? 'shutting down' : 'shutting down once started',
+    );
     if (running) stop(running);
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
   // An error nothing caught still ends the process as Node decides; it is
   // logged first, with its stack, as a line like every other.
-  const onCrash = (error: unknown, origin: string) => log.error({ err: error, origin }, 'unexpected error: the process ends');
+  const onCrash = (error: unknown, origin: string) =>
+    log.error({ err: error, origin }, 'unexpected error: the process ends');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   process.on('uncaughtExceptionMonitor', onCrash);

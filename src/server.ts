@@ -91,7 +91,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // The embedded engine admits one process: `taskqueue token` asks this
     // server (on loopback, with a secret in a 0600 file) instead.
     if (accessControl.localIssuer && service.engine === 'pglite' && settings.dataDir !== ':memory:') {
-      tokenServer = await startLocalTokenServer({ dataDir: resolve(settings.dataDir), minter: accessControl.localIssuer });
+      tokenServer = await startLocalTokenServer({
+        dataDir: resolve(settings.dataDir),
+        minter: accessControl.localIssuer,
+      });
     }
     const admins = [...new Set([...authSettings.admins, ...service.config.adminEmails])];
     const stopping = new AbortController();
@@ -103,7 +106,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       ...(metrics
         ? {
             httpObserver: metrics.http,
-            metrics: { access: settings.metrics === 'token' ? ('token' as const) : ('on' as const), render: () => metrics.render() },
+            metrics: {
+              access: settings.metrics === 'token' ? ('token' as const) : ('on' as const),
+              render: () => metrics.render(),
+            },
           }
         : {}),
       readiness: readinessCheck(service, stopping.signal),
@@ -111,10 +117,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console
-      ? mountConsole(app, { service, accessControl, auditLog: service.auditLog, depthHistory: service.depthHistory, cronJobs: () => service.cronJobs() })
+      ? mountConsole(app, {
+          service,
+          accessControl,
+          auditLog: service.auditLog,
+          depthHistory: service.depthHistory,
+          cronJobs: () => service.cronJobs(),
+        })
       : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).
-    app.get('/.well-known/jwks.json', async (c) => c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }));
+    app.get('/.well-known/jwks.json', async (c) =>
+      c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }),
+    );
     const { server, address, url } = await listen(app.fetch, settings.port, settings.host);
     const connections = trackConnections(server);
     logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });

@@ -17,7 +17,9 @@ export interface AddBatchesOptions {
  * Adds in batches of 100 with 4 producers: ours, the raw SQL ceilings and the
  * peers, as table rows and the section's JSON.
  */
-export async function addBatchesSection(options: AddBatchesOptions): Promise<{ producers: number; rows: string[][]; section: Record<string, unknown> }> {
+export async function addBatchesSection(
+  options: AddBatchesOptions,
+): Promise<{ producers: number; rows: string[][]; section: Record<string, unknown> }> {
   const { url, quick, compare, repeat } = options;
   const ratio = (a: Figure, b: Figure) => `${(a.median / b.median).toFixed(2)}x`;
   const count = quick ? 20_000 : 50_000;
@@ -59,7 +61,9 @@ export async function addBatchesSection(options: AddBatchesOptions): Promise<{ p
   };
   const none = { tasksPerSecond: Number.NaN, cpuUsPerTask: Number.NaN };
   const triples = await repeat(async () =>
-    compare ? { ours: await oursOnce(), raw: await rawOnce(false), named: await rawOnce(true) } : { ours: await oursOnce(), raw: none, named: none },
+    compare
+      ? { ours: await oursOnce(), raw: await rawOnce(false), named: await rawOnce(true) }
+      : { ours: await oursOnce(), raw: none, named: none },
   );
   const ours = figure(triples.map((p) => p.ours.tasksPerSecond));
   const cpu = (f: Figure) => formatFigure(f, 1);
@@ -98,10 +102,18 @@ export async function addBatchesSection(options: AddBatchesOptions): Promise<{ p
     const perRunNamed = figure(triples.map((p) => p.ours.tasksPerSecond / p.named.tasksPerSecond));
     rows.unshift(
       ['raw SQL ceiling', formatFigure(raw), '1.00x', cpu(rawCpu)],
-      ['raw SQL, a unique name per task', formatFigure(named), `${ratio(named, raw)} (ours ${perRunNamed.median.toFixed(2)}x of it)`, cpu(namedCpu)],
+      [
+        'raw SQL, a unique name per task',
+        formatFigure(named),
+        `${ratio(named, raw)} (ours ${perRunNamed.median.toFixed(2)}x of it)`,
+        cpu(namedCpu),
+      ],
     );
     rows[2]![2] = `${perRun.median.toFixed(2)}x`;
-    rows.push(['pg-boss', formatFigure(boss), ratio(boss, raw), ''], ['graphile-worker', formatFigure(gw), ratio(gw, raw), '']);
+    rows.push(
+      ['pg-boss', formatFigure(boss), ratio(boss, raw), ''],
+      ['graphile-worker', formatFigure(gw), ratio(gw, raw), ''],
+    );
     Object.assign(section, {
       raw,
       rawCpuUsPerTask: rawCpu,

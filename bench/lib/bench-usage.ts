@@ -4,7 +4,17 @@
  * takes many minutes and loads the machine. Now `--help` prints this and an
  * unknown option or section is refused.
  */
-export const BENCH_SECTIONS = ['add', 'cycle', 'worker', 'accounting', 'growth', 'pglite', 'push', 'rest', 'sqlapi'] as const;
+export const BENCH_SECTIONS = [
+  'add',
+  'cycle',
+  'worker',
+  'accounting',
+  'growth',
+  'pglite',
+  'push',
+  'rest',
+  'sqlapi',
+] as const;
 
 const USAGE = `npm run bench -- [options]
 
@@ -23,7 +33,17 @@ const USAGE = `npm run bench -- [options]
 Environment: DATABASE_URL (default the local test database), BENCH_RUNS.`;
 
 const FLAGS = new Set(['--compare', '--quick', '--scale', '--write-docs', '--skip-disk-check']);
-const VALUED = ['--only=', '--curves=', '--points=', '--waiting=', '--held=', '--pages=', '--queues=', '--replot=', '--chart-note='];
+const VALUED = [
+  '--only=',
+  '--curves=',
+  '--points=',
+  '--waiting=',
+  '--held=',
+  '--pages=',
+  '--queues=',
+  '--replot=',
+  '--chart-note=',
+];
 
 /** Exits with the usage on `--help`/`-h` (status 0) or on an unknown option or section (status 2). */
 export function checkBenchArgs(args: readonly string[]): void {
@@ -32,7 +52,11 @@ export function checkBenchArgs(args: readonly string[]): void {
     process.exit(0);
   }
   const unknown = args.filter((arg) => !FLAGS.has(arg) && !VALUED.some((prefix) => arg.startsWith(prefix)));
-  const only = args.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',') ?? [];
+  const only =
+    args
+      .find((arg) => arg.startsWith('--only='))
+      ?.slice('--only='.length)
+      .split(',') ?? [];
   const badSections = only.filter((name) => !(BENCH_SECTIONS as readonly string[]).includes(name));
   if (unknown.length === 0 && badSections.length === 0) return;
   const problems = [

@@ -29,7 +29,9 @@ export async function bundleScript(entry: string, label: string): Promise<{ scri
     });
     return { script: bundle, execArgv: [] };
   } catch (error) {
-    console.warn(`bench: could not bundle ${label} (${String(error)}); it runs under tsx, whose loader adds ~80 MB of RSS`);
+    console.warn(
+      `bench: could not bundle ${label} (${String(error)}); it runs under tsx, whose loader adds ~80 MB of RSS`,
+    );
     return { script: entry, execArgv: ['--import', TSX] };
   }
 }

@@ -53,7 +53,12 @@ export async function runCycle<Item>(
 }
 
 /** `producers` loops adding batches of `batch` (100) until `count` items are added; returns items/s. */
-export async function runAdd(count: number, producers: number, addBatch: (n: number) => Promise<unknown>, batch = 100): Promise<number> {
+export async function runAdd(
+  count: number,
+  producers: number,
+  addBatch: (n: number) => Promise<unknown>,
+  batch = 100,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(

@@ -19,7 +19,13 @@ export class PgBossPeer {
 
   constructor(url: string, poolSize: number) {
     this.#url = url;
-    this.boss = new PgBoss({ connectionString: url, schema: this.schema, max: poolSize, supervise: false, schedule: false });
+    this.boss = new PgBoss({
+      connectionString: url,
+      schema: this.schema,
+      max: poolSize,
+      supervise: false,
+      schedule: false,
+    });
     this.boss.on('error', () => {});
   }
 
@@ -29,7 +35,12 @@ export class PgBossPeer {
   }
 
   add(count: number, producers: number): Promise<number> {
-    return runAdd(count, producers, (n) => this.boss.insert('bench', Array.from({ length: n }, () => ({ data: PAYLOAD }))));
+    return runAdd(count, producers, (n) =>
+      this.boss.insert(
+        'bench',
+        Array.from({ length: n }, () => ({ data: PAYLOAD })),
+      ),
+    );
   }
 
   cycle(count: number, numTasks: number, consumers: number): Promise<CycleResult> {
@@ -37,7 +48,10 @@ export class PgBossPeer {
       {
         lease: (want) => this.boss.fetch('bench', { batchSize: want }),
         complete: async (jobs) => {
-          await this.boss.complete('bench', jobs.map((j) => j.id));
+          await this.boss.complete(
+            'bench',
+            jobs.map((j) => j.id),
+          );
         },
       },
       count,

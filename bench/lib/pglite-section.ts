@@ -34,24 +34,38 @@ function runChild(script: string, execArgv: string[], quick: boolean): Promise<P
  * figures, the ratio to the same work on PostgreSQL in this run, and the
  * process's peak RSS.
  */
-export async function pgliteSection(runs: number, quick: boolean, postgres: { add?: Figure; cycle?: Record<string, Figure> }): Promise<Record<string, unknown>> {
+export async function pgliteSection(
+  runs: number,
+  quick: boolean,
+  postgres: { add?: Figure; cycle?: Record<string, Figure> },
+): Promise<Record<string, unknown>> {
   const { script, execArgv } = await bundleScript(CHILD, 'pglite');
   const results: PgliteRun[] = [];
   for (let i = 0; i < runs; i++) results.push(await runChild(script, execArgv, quick));
   const add = figure(results.map((r) => r.add));
-  const vs = (ours: Figure, theirs: Figure | undefined) => (theirs ? `${(ours.median / theirs.median).toFixed(2)}x` : '');
+  const vs = (ours: Figure, theirs: Figure | undefined) =>
+    theirs ? `${(ours.median / theirs.median).toFixed(2)}x` : '';
   const rows: string[][] = [['add, batches of 100, 4 producers', formatFigure(add), '', vs(add, postgres.add)]];
   const section: Record<string, unknown> = { add };
   for (const key of Object.keys(results[0]!.cycle)) {
     const tasksPerSecond = figure(results.map((r) => r.cycle[key]!.tasksPerSecond));
     const leaseP99Ms = figure(results.map((r) => r.cycle[key]!.leaseP99Ms));
     section[key] = { tasksPerSecond, leaseP99Ms };
-    rows.push([`lease + delete, ${key.replace(',', ', ')}`, formatFigure(tasksPerSecond), formatFigure(leaseP99Ms, 2), vs(tasksPerSecond, postgres.cycle?.[key])]);
+    rows.push([
+      `lease + delete, ${key.replace(',', ', ')}`,
+      formatFigure(tasksPerSecond),
+      formatFigure(leaseP99Ms, 2),
+      vs(tasksPerSecond, postgres.cycle?.[key]),
+    ]);
   }
   const opened = figure(results.map((r) => r.openedRssBytes / MB));
   const peak = figure(results.map((r) => r.peakRssBytes / MB));
   Object.assign(section, { openedRssMb: opened, peakRssMb: peak });
-  printTable('embedded engine (PGlite, data on disk, one process)', ['work', 'tasks/s', 'lease p99 ms', 'vs PostgreSQL'], rows);
+  printTable(
+    'embedded engine (PGlite, data on disk, one process)',
+    ['work', 'tasks/s', 'lease p99 ms', 'vs PostgreSQL'],
+    rows,
+  );
   console.log(`PGlite process RSS: ${formatFigure(opened)} MB after opening, peak ${formatFigure(peak)} MB`);
   return section;
 }

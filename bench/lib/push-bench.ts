@@ -8,7 +8,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
+import {
+  DEFAULT_PUSH_SETTINGS,
+  DEFAULT_RETRY_PARAMETERS,
+  defaultQueueConfig,
+  type QueueConfig,
+  type ServiceConfig,
+} from '../../src/core/queue-config.js';
 import { openTaskQueue, type OpenTaskQueue } from '../../src/open-task-queue.js';
 import { figure, formatFigure, type Figure } from './stats.js';
 import { printTable } from './table.js';
@@ -29,7 +35,13 @@ async function startRemoteSink(): Promise<{ url: string; child: ChildProcess }> 
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-function pushQueue(name: string, targetUrl: string, ratePerSecond: number, bucketSize: number, maxConcurrentRequests: number | null): QueueConfig {
+function pushQueue(
+  name: string,
+  targetUrl: string,
+  ratePerSecond: number,
+  bucketSize: number,
+  maxConcurrentRequests: number | null,
+): QueueConfig {
   return {
     name,
     mode: 'push',
@@ -47,7 +59,16 @@ function config(queue: QueueConfig): ServiceConfig {
 }
 
 async function open(url: string, schema: string, cfg: ServiceConfig, dispatch: boolean): Promise<OpenTaskQueue> {
-  return openTaskQueue({ databaseUrl: url, schema, config: cfg, dispatch, pushSigning: false, cleanupIntervalMs: 0, poolSize: 10, env: {} });
+  return openTaskQueue({
+    databaseUrl: url,
+    schema,
+    config: cfg,
+    dispatch,
+    pushSigning: false,
+    cleanupIntervalMs: 0,
+    poolSize: 10,
+    env: {},
+  });
 }
 
 async function dropSchema(url: string, schema: string): Promise<void> {
@@ -111,7 +132,8 @@ async function plainLoopThroughput(url: string, sink: string, count: number): Pr
       if (!row) return;
       const response = await fetch(`${sink}/_ah/queue/push`, { method: 'POST', body: row.payload });
       await response.arrayBuffer();
-      if (response.ok) await pool.query(`delete from ${schema}.tasks where queue_id = $1 and name = $2`, [queueId, row.name]);
+      if (response.ok)
+        await pool.query(`delete from ${schema}.tasks where queue_id = $1 and name = $2`, [queueId, row.name]);
     }
   };
   await Promise.all(Array.from({ length: 64 }, worker));
@@ -154,7 +176,12 @@ async function latency(url: string, samples: number): Promise<{ p50: number; p99
 }
 
 /** Deliveries per second of a queue at `rate` over `seconds`, after its first bucket: the measured rate. */
-async function rateAccuracy(url: string, sink: { url: string; child: ChildProcess }, rate: number, seconds: number): Promise<number> {
+async function rateAccuracy(
+  url: string,
+  sink: { url: string; child: ChildProcess },
+  rate: number,
+  seconds: number,
+): Promise<number> {
   const schema = `bench_rate_${process.pid}_${Date.now()}`;
   const bucket = Math.max(5, Math.round(rate / 10));
   const cfg = config(pushQueue('push', sink.url, rate, bucket, null));
@@ -190,20 +217,36 @@ export async function pushSection(url: string, runs: number, quick: boolean): Pr
     }
     const oursFigure: Figure = figure(ours);
     const plainFigure: Figure = figure(plain);
-    printTable(`push delivery: ${count.toLocaleString('en-US')} tasks, no rate limit, 64 concurrent, sink answering at once (deliveries/s)`, ['', 'deliveries/s', 'vs plain loop'], [
-      ['taskqueue dispatcher', formatFigure(oursFigure), `${(oursFigure.median / plainFigure.median).toFixed(2)}x`],
-      ['plain loop (SKIP LOCKED claim, fetch, delete)', formatFigure(plainFigure), ''],
-    ]);
+    printTable(
+      `push delivery: ${count.toLocaleString('en-US')} tasks, no rate limit, 64 concurrent, sink answering at once (deliveries/s)`,
+      ['', 'deliveries/s', 'vs plain loop'],
+      [
+        ['taskqueue dispatcher', formatFigure(oursFigure), `${(oursFigure.median / plainFigure.median).toFixed(2)}x`],
+        ['plain loop (SKIP LOCKED claim, fetch, delete)', formatFigure(plainFigure), ''],
+      ],
+    );
     const lat = await latency(url, quick ? 100 : 300);
-    printTable('push latency, add to delivery, idle queue (ms)', ['', 'p50', 'p99'], [['taskqueue', lat.p50.toFixed(1), lat.p99.toFixed(1)]]);
+    printTable(
+      'push latency, add to delivery, idle queue (ms)',
+      ['', 'p50', 'p99'],
+      [['taskqueue', lat.p50.toFixed(1), lat.p99.toFixed(1)]],
+    );
     const seconds = quick ? 5 : 20;
     const at50 = await rateAccuracy(url, sink, 50, seconds);
     const at500 = await rateAccuracy(url, sink, 500, seconds);
-    printTable(`push rate accuracy over ${seconds} s (deliveries/s)`, ['rate', 'measured', 'error'], [
-      ['50/s', at50.toFixed(1), `${(((at50 - 50) / 50) * 100).toFixed(1)}%`],
-      ['500/s', at500.toFixed(1), `${(((at500 - 500) / 500) * 100).toFixed(1)}%`],
-    ]);
-    return { throughput: { taskqueue: oursFigure, plainLoop: plainFigure }, latencyMs: lat, rate: { 50: at50, 500: at500 } };
+    printTable(
+      `push rate accuracy over ${seconds} s (deliveries/s)`,
+      ['rate', 'measured', 'error'],
+      [
+        ['50/s', at50.toFixed(1), `${(((at50 - 50) / 50) * 100).toFixed(1)}%`],
+        ['500/s', at500.toFixed(1), `${(((at500 - 500) / 500) * 100).toFixed(1)}%`],
+      ],
+    );
+    return {
+      throughput: { taskqueue: oursFigure, plainLoop: plainFigure },
+      latencyMs: lat,
+      rate: { 50: at50, 500: at500 },
+    };
   } finally {
     sink.child.send('exit');
   }

@@ -80,7 +80,13 @@ type Step =
  */
 function plan(quick: boolean): Step[] {
   const seconds = quick ? 6 : 10;
-  const cycle = (numTasks: number, tasks: number, deletes: 'each' | 'batch' | 'batchDelete', gzip: boolean, batchPath?: string): LoadJob => ({
+  const cycle = (
+    numTasks: number,
+    tasks: number,
+    deletes: 'each' | 'batch' | 'batchDelete',
+    gzip: boolean,
+    batchPath?: string,
+  ): LoadJob => ({
     kind: 'cycle',
     consumers: CONSUMERS,
     numTasks,
@@ -104,9 +110,17 @@ function plan(quick: boolean): Step[] {
     { key: 'warmup#1', preload: 500, job: cycle(1, 500, 'each', false) },
     { key: 'warmup#100', preload: 2_000, job: cycle(100, 2_000, 'each', false) },
     // The runner's code (the client, undici, TaskWorker) warmed like the loops' before it is measured.
-    { key: 'warmup#runner', preload: 2_000, job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: 2_000, seconds } },
+    {
+      key: 'warmup#runner',
+      preload: 2_000,
+      job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: 2_000, seconds },
+    },
     { key: 'warmup#noop', preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: 3_000, seconds: 2 } },
-    { key: 'noop', preload: 0, job: { kind: 'noop', connections: CONSUMERS, requests: quick ? 20_000 : 40_000, seconds: quick ? 2 : 3 } },
+    {
+      key: 'noop',
+      preload: 0,
+      job: { kind: 'noop', connections: CONSUMERS, requests: quick ? 20_000 : 40_000, seconds: quick ? 2 : 3 },
+    },
     ...abba('cycle1', 1, half1),
     { key: 'inProcess1', inProcess: { count: half1 * 2, numTasks: 1 } },
     ...abba('cycle100', 100, half100),
@@ -114,10 +128,22 @@ function plan(quick: boolean): Step[] {
     { key: 'cycle100Batch', preload: batched, job: cycle(100, batched, 'batch', false) },
     { key: 'cycle100BatchDelete', preload: batched, job: cycle(100, batched, 'batchDelete', false) },
     // The REST worker runner doing the same work: leases of 100, up to 16 in flight (concurrency 1600), fenced batch deletes.
-    { key: 'runner', preload: batched, job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: batched, seconds } },
+    {
+      key: 'runner',
+      preload: batched,
+      job: { kind: 'runner', concurrency: CONSUMERS * 100, batchSize: 100, tasks: batched, seconds },
+    },
     { key: 'cycle100BatchRouted', preload: half100, job: cycle(100, half100, 'batch', false, '/bench/batch-routed') },
-    { key: 'insert1', preload: 0, job: { kind: 'insert', connections: CONSUMERS, tasks: quick ? 2_000 : 4_000, perRequest: 1, seconds } },
-    { key: 'insert100', preload: 0, job: { kind: 'insert', connections: 4, tasks: quick ? 10_000 : 20_000, perRequest: 100, seconds } },
+    {
+      key: 'insert1',
+      preload: 0,
+      job: { kind: 'insert', connections: CONSUMERS, tasks: quick ? 2_000 : 4_000, perRequest: 1, seconds },
+    },
+    {
+      key: 'insert100',
+      preload: 0,
+      job: { kind: 'insert', connections: 4, tasks: quick ? 10_000 : 20_000, perRequest: 100, seconds },
+    },
   ];
 }
 
@@ -176,20 +202,31 @@ function merge(parts: readonly Measured[]): JobFigures {
   };
 }
 
-async function oneRun(url: string, quick: boolean, server: { script: string; execArgv: string[] }): Promise<RunFigures> {
+async function oneRun(
+  url: string,
+  quick: boolean,
+  server: { script: string; execArgv: string[] },
+): Promise<RunFigures> {
   const serverProcess = new Child(server.script, [url, '10'], server.execArgv);
   const load = new Child(LOAD, [], ['--import', TSX]);
   try {
     const ready = await serverProcess.next();
     if (!ready.ready) throw new Error(`REST bench server failed: ${ready.error ?? 'no ready message'}`);
-    const target: LoadTarget = { url: ready.url!, tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks` };
+    const target: LoadTarget = {
+      url: ready.url!,
+      tasksPath: `/taskqueue/v1beta2/projects/${ready.project}/taskqueues/${ready.queue}/tasks`,
+    };
     const idle = await serverProcess.call<Usage>({ cmd: 'usage' });
     const measured = new Map<string, Measured[]>();
     const inProcess: Record<string, { tasksPerSecond: number }> = {};
     let peakRss = idle.rss;
     for (const step of plan(quick)) {
       if ('inProcess' in step) {
-        inProcess[step.key] = await serverProcess.call<{ tasksPerSecond: number }>({ cmd: 'inprocess', ...step.inProcess, consumers: CONSUMERS });
+        inProcess[step.key] = await serverProcess.call<{ tasksPerSecond: number }>({
+          cmd: 'inprocess',
+          ...step.inProcess,
+          consumers: CONSUMERS,
+        });
         peakRss = Math.max(peakRss, (await serverProcess.call<Usage>({ cmd: 'usage' })).peakRss);
         continue;
       }
@@ -198,9 +235,15 @@ async function oneRun(url: string, quick: boolean, server: { script: string; exe
       const result = await load.call<LoadResult>({ target, job: step.job });
       const after = await serverProcess.call<Usage>({ cmd: 'usage' });
       peakRss = Math.max(peakRss, before.peakRss, after.peakRss);
-      if (result.errors > 0) console.warn(`REST bench ${step.key}: ${result.errors} errors, first: ${result.firstError ?? '?'}`);
-      if (process.env.REST_BENCH_DEBUG) console.log(step.key, (result.tasks / result.seconds).toFixed(0), (result.latencies.length / result.seconds).toFixed(0));
-      const [key = step.key] = step.key.split("#");
+      if (result.errors > 0)
+        console.warn(`REST bench ${step.key}: ${result.errors} errors, first: ${result.firstError ?? '?'}`);
+      if (process.env.REST_BENCH_DEBUG)
+        console.log(
+          step.key,
+          (result.tasks / result.seconds).toFixed(0),
+          (result.latencies.length / result.seconds).toFixed(0),
+        );
+      const [key = step.key] = step.key.split('#');
       if (key === 'warmup') continue;
       const list = measured.get(key) ?? [];
       list.push({ result, serverCpuMicros: after.cpuMicros - before.cpuMicros, peakRss: after.peakRss });
@@ -249,7 +292,12 @@ const LABELS: Record<string, string> = {
  * bench run); the batched REST paths are also compared with a raw run
  * measured right after them, less exposed to the machine's drift.
  */
-export async function runRestBench(url: string, runs: number, quick: boolean, rawCeiling?: Figure): Promise<Record<string, unknown>> {
+export async function runRestBench(
+  url: string,
+  runs: number,
+  quick: boolean,
+  rawCeiling?: Figure,
+): Promise<Record<string, unknown>> {
   const started = Date.now();
   const server = await serverScript();
   const all: RunFigures[] = [];
@@ -264,7 +312,9 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
       requestsPerSecond: pick('requestsPerSecond'),
       p50Ms: pick('p50Ms'),
       p99Ms: pick('p99Ms'),
-      ...(all[0]!.jobs[key]!.leaseP50Ms === undefined ? {} : { leaseP50Ms: pick('leaseP50Ms'), leaseP99Ms: pick('leaseP99Ms') }),
+      ...(all[0]!.jobs[key]!.leaseP50Ms === undefined
+        ? {}
+        : { leaseP50Ms: pick('leaseP50Ms'), leaseP99Ms: pick('leaseP99Ms') }),
       serverCpu: pick('serverCpu'),
       clientCpu: pick('clientCpu'),
       peakRssMb: figure(all.map((run) => run.jobs[key]!.peakRssBytes / MB)),
@@ -312,13 +362,22 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
       `${fig('p50Ms', 1)} / ${fig('p99Ms', 1)}`,
       f.leaseP50Ms ? `${fig('leaseP50Ms', 1)} / ${fig('leaseP99Ms', 1)}` : '',
       `${pct((f.serverCpu as Figure).median)} / ${pct((f.clientCpu as Figure).median)}`,
-      ((f.serverCpu as Figure).median * 1e6 / (f.requestsPerSecond as Figure).median).toFixed(0),
+      (((f.serverCpu as Figure).median * 1e6) / (f.requestsPerSecond as Figure).median).toFixed(0),
       formatFigure(f.peakRssMb as Figure),
     ];
   });
   printTable(
     `REST over keep-alive HTTP, ${CONSUMERS} consumers, load generator in its own process (medians of ${runs} [min-max])`,
-    ['', 'tasks/s', 'requests/s', 'request p50 / p99 ms', 'lease p50 / p99 ms', 'CPU server/loadgen', 'server µs/request', 'peak RSS MB'],
+    [
+      '',
+      'tasks/s',
+      'requests/s',
+      'request p50 / p99 ms',
+      'lease p50 / p99 ms',
+      'CPU server/loadgen',
+      'server µs/request',
+      'peak RSS MB',
+    ],
     rows,
   );
   const lines = [
@@ -327,7 +386,9 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
       `numTasks=1 ${pct(ratios.cycle1OverInProcess.median)}, numTasks=100 ${pct(ratios.cycle100OverInProcess.median)}`,
     `gzip cost (tasks/s lost): numTasks=1 ${pct(ratios.gzipCost1.median)} (lease answers under 1 KiB are not compressed), numTasks=100 ${pct(ratios.gzipCost100.median)} (target <= 30%)`,
     `batch endpoint lease+delete / raw SQL ceiling (numTasks=100, ${CONSUMERS} consumers): ` +
-      (rawCeiling ? `${pct(overCycleRaw.batchOverRawCycleSection!)} of the cycle section's raw ${formatFigure(rawCeiling)}; ` : '') +
+      (rawCeiling
+        ? `${pct(overCycleRaw.batchOverRawCycleSection!)} of the cycle section's raw ${formatFigure(rawCeiling)}; `
+        : '') +
       `${pct(ratios.batchOverRawAdjacent.median)} of raw measured right after it, ${formatFigure(rawAdjacent)} (target >= 50%)`,
     `tasks:batchDelete / raw: ${rawCeiling ? `${pct(overCycleRaw.batchDeleteOverRawCycleSection!)} (cycle section); ` : ''}${pct(ratios.batchDeleteOverRawAdjacent.median)} (right after)`,
     `REST worker runner / lease 100 + tasks:batchDelete: ${ratios.runnerOverBatchDelete.median.toFixed(2)}x (target >= 0.8x)`,
@@ -337,7 +398,15 @@ export async function runRestBench(url: string, runs: number, quick: boolean, ra
   ];
   for (const line of lines) console.log(line);
   return {
-    setup: { consumers: CONSUMERS, poolSize: 10, auth: 'off', leaseRate: 'unlimited', payloadBytes: 64, runs, serverRunsAs: server.execArgv.length ? 'tsx' : 'bundled JS' },
+    setup: {
+      consumers: CONSUMERS,
+      poolSize: 10,
+      auth: 'off',
+      leaseRate: 'unlimited',
+      payloadBytes: 64,
+      runs,
+      serverRunsAs: server.execArgv.length ? 'tsx' : 'bundled JS',
+    },
     jobs,
     inProcess,
     rawAdjacent,

@@ -43,7 +43,9 @@ export class KeepAliveConnection {
   static open(url: string): Promise<KeepAliveConnection> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: hostname, port: Number(port) }, () => resolve(new KeepAliveConnection(socket, `${hostname}:${port}`)));
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        resolve(new KeepAliveConnection(socket, `${hostname}:${port}`)),
+      );
       socket.once('error', reject);
     });
   }

@@ -8,7 +8,13 @@ import { KeepAliveConnection, type HttpAnswer } from './rest-client.js';
  */
 export type LoadJob =
   | { readonly kind: 'noop'; readonly connections: number; readonly requests: number; readonly seconds: number }
-  | { readonly kind: 'insert'; readonly connections: number; readonly tasks: number; readonly perRequest: number; readonly seconds: number }
+  | {
+      readonly kind: 'insert';
+      readonly connections: number;
+      readonly tasks: number;
+      readonly perRequest: number;
+      readonly seconds: number;
+    }
   | {
       readonly kind: 'cycle';
       readonly consumers: number;
@@ -91,7 +97,11 @@ class Recorder {
   }
 }
 
-async function withConnections<T>(url: string, n: number, work: (connection: KeepAliveConnection) => Promise<T>): Promise<T[]> {
+async function withConnections<T>(
+  url: string,
+  n: number,
+  work: (connection: KeepAliveConnection) => Promise<T>,
+): Promise<T[]> {
   const connections = await Promise.all(Array.from({ length: n }, () => KeepAliveConnection.open(url)));
   try {
     return await Promise.all(connections.map(work));
@@ -105,7 +115,8 @@ export function batchBody(calls: ReadonlyArray<{ line: string; json?: string }>)
   let text = '';
   for (const call of calls) {
     text += `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\n${call.line} HTTP/1.1\r\n`;
-    if (call.json !== undefined) text += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(call.json)}\r\n\r\n${call.json}`;
+    if (call.json !== undefined)
+      text += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(call.json)}\r\n\r\n${call.json}`;
     else text += '\r\n';
     text += '\r\n';
   }
@@ -134,7 +145,9 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
 
   if (job.kind === 'insert') {
     const one = JSON.stringify({ payloadBase64: PAYLOAD_B64 });
-    const batch = batchBody(Array.from({ length: job.perRequest }, () => ({ line: `POST ${target.tasksPath}`, json: one })));
+    const batch = batchBody(
+      Array.from({ length: job.perRequest }, () => ({ line: `POST ${target.tasksPath}`, json: one })),
+    );
     let claimed = 0;
     await withConnections(target.url, job.connections, async (connection) => {
       while (claimed < job.tasks && performance.now() < deadline) {
@@ -165,7 +178,14 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
       if (lease) recorder.leases.push(ms);
     });
     const client = new TaskQueueClient({ baseUrl: target.url, project: project! });
-    const worker = client.queue(queue!).work(() => {}, { concurrency: job.concurrency, batchSize: job.batchSize, leaseSeconds: 300, pollIntervalMs: 1000 });
+    const worker = client
+      .queue(queue!)
+      .work(() => {}, {
+        concurrency: job.concurrency,
+        batchSize: job.batchSize,
+        leaseSeconds: 300,
+        pollIntervalMs: 1000,
+      });
     worker.on('error', (error) => {
       recorder.errors++;
       recorder.firstError ??= String(error);
@@ -192,8 +212,13 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
     while (claimed < job.tasks && performance.now() < deadline) {
       const want = Math.min(job.numTasks, job.tasks - claimed);
       claimed += want;
-      const leased = await recorder.time(true, () => connection.request('POST', `${target.tasksPath}/lease?numTasks=${want}&leaseSecs=300${wait}`, extra));
-      const ids = leased.status === 200 ? (JSON.parse(leased.body.toString()) as { items: Array<{ id: string }> }).items.map((t) => t.id) : [];
+      const leased = await recorder.time(true, () =>
+        connection.request('POST', `${target.tasksPath}/lease?numTasks=${want}&leaseSecs=300${wait}`, extra),
+      );
+      const ids =
+        leased.status === 200
+          ? (JSON.parse(leased.body.toString()) as { items: Array<{ id: string }> }).items.map((t) => t.id)
+          : [];
       claimed -= want - ids.length;
       if (ids.length === 0) {
         // Empty queue: stop once no other consumer still holds tasks.
@@ -203,12 +228,16 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
       }
       if (job.deletes === 'each') {
         for (const id of ids) {
-          const answer = await recorder.time(false, () => connection.request('DELETE', `${target.tasksPath}/${id}`, extra));
+          const answer = await recorder.time(false, () =>
+            connection.request('DELETE', `${target.tasksPath}/${id}`, extra),
+          );
           if (answer.status === 200) done++;
         }
       } else if (job.deletes === 'batch') {
         const body = batchBody(ids.map((id) => ({ line: `DELETE ${target.tasksPath}/${id}` })));
-        const answer = await recorder.time(false, () => connection.request('POST', batchPath, BATCH_HEADERS + extra, body));
+        const answer = await recorder.time(false, () =>
+          connection.request('POST', batchPath, BATCH_HEADERS + extra, body),
+        );
         const ok = countParts(answer.body, 'HTTP/1.1 200');
         if (ok !== ids.length) {
           recorder.errors += ids.length - ok;
@@ -217,9 +246,15 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
         done += ok;
       } else {
         const answer = await recorder.time(false, () =>
-          connection.request('POST', `${target.tasksPath}:batchDelete`, `Content-Type: application/json\r\n${extra}`, JSON.stringify({ ids })),
+          connection.request(
+            'POST',
+            `${target.tasksPath}:batchDelete`,
+            `Content-Type: application/json\r\n${extra}`,
+            JSON.stringify({ ids }),
+          ),
         );
-        const deleted = answer.status === 200 ? (JSON.parse(answer.body.toString()) as { deleted: string[] }).deleted.length : 0;
+        const deleted =
+          answer.status === 200 ? (JSON.parse(answer.body.toString()) as { deleted: string[] }).deleted.length : 0;
         if (deleted !== ids.length) recorder.errors += ids.length - deleted;
         done += deleted;
       }

@@ -35,7 +35,11 @@ export const BENCH_CONFIG: ServiceConfig = {
   ],
 };
 
-export async function openBenchService(url: string, poolSize: number, extra: Pick<OpenTaskQueueOptions, 'events' | 'logger'> = {}): Promise<BenchService> {
+export async function openBenchService(
+  url: string,
+  poolSize: number,
+  extra: Pick<OpenTaskQueueOptions, 'events' | 'logger'> = {},
+): Promise<BenchService> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const service = await openTaskQueue({
     databaseUrl: url,
@@ -63,7 +67,9 @@ const PAYLOAD = Buffer.alloc(64, 'x');
 
 /** Adds `count` tasks in batches of 100 with `producers` concurrent producers; returns tasks/s. */
 export function benchAdd(queue: TaskQueue, count: number, producers: number, tag?: string): Promise<number> {
-  return runAdd(count, producers, (n) => queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) }))));
+  return runAdd(count, producers, (n) =>
+    queue.add(Array.from({ length: n }, () => ({ payload: PAYLOAD, ...(tag ? { tag } : {}) }))),
+  );
 }
 
 /** `producers` loops adding one task per call (`queue.add(task)`); returns tasks/s. */
@@ -77,7 +83,13 @@ export async function preload(queue: TaskQueue, count: number, tag?: string): Pr
 }
 
 /** The lease + delete cycle of the in-process API (see runCycle). */
-export function benchCycle(queue: TaskQueue, count: number, numTasks: number, consumers: number, tag?: string): Promise<CycleResult> {
+export function benchCycle(
+  queue: TaskQueue,
+  count: number,
+  numTasks: number,
+  consumers: number,
+  tag?: string,
+): Promise<CycleResult> {
   return runCycle(
     {
       lease: (want) => queue.leaseTasks({ lease: 300, maxTasks: want, ...(tag ? { tag } : {}) }),
@@ -97,7 +109,8 @@ export function benchCycle(queue: TaskQueue, count: number, numTasks: number, co
  * All of it is due, so untagged leases take from its head.
  */
 export async function backlog(bench: BenchService, count: number, taggedShare = 0): Promise<void> {
-  const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
+  const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`))
+    .rows;
   const every = taggedShare > 0 ? Math.round(1 / taggedShare) : 0;
   await bench.admin.query(
     `insert into ${bench.schema}.tasks (queue_id, name, eta, tag, payload)

@@ -32,7 +32,8 @@ export async function benchSqlApiOnce(url: string, quick: boolean): Promise<SqlA
         text: `select ${s}.add_tasks('bench', $1::bytea[])`,
         values: [Array.from({ length: n }, () => PAYLOAD)],
       });
-    const sqlAdd1 = () => pool.query({ name: 'sqlapi_add_task', text: `select ${s}.add_task('bench', $1)`, values: [PAYLOAD] });
+    const sqlAdd1 = () =>
+      pool.query({ name: 'sqlapi_add_task', text: `select ${s}.add_task('bench', $1)`, values: [PAYLOAD] });
     const sqlCycle = (count: number, numTasks: number, consumers: number) =>
       runCycle<string>(
         {
@@ -92,7 +93,12 @@ export async function benchSqlApiOnce(url: string, quick: boolean): Promise<SqlA
       return { service: results.service[middle]!, sql: results.sql[middle]!, ratios };
     };
     const same = (x: number) => x;
-    const add100 = await paired(() => benchAdd(bench.queue, addCount, 4), () => runAdd(addCount, 4, sqlAdd), same, drain);
+    const add100 = await paired(
+      () => benchAdd(bench.queue, addCount, 4),
+      () => runAdd(addCount, 4, sqlAdd),
+      same,
+      drain,
+    );
     const add1 = await paired(
       () => runAdd(addCount / 4, 4, () => bench.queue.add({ payload: PAYLOAD }), 1),
       () => runAdd(addCount / 4, 4, sqlAdd1, 1),

@@ -7,7 +7,10 @@ export function percentile(sorted: readonly number[], p: number): number {
 }
 
 export function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** Median and spread (min..max) of repeated runs. */
@@ -23,7 +26,8 @@ export function figure(runs: readonly number[]): Figure {
 }
 
 export function formatFigure(f: Figure, digits = 0): string {
-  const fmt = (v: number) => v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const fmt = (v: number) =>
+    v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   return `${fmt(f.median)} [${fmt(f.min)}-${fmt(f.max)}]`;
 }
 

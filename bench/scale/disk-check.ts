@@ -49,8 +49,12 @@ export async function checkDisk(url: string, options: ScaleOptions, skip: boolea
   } finally {
     await client.end().catch(() => {});
   }
-  progress(`disk: the largest point needs about ${gb(needed)}; ${free === null ? "free space at the server unknown (not this machine's data directory)" : `${gb(free)} free in the data directory`}`);
+  progress(
+    `disk: the largest point needs about ${gb(needed)}; ${free === null ? "free space at the server unknown (not this machine's data directory)" : `${gb(free)} free in the data directory`}`,
+  );
   if (free !== null && free < needed && !skip) {
-    throw new Error(`not enough free disk for these points: ${gb(free)} free, about ${gb(needed)} needed (choose smaller points, or --skip-disk-check)`);
+    throw new Error(
+      `not enough free disk for these points: ${gb(free)} free, about ${gb(needed)} needed (choose smaller points, or --skip-disk-check)`,
+    );
   }
 }

@@ -77,7 +77,9 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
   const bench = await openBenchService(url, 10);
   const t = `${bench.schema}.task_tombstones`;
   try {
-    const [queue] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
+    const [queue] = (
+      await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)
+    ).rows;
     const fillStarted = performance.now();
     // In statements of 5M rows, so no one transaction holds the whole fill's WAL.
     for (let from = 1; from <= held; from += 5_000_000) {
@@ -87,7 +89,8 @@ export async function heldPoint(url: string, held: number): Promise<HeldPoint> {
            from generate_series($4::int8, $5::int8) g`,
         [queue!.id, held, SPAN_DAYS, from, Math.min(held, from + 5_000_000 - 1)],
       );
-      if (held > 5_000_000) progress(`  filled ${formatCount(Math.min(held, from + 5_000_000 - 1))} of ${formatCount(held)} tombstones`);
+      if (held > 5_000_000)
+        progress(`  filled ${formatCount(Math.min(held, from + 5_000_000 - 1))} of ${formatCount(held)} tombstones`);
     }
     await bench.admin.query(`vacuum (analyze) ${t}`);
     const fillSeconds = (performance.now() - fillStarted) / 1000;

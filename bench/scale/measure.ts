@@ -45,7 +45,9 @@ export async function relationSizes(admin: pg.Pool, schema: string, table: strin
   );
   const tableBytes = Number(rows.find((r) => !r.is_index)?.bytes ?? 0);
   const indexBytes = Object.fromEntries(rows.filter((r) => r.is_index).map((r) => [r.name, Number(r.bytes)]));
-  const { rows: total } = await admin.query<{ bytes: string }>(`select pg_total_relation_size($1::regclass) as bytes`, [`${schema}.${table}`]);
+  const { rows: total } = await admin.query<{ bytes: string }>(`select pg_total_relation_size($1::regclass) as bytes`, [
+    `${schema}.${table}`,
+  ]);
   return { tableBytes, indexBytes, totalBytes: Number(total[0]?.bytes ?? 0) };
 }
 
@@ -54,13 +56,19 @@ export async function relationSizes(admin: pg.Pool, schema: string, table: strin
  * (pg_stat_user_tables), less the migrations' own. Read after the service's pool has closed: a backend
  * reports its counts when it exits, or up to 10 s after it goes idle.
  */
-export async function seqScans(admin: pg.Pool, schema: string, tables: readonly string[]): Promise<Record<string, number>> {
+export async function seqScans(
+  admin: pg.Pool,
+  schema: string,
+  tables: readonly string[],
+): Promise<Record<string, number>> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const { rows } = await admin.query<{ relname: string; seq_scan: string }>(
     `select relname, seq_scan from pg_stat_user_tables where schemaname = $1 and relname = any($2::text[])`,
     [schema, tables],
   );
-  return Object.fromEntries(rows.map((r) => [r.relname, Number(r.seq_scan) - (MIGRATION_SEQ_SCANS.get(r.relname) ?? 0)]));
+  return Object.fromEntries(
+    rows.map((r) => [r.relname, Number(r.seq_scan) - (MIGRATION_SEQ_SCANS.get(r.relname) ?? 0)]),
+  );
 }
 
 /** The sequential scans the migrations make on the new, empty tables: not the curve's, so subtracted. */
@@ -72,7 +80,9 @@ export async function measureMigrationSeqScans(url: string): Promise<void> {
   try {
     await bench.service.close();
     MIGRATION_SEQ_SCANS.clear();
-    for (const [table, count] of Object.entries(await seqScans(bench.admin, bench.schema, ['tasks', 'task_tombstones', 'task_dead_letters', 'audit_log']))) {
+    for (const [table, count] of Object.entries(
+      await seqScans(bench.admin, bench.schema, ['tasks', 'task_tombstones', 'task_dead_letters', 'audit_log']),
+    )) {
       MIGRATION_SEQ_SCANS.set(table, count);
     }
   } finally {

@@ -88,8 +88,12 @@ export async function pagesPoint(url: string, rows: number): Promise<PagesPoint>
     const cliQueues = await inRounds(() => timeCalls(10, () => bench.service.overview()));
     // The CLI reads dead letters through the operator API, as here.
     const operations = bench.service.operate('bench', { actor: 'bench', source: 'bench' });
-    const cliDeadLettersFirst = await inRounds(() => timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE })));
-    const cliDeadLettersMiddle = await inRounds(() => timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE, after })));
+    const cliDeadLettersFirst = await inRounds(() =>
+      timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE })),
+    );
+    const cliDeadLettersMiddle = await inRounds(() =>
+      timeCalls(10, () => operations.listDeadLetters({ limit: CLI_PAGE, after })),
+    );
     const cliDeadLettersAllSeconds =
       (await timeOnce(async () => {
         let cursor: { name: string; diedUsec: number } | undefined;

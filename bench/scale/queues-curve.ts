@@ -35,7 +35,10 @@ export interface QueuesPoint {
 }
 
 function queueXml(count: number): string {
-  const entries = Array.from({ length: count }, (_, i) => `  <queue>\n    <name>scale-${i}</name>\n    <mode>pull</mode>\n  </queue>`);
+  const entries = Array.from(
+    { length: count },
+    (_, i) => `  <queue>\n    <name>scale-${i}</name>\n    <mode>pull</mode>\n  </queue>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<queue-entries>\n${entries.join('\n')}\n</queue-entries>\n`;
 }
 
@@ -83,11 +86,13 @@ export async function queuesPoint(url: string, count: number): Promise<QueuesPoi
     // Warm-up, then measured calls.
     await timeCalls(20, (i) => pick(i).add({ payload }));
     const add1 = await inRounds(() => timeCalls(200, (i) => pick(i).add({ payload })));
-    const lease1 = await inRounds(() => timeCalls(200, async (i) => {
-      const queue = pick(i);
-      const tasks = await queue.leaseTasks({ lease: 300, maxTasks: 1 });
-      if (tasks.length > 0) await queue.deleteTask(tasks);
-    }));
+    const lease1 = await inRounds(() =>
+      timeCalls(200, async (i) => {
+        const queue = pick(i);
+        const tasks = await queue.leaseTasks({ lease: 300, maxTasks: 1 });
+        if (tasks.length > 0) await queue.deleteTask(tasks);
+      }),
+    );
     const overview = await inRounds(() => timeCalls(10, () => svc.overview()));
     const app = new Hono();
     const mounted = mountConsole(app, { service: svc, auditLog: svc.auditLog });

@@ -36,7 +36,17 @@ async function waitingCurve(url: string, points: readonly number[]): Promise<Wai
   }
   printTable(
     'scale: waiting tasks in one queue (lease p50 / p99 ms, one consumer, each lease followed by its delete)',
-    ['waiting', 'fill s', 'lease 1', 'lease 100', 'add tasks/s', 'table MiB', 'indexes MiB', 'tasks seq scans', 'counters exact'],
+    [
+      'waiting',
+      'fill s',
+      'lease 1',
+      'lease 100',
+      'add tasks/s',
+      'table MiB',
+      'indexes MiB',
+      'tasks seq scans',
+      'counters exact',
+    ],
     results.map((p) => [
       formatCount(p.waiting),
       p.fillSeconds.toFixed(1),
@@ -62,7 +72,19 @@ async function queuesCurve(url: string, points: readonly number[]): Promise<Queu
   }
   printTable(
     'scale: configured queues, 100k tasks spread over them (p50 / p99 ms)',
-    ['queues', 'config load ms', 'first start ms', 'restart ms', 'lease 1', 'add 1', 'overview', 'console list', 'console table', 'tasks seq scans', 'counters exact'],
+    [
+      'queues',
+      'config load ms',
+      'first start ms',
+      'restart ms',
+      'lease 1',
+      'add 1',
+      'overview',
+      'console list',
+      'console table',
+      'tasks seq scans',
+      'counters exact',
+    ],
     results.map((p) => [
       formatCount(p.queues),
       ms(p.configLoadMs),
@@ -88,7 +110,21 @@ async function heldCurve(url: string, points: readonly number[]): Promise<HeldPo
   }
   printTable(
     'scale: held names (tombstones over 7.7 days, 7-day retention; p50 / p99 ms)',
-    ['held', 'implied adds/s', 'add with name', 'cleanup rows', 'cleanup rows/s', 'x add rate', 'lease idle', 'lease in cleanup', 'slowdown p50', 'MiB filled', 'MiB after churn', 'bloat', 'seq scans'],
+    [
+      'held',
+      'implied adds/s',
+      'add with name',
+      'cleanup rows',
+      'cleanup rows/s',
+      'x add rate',
+      'lease idle',
+      'lease in cleanup',
+      'slowdown p50',
+      'MiB filled',
+      'MiB after churn',
+      'bloat',
+      'seq scans',
+    ],
     results.map((p) => [
       formatCount(p.held),
       p.impliedAddRate.toFixed(1),
@@ -116,7 +152,18 @@ async function pagesCurve(url: string, points: readonly number[]): Promise<Pages
   }
   printTable(
     'scale: dead letters and audit log (p50 / p99 ms)',
-    ['rows', 'console queues', 'console queue', 'console audit', 'audit, middle page', 'CLI queues', 'CLI dead-letters p.1', 'middle page', 'CLI all pages s', 'seq scans'],
+    [
+      'rows',
+      'console queues',
+      'console queue',
+      'console audit',
+      'audit, middle page',
+      'CLI queues',
+      'CLI dead-letters p.1',
+      'middle page',
+      'CLI all pages s',
+      'seq scans',
+    ],
     results.map((p) => [
       formatCount(p.rows),
       lat(p.consoleQueues),
@@ -153,7 +200,10 @@ function replot(file: string, dirs: readonly string[], extraNote: string | undef
     held?: HeldPoint[];
     pages?: PagesPoint[];
   };
-  const load = saved.loadAverage === undefined ? '' : `, load average ${saved.loadAverage[0]!.toFixed(1)} on ${saved.cores ?? '?'} cores at start`;
+  const load =
+    saved.loadAverage === undefined
+      ? ''
+      : `, load average ${saved.loadAverage[0]!.toFixed(1)} on ${saved.cores ?? '?'} cores at start`;
   const note = `PostgreSQL, ${saved.date.slice(0, 10)}${load}${extraNote ? `; ${extraNote}` : ''}`;
   const charts: Charts = {
     ...(saved.waiting ? waitingCharts(saved.waiting, note) : {}),
@@ -179,7 +229,12 @@ export async function runScale(url: string, argv: readonly string[]): Promise<vo
   const chartDirs = [`bench/results/scale-${stamp}`, ...(argv.includes('--write-docs') ? ['docs/scale'] : [])];
   // The machine's load goes on every chart: figures taken beside other work say so.
   const note = `PostgreSQL, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores at start`;
-  const results: Record<string, unknown> = { date: new Date().toISOString(), loadAverage: loadavg(), cores: cpus().length, options };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    loadAverage: loadavg(),
+    cores: cpus().length,
+    options,
+  };
   const charts: Charts = {};
   await checkDisk(url, options, argv.includes('--skip-disk-check'));
   await measureMigrationSeqScans(url);
@@ -207,5 +262,7 @@ export async function runScale(url: string, argv: readonly string[]): Promise<vo
   const file = `bench/results/scale-${stamp}.json`;
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   writeCharts(chartDirs, charts);
-  console.log(`\nwrote ${file} and ${Object.keys(charts).length} charts to ${chartDirs.join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `\nwrote ${file} and ${Object.keys(charts).length} charts to ${chartDirs.join(' and ')} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }

@@ -39,7 +39,12 @@ export function parseCount(text: string): number {
 
 function listOption(argv: readonly string[], name: string): string[] | undefined {
   const arg = argv.find((a) => a.startsWith(`--${name}=`));
-  return arg === undefined ? undefined : arg.slice(name.length + 3).split(',').filter((s) => s.length > 0);
+  return arg === undefined
+    ? undefined
+    : arg
+        .slice(name.length + 3)
+        .split(',')
+        .filter((s) => s.length > 0);
 }
 
 /**
@@ -51,10 +56,12 @@ function listOption(argv: readonly string[], name: string): string[] | undefined
 export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
   const curveNames = listOption(argv, 'curves') ?? [...CURVES];
   for (const name of curveNames) {
-    if (!CURVES.includes(name as CurveName)) throw new Error(`unknown curve "${name}" (choose from ${CURVES.join(', ')})`);
+    if (!CURVES.includes(name as CurveName))
+      throw new Error(`unknown curve "${name}" (choose from ${CURVES.join(', ')})`);
   }
   const points = listOption(argv, 'points')?.map(parseCount);
-  const pick = (name: 'waiting' | 'held' | 'pages') => listOption(argv, name)?.map(parseCount) ?? points ?? [...DEFAULT_POINTS[name]];
+  const pick = (name: 'waiting' | 'held' | 'pages') =>
+    listOption(argv, name)?.map(parseCount) ?? points ?? [...DEFAULT_POINTS[name]];
   return {
     curves: curveNames as CurveName[],
     waiting: pick('waiting'),

@@ -111,13 +111,16 @@ export function renderLineChart(chart: LineChart): string {
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="#ffffff"/>`,
     `<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(chart.title)}</text>`,
   );
-  if (chart.subtitle) out.push(`<text x="${WIDTH / 2}" y="40" text-anchor="middle" fill="#555">${escapeXml(chart.subtitle)}</text>`);
+  if (chart.subtitle)
+    out.push(`<text x="${WIDTH / 2}" y="40" text-anchor="middle" fill="#555">${escapeXml(chart.subtitle)}</text>`);
 
   // Grid and tick labels.
   for (const t of yTicks) {
     const y = yPos(t).toFixed(1);
     out.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="#e4e4e4"/>`);
-    out.push(`<text x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(formatValue(t))}</text>`);
+    out.push(
+      `<text x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(formatValue(t))}</text>`,
+    );
   }
   for (const t of xTicks) {
     const x = xPos(t).toFixed(1);
@@ -134,14 +137,19 @@ export function renderLineChart(chart: LineChart): string {
 
   for (const target of chart.targets ?? []) {
     const y = yPos(target.y).toFixed(1);
-    out.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="#888" stroke-dasharray="6 4"/>`);
-    out.push(`<text x="${WIDTH - MARGIN.right - 4}" y="${Number(y) - 4}" text-anchor="end" fill="#666" font-size="11">${escapeXml(target.label)}</text>`);
+    out.push(
+      `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="#888" stroke-dasharray="6 4"/>`,
+    );
+    out.push(
+      `<text x="${WIDTH - MARGIN.right - 4}" y="${Number(y) - 4}" text-anchor="end" fill="#666" font-size="11">${escapeXml(target.label)}</text>`,
+    );
   }
 
   // Point labels placed so that none overlaps another: moved up or down a line at a time until free.
   const placed: { x: number; y: number; w: number }[] = [];
   const freeY = (x: number, y: number, w: number): number => {
-    const clashes = (cy: number) => placed.some((p) => Math.abs(p.x - x) < (p.w + w) / 2 + 2 && Math.abs(p.y - cy) < 12);
+    const clashes = (cy: number) =>
+      placed.some((p) => Math.abs(p.x - x) < (p.w + w) / 2 + 2 && Math.abs(p.y - cy) < 12);
     const inside = (cy: number) => cy >= MARGIN.top + 10 && cy <= MARGIN.top + plotH - 3;
     for (let step = 0; step < 16; step++) {
       const cy = y + (step % 2 === 0 ? -1 : 1) * Math.ceil(step / 2) * 12;
@@ -173,7 +181,9 @@ export function renderLineChart(chart: LineChart): string {
       const width = text.length * 6.5;
       const ly = freeY(Number(px), py + (i % 2 === 0 ? -8 : 16), width);
       placed.push({ x: Number(px), y: ly, w: width });
-      out.push(`<text x="${px}" y="${ly.toFixed(1)}" text-anchor="middle" fill="${colour}" font-size="11">${escapeXml(text)}</text>`);
+      out.push(
+        `<text x="${px}" y="${ly.toFixed(1)}" text-anchor="middle" fill="${colour}" font-size="11">${escapeXml(text)}</text>`,
+      );
     }
     // Legend under the x axis label, three to a row.
     const lx = MARGIN.left + (i % 3) * Math.floor(plotW / 3);

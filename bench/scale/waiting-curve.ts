@@ -4,7 +4,17 @@ import { progress } from './progress.js';
 import { formatCount } from './svg-chart.js';
 import { benchAdd, openBenchService, type BenchService } from '../lib/service-bench.js';
 import { latency } from '../lib/stats.js';
-import { countersExact, inRounds, medianOfRounds, relationSizes, seqScans, timeOnce, type Latency, type RelationSizes, settle } from './measure.js';
+import {
+  countersExact,
+  inRounds,
+  medianOfRounds,
+  relationSizes,
+  seqScans,
+  timeOnce,
+  type Latency,
+  type RelationSizes,
+  settle,
+} from './measure.js';
 
 /** One point of the waiting-tasks curve. */
 export interface WaitingPoint {
@@ -53,7 +63,8 @@ const FILL_CHUNK = 1_000_000;
  * tombstones), as bench/lib's backlog() does in one statement.
  */
 export async function fillTasks(bench: BenchService, count: number, chunk = FILL_CHUNK): Promise<void> {
-  const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`)).rows;
+  const [row] = (await bench.admin.query<{ id: number }>(`select id from ${bench.schema}.queues where name = 'bench'`))
+    .rows;
   for (let from = 1; from <= count; from += chunk) {
     await bench.admin.query(
       `insert into ${bench.schema}.tasks (queue_id, name, eta, payload)
@@ -61,7 +72,8 @@ export async function fillTasks(bench: BenchService, count: number, chunk = FILL
          from generate_series($3::int8, $4::int8) g`,
       [row!.id, Buffer.alloc(64, 'x'), from, Math.min(count, from + chunk - 1)],
     );
-    if (count > chunk) progress(`  filled ${formatCount(Math.min(count, from + chunk - 1))} of ${formatCount(count)} tasks`);
+    if (count > chunk)
+      progress(`  filled ${formatCount(Math.min(count, from + chunk - 1))} of ${formatCount(count)} tasks`);
   }
 }
 

@@ -8,7 +8,11 @@
  * Answers the worst excess in deliveries (<= 0: kept), and the least slack
  * in seconds that would make every window pass (0 when none is needed).
  */
-export function worstBucketExcess(timesMs: readonly number[], ratePerSecond: number, bucket: number): { excess: number; slackSeconds: number } {
+export function worstBucketExcess(
+  timesMs: readonly number[],
+  ratePerSecond: number,
+  bucket: number,
+): { excess: number; slackSeconds: number } {
   if (timesMs.length === 0) return { excess: -bucket, slackSeconds: 0 };
   const sorted = [...timesMs].sort((a, b) => a - b);
   let least = Infinity;

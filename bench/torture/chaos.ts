@@ -37,7 +37,15 @@ export class Chaos {
   readonly outages: Outage[] = [];
   readonly failures: string[] = [];
 
-  async run(plan: ChaosPlan, fleet: ServerFleet, database: OwnPostgres, caller: RestCaller, ledger: Ledger, ops: () => number, stopped: () => boolean): Promise<void> {
+  async run(
+    plan: ChaosPlan,
+    fleet: ServerFleet,
+    database: OwnPostgres,
+    caller: RestCaller,
+    ledger: Ledger,
+    ops: () => number,
+    stopped: () => boolean,
+  ): Promise<void> {
     const outagesLeft = [...plan.outageAtOps].sort((a, b) => a - b);
     while (!stopped()) {
       await sleep(plan.killEveryMs * (0.5 + Math.random()));
@@ -63,7 +71,13 @@ export class Chaos {
    * again; resolves when every server has acknowledged an add (a probe into
    * the main queue) after its return.
    */
-  async outage(plan: Pick<ChaosPlan, 'outageMs'>, fleet: ServerFleet, database: OwnPostgres, caller: RestCaller, ledger: Ledger): Promise<void> {
+  async outage(
+    plan: Pick<ChaosPlan, 'outageMs'>,
+    fleet: ServerFleet,
+    database: OwnPostgres,
+    caller: RestCaller,
+    ledger: Ledger,
+  ): Promise<void> {
     const stoppedAt = now();
     await database.stopImmediate();
     await sleep(plan.outageMs);
@@ -78,7 +92,10 @@ export class Chaos {
           const exchange = await caller.call(
             'POST',
             `${queuePath(MAIN_QUEUE)}/tasks`,
-            { body: JSON.stringify({ id: name, payloadBase64: Buffer.from(name).toString('base64') }), headers: { 'content-type': 'application/json' } },
+            {
+              body: JSON.stringify({ id: name, payloadBase64: Buffer.from(name).toString('base64') }),
+              headers: { 'content-type': 'application/json' },
+            },
             slot.index,
           );
           if (exchange.status === 200) {
@@ -87,7 +104,9 @@ export class Chaos {
             return exchange.end;
           }
           if (now() - backAt > 60_000) {
-            this.failures.push(`server ${slot.index} did not resume within 60 s of the database's return (last answer ${exchange.status})`);
+            this.failures.push(
+              `server ${slot.index} did not resume within 60 s of the database's return (last answer ${exchange.status})`,
+            );
             return Number.POSITIVE_INFINITY;
           }
           await sleep(100);

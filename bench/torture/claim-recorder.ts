@@ -39,5 +39,7 @@ export async function claimTimes(db: pg.Client, queue: string): Promise<number[]
 }
 
 export async function removeClaimRecorder(db: pg.Client): Promise<void> {
-  await db.query(`drop trigger if exists torture_watch_claims on taskqueue.tasks; drop schema if exists torture_watch cascade;`);
+  await db.query(
+    `drop trigger if exists torture_watch_claims on taskqueue.tasks; drop schema if exists torture_watch cascade;`,
+  );
 }

@@ -32,16 +32,21 @@ export async function runConsumer(workload: Workload, role: ConsumerRole): Promi
     await workload.pace();
     const numTasks = randomInt(1, 50);
     const leaseSecs = randomInt(1, 5);
-    const exchange = await workload.caller.call('POST', `${base}/tasks/lease?numTasks=${numTasks}&leaseSecs=${leaseSecs}`);
+    const exchange = await workload.caller.call(
+      'POST',
+      `${base}/tasks/lease?numTasks=${numTasks}&leaseSecs=${leaseSecs}`,
+    );
     if (exchange.status !== 0) workload.countOps(1);
     if (exchange.status !== 200) {
-      if (exchange.status !== 0 && exchange.status !== 503) anomaly(workload, `lease answered ${exchange.status}`, exchange.body.toString());
+      if (exchange.status !== 0 && exchange.status !== 503)
+        anomaly(workload, `lease answered ${exchange.status}`, exchange.body.toString());
       await sleep(50);
       continue;
     }
     workload.ledger.leaseCalls += 1;
     const items = (JSON.parse(exchange.body.toString('utf8')) as { items?: LeasedTask[] }).items ?? [];
-    if (items.length > numTasks) anomaly(workload, 'lease answered more tasks than asked', `${items.length} > ${numTasks}`);
+    if (items.length > numTasks)
+      anomaly(workload, 'lease answered more tasks than asked', `${items.length} > ${numTasks}`);
     const seen = new Set<string>();
     for (const task of items) {
       if (seen.has(task.id)) workload.ledger.duplicatesInOneLease.push(task.id);
@@ -62,7 +67,12 @@ export async function runConsumer(workload: Workload, role: ConsumerRole): Promi
       await sleep(100);
       continue;
     }
-    if (!role.lapses) await deleteTasks(workload, base, items.map((task) => task.id));
+    if (!role.lapses)
+      await deleteTasks(
+        workload,
+        base,
+        items.map((task) => task.id),
+      );
     if (role.pauseMs > 0) await sleep(role.pauseMs);
   }
 }
@@ -104,14 +114,19 @@ async function deleteTasks(workload: Workload, base: string, names: string[]): P
   } else {
     const batch = batchRequest(names.map((name) => ({ method: 'DELETE', path: `${base}/tasks/${name}` })));
     await withRetries(workload, async () => {
-      const exchange = await workload.caller.call('POST', '/batch', { body: batch.body, headers: { 'content-type': batch.contentType } });
+      const exchange = await workload.caller.call('POST', '/batch', {
+        body: batch.body,
+        headers: { 'content-type': batch.contentType },
+      });
       if (exchange.status !== 200) return unanswered(workload, 'batch DELETE', exchange.status, exchange.body);
       const answers = batchAnswers(exchange.headers?.get('content-type') ?? null, exchange.body);
       workload.countOps(answers.length);
-      if (answers.length !== names.length) anomaly(workload, 'batch DELETE: wrong number of answers', `${answers.length} for ${names.length}`);
+      if (answers.length !== names.length)
+        anomaly(workload, 'batch DELETE: wrong number of answers', `${answers.length} for ${names.length}`);
       answers.forEach((answer, i) => {
         if (answer.status === 200) workload.ledger.recordDelete(names[i]!, exchange.end);
-        else if (answer.status !== 404 && answer.status !== 503) anomaly(workload, `batch DELETE part answered ${answer.status}`, answer.body);
+        else if (answer.status !== 404 && answer.status !== 503)
+          anomaly(workload, `batch DELETE part answered ${answer.status}`, answer.body);
       });
       return true;
     });

@@ -60,14 +60,19 @@ export async function runCronPreemption(bed: TestBed, log: (line: string) => voi
     },
   });
   const previousAnswer = bed.sink.answer;
-  bed.sink.answer = (delivery) => (delivery.task.startsWith(`cron-${JOB}-`) ? { status: 200, delayMs: 0 } : previousAnswer(delivery));
+  bed.sink.answer = (delivery) =>
+    delivery.task.startsWith(`cron-${JOB}-`) ? { status: 200, delayMs: 0 } : previousAnswer(delivery);
   const db = new pg.Client({ connectionString: bed.databaseUrl });
   await db.connect();
   const role = 'torture_cron_producer';
   try {
-    log(`cron pre-emption: a server with a cron file (${fleet.slots[0]!.url}, logs in ${dir}) fires "${JOB}" every minute`);
+    log(
+      `cron pre-emption: a server with a cron file (${fleet.slots[0]!.url}, logs in ${dir}) fires "${JOB}" every minute`,
+    );
     // The next two instants on the database's clock; far enough from the boundary that the attempts come first.
-    let nowMs = Number((await db.query<{ ms: number }>('select (extract(epoch from now()) * 1000)::float8 as ms')).rows[0]!.ms);
+    let nowMs = Number(
+      (await db.query<{ ms: number }>('select (extract(epoch from now()) * 1000)::float8 as ms')).rows[0]!.ms,
+    );
     if (60_000 - (nowMs % 60_000) < 10_000) {
       await sleep(60_000 - (nowMs % 60_000) + 1000);
       nowMs += 60_000 - (nowMs % 60_000) + 1000;
@@ -78,23 +83,46 @@ export async function runCronPreemption(bed: TestBed, log: (line: string) => voi
 
     const attempts: PreemptionAttempt[] = [];
     const caller = new RestCaller(fleet.slots, `Bearer ${bed.token}`);
-    for (const [queue, name] of [['cron', names[0]!], ['cron', names[1]!], ['cron', runName], [MAIN_QUEUE, names[0]!]] as const) {
+    for (const [queue, name] of [
+      ['cron', names[0]!],
+      ['cron', names[1]!],
+      ['cron', runName],
+      [MAIN_QUEUE, names[0]!],
+    ] as const) {
       const body = JSON.stringify({ id: name, payloadBase64: '' });
       const path = `REST insert into ${queue}`;
-      const answer = await caller.call('POST', `${queuePath(queue)}/tasks`, { body, headers: { 'content-type': 'application/json' } }, 0);
+      const answer = await caller.call(
+        'POST',
+        `${queuePath(queue)}/tasks`,
+        { body, headers: { 'content-type': 'application/json' } },
+        0,
+      );
       const text = answer.body.toString('utf8');
       attempts.push(
         answer.status === 200
           ? { path, name, outcome: 'ADDED', refused: false }
-          : { path, name, outcome: `refused: ${answer.status} ${oneLine(text)}`, refused: answer.status === 400 && RESERVED.test(text) },
+          : {
+              path,
+              name,
+              outcome: `refused: ${answer.status} ${oneLine(text)}`,
+              refused: answer.status === 400 && RESERVED.test(text),
+            },
       );
     }
     await db.query(`drop role if exists ${role}`);
     await db.query(`create role ${role} nologin`);
     await db.query(`grant taskqueue_producer to ${role}`);
     const sqlAttempts: [string, string, unknown[]][] = [
-      ['SQL add_push_task to cron', `select taskqueue.add_push_task('cron', url => '/forged', method => 'GET', name => $1, headers => '{"X-CloudScheduler":"true"}')`, [names[0]]],
-      ['SQL add_push_task to cron', `select taskqueue.add_push_task('cron', url => '/forged', method => 'GET', name => $1)`, [names[1]]],
+      [
+        'SQL add_push_task to cron',
+        `select taskqueue.add_push_task('cron', url => '/forged', method => 'GET', name => $1, headers => '{"X-CloudScheduler":"true"}')`,
+        [names[0]],
+      ],
+      [
+        'SQL add_push_task to cron',
+        `select taskqueue.add_push_task('cron', url => '/forged', method => 'GET', name => $1)`,
+        [names[1]],
+      ],
       ['SQL add_task', `select taskqueue.add_task($2, 'x'::bytea, $1)`, [names[0], MAIN_QUEUE]],
       ['SQL add_tasks', `select taskqueue.add_tasks($2, array['x']::bytea[], array[$1])`, [runName, MAIN_QUEUE]],
     ];
@@ -109,7 +137,12 @@ export async function runCronPreemption(bed: TestBed, log: (line: string) => voi
       } catch (error) {
         await db.query('rollback');
         const { code, message } = error as { code?: string; message: string };
-        attempts.push({ path, name, outcome: `refused: ${code ?? '?'} ${oneLine(message)}`, refused: code === 'TQ005' && RESERVED.test(message) });
+        attempts.push({
+          path,
+          name,
+          outcome: `refused: ${code ?? '?'} ${oneLine(message)}`,
+          refused: code === 'TQ005' && RESERVED.test(message),
+        });
       }
     }
 
@@ -118,11 +151,19 @@ export async function runCronPreemption(bed: TestBed, log: (line: string) => voi
     let delivered: string | null = null;
     while (Date.now() < deadline && delivered === null) {
       // `__cron` is the queue name only the cron service's requests carry (a forged task in the cron queue says `cron`).
-      delivered = bed.sink.deliveries.find((delivery) => delivery.task === names[0] && delivery.queue === '__cron' && delivery.status === 200)?.task ?? null;
+      delivered =
+        bed.sink.deliveries.find(
+          (delivery) => delivery.task === names[0] && delivery.queue === '__cron' && delivery.status === 200,
+        )?.task ?? null;
       if (delivered === null) await sleep(250);
     }
     // The record is written in the transaction that adds the task: once delivered, it is there.
-    const row = (await db.query<{ outcome: string | null; task: string | null }>(`select last_outcome as outcome, last_task as task from taskqueue.cron_jobs where name = $1`, [JOB])).rows[0];
+    const row = (
+      await db.query<{ outcome: string | null; task: string | null }>(
+        `select last_outcome as outcome, last_task as task from taskqueue.cron_jobs where name = $1`,
+        [JOB],
+      )
+    ).rows[0];
     return { attempts, delivered, recorded: `${row?.outcome ?? 'none'} ${row?.task ?? ''}` };
   } finally {
     bed.sink.answer = previousAnswer;
@@ -136,7 +177,9 @@ export async function runCronPreemption(bed: TestBed, log: (line: string) => voi
 export function describeCronPreemption(report: CronPreemptionReport): string[] {
   const lines = report.attempts.map((a) => `${a.refused ? 'ok' : 'FAIL'} ${a.path} of ${a.name}: ${a.outcome}`);
   lines.push(
-    report.delivered === null ? 'FAIL the firing the attempts aimed at never reached the sink' : `ok the firing ${report.delivered} reached the sink`,
+    report.delivered === null
+      ? 'FAIL the firing the attempts aimed at never reached the sink'
+      : `ok the firing ${report.delivered} reached the sink`,
     `${report.recorded.startsWith('added ') ? 'ok' : 'FAIL'} cron_jobs records: ${report.recorded}`,
   );
   return lines;
@@ -148,7 +191,10 @@ export function cronPreemptionPassed(report: CronPreemptionReport): boolean {
 
 /** An instant as a firing's task name writes it: `YYYYMMDDTHHMMSSZ`. */
 function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 function oneLine(text: string): string {

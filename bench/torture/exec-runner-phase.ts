@@ -99,8 +99,11 @@ function ended(pid: number): boolean {
 }
 
 export function describeExecRunner(report: ExecRunnerReport): string[] {
-  const gone = report.goneAfterMs === null ? 'some outlived 30 s' : `all gone ${(report.goneAfterMs / 1000).toFixed(2)} s after`;
-  return [`${execRunnerPassed(report) ? 'ok  ' : 'FAIL'} kill -9 of taskqueue work --exec: ${report.processes} command processes, ${gone} (lease ${LEASE_SECONDS} s)`];
+  const gone =
+    report.goneAfterMs === null ? 'some outlived 30 s' : `all gone ${(report.goneAfterMs / 1000).toFixed(2)} s after`;
+  return [
+    `${execRunnerPassed(report) ? 'ok  ' : 'FAIL'} kill -9 of taskqueue work --exec: ${report.processes} command processes, ${gone} (lease ${LEASE_SECONDS} s)`,
+  ];
 }
 
 export function execRunnerPassed(report: ExecRunnerReport): boolean {

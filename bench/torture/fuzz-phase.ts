@@ -43,8 +43,18 @@ function send(port: number, request: HostileRequest): Promise<Answer | 'unsendab
     try {
       // A body always goes with its Content-Length: node sends the body of a GET or DELETE raw, without
       // one, and the server rightly takes those bytes for the next request (Node's own 400, then close).
-      const headers = request.body ? { ...request.headers, 'content-length': String(request.body.length) } : request.headers;
-      req = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, timeout: 90_000, agent: false });
+      const headers = request.body
+        ? { ...request.headers, 'content-length': String(request.body.length) }
+        : request.headers;
+      req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: request.method,
+        path: request.path,
+        headers,
+        timeout: 90_000,
+        agent: false,
+      });
     } catch {
       resolve('unsendable');
       return;
@@ -52,7 +62,9 @@ function send(port: number, request: HostileRequest): Promise<Answer | 'unsendab
     req.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
       response.on('error', () => resolve('no-answer'));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -73,7 +85,8 @@ function serverErrors(answer: Answer): string[] {
   if (bad(answer.status, text)) errors.push(`${answer.status}: ${text.slice(0, 300)}`);
   const type = answer.headers['content-type'];
   if (answer.status === 200 && typeof type === 'string' && type.startsWith('multipart/mixed')) {
-    for (const part of batchAnswers(type, answer.body)) if (bad(part.status, part.body)) errors.push(`part ${part.status}: ${part.body.slice(0, 300)}`);
+    for (const part of batchAnswers(type, answer.body))
+      if (bad(part.status, part.body)) errors.push(`part ${part.status}: ${part.body.slice(0, 300)}`);
   }
   return errors;
 }
@@ -85,16 +98,26 @@ function serverErrors(answer: Answer): string[] {
  * answer is below 500 (507 quotaExceeded aside), the process never exits,
  * and its memory stays bounded. A failure is shrunk to a minimal request.
  */
-export async function runFuzz(bed: TestBed, runs: number, seed: number, log: (line: string) => void): Promise<FuzzReport> {
+export async function runFuzz(
+  bed: TestBed,
+  runs: number,
+  seed: number,
+  log: (line: string) => void,
+): Promise<FuzzReport> {
   const slot = bed.fleet.slots[0]!;
   const started = performance.now();
   // Tasks the generated requests name (seed-0..2), so gets, updates and deletes sometimes find one.
   for (let i = 0; i < 3; i += 1) {
     const name = `seed-${i}`;
-    await bed.caller.call('POST', `${queuePath(MAIN_QUEUE)}/tasks`, {
-      body: JSON.stringify({ id: name, payloadBase64: payloadOf(name, MAX_PAYLOAD).toString('base64') }),
-      headers: { 'content-type': 'application/json' },
-    }, 0);
+    await bed.caller.call(
+      'POST',
+      `${queuePath(MAIN_QUEUE)}/tasks`,
+      {
+        body: JSON.stringify({ id: name, payloadBase64: payloadOf(name, MAX_PAYLOAD).toString('base64') }),
+        headers: { 'content-type': 'application/json' },
+      },
+      0,
+    );
   }
   const statusCounts = new Map<number, number>();
   let requests = 0;
@@ -106,7 +129,8 @@ export async function runFuzz(bed: TestBed, runs: number, seed: number, log: (li
     const answer = await send(slot.port, request);
     requests += 1;
     if (requests % 200 === 0) rssPeakBytes = Math.max(rssPeakBytes, slot.rssBytes());
-    if (requests % 2000 === 0) log(`  ${requests} hostile requests, server RSS ${(slot.rssBytes() / 2 ** 20).toFixed(0)} MB`);
+    if (requests % 2000 === 0)
+      log(`  ${requests} hostile requests, server RSS ${(slot.rssBytes() / 2 ** 20).toFixed(0)} MB`);
     if (answer === 'unsendable') {
       unsendable += 1;
       return;
@@ -131,7 +155,12 @@ export async function runFuzz(bed: TestBed, runs: number, seed: number, log: (li
     if (errors.length > 0) throw new Error(errors.join('\n'));
   });
   let counterexample: string | null = null;
-  const details = await fc.check(property, { numRuns: runs, seed, endOnFailure: false, interruptAfterTimeLimit: 30 * 60_000 });
+  const details = await fc.check(property, {
+    numRuns: runs,
+    seed,
+    endOnFailure: false,
+    interruptAfterTimeLimit: 30 * 60_000,
+  });
   if (details.failed) {
     const example = details.counterexample?.[0];
     counterexample =

@@ -19,11 +19,56 @@ export interface Credentials {
 /** Strings that have broken parsers before: prototype names, encodings, lengths, separators. */
 const nasty = fc.oneof(
   fc.constantFrom(
-    '', ' ', '0', '-1', '1e309', 'NaN', 'Infinity', '0x10', '1.5', '9007199254740993', '99999999999999999999',
-    'true', 'false', 'null', 'undefined', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-    'valueOf', '%', '%00', '%zz', '..', '../..', '/', '//', ';', ',', '*', '(', ')', '((', 'items(', 'items/__proto__',
-    'items(__proto__)', 'items/*', 'a,,b', '\u0000', '\uffff', '\ud800', 'é', '日本', '🙂', 'lease', 'tasks', ':batchDelete',
-    'a'.repeat(501), 'a'.repeat(5000),
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1e309',
+    'NaN',
+    'Infinity',
+    '0x10',
+    '1.5',
+    '9007199254740993',
+    '99999999999999999999',
+    'true',
+    'false',
+    'null',
+    'undefined',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    '%',
+    '%00',
+    '%zz',
+    '..',
+    '../..',
+    '/',
+    '//',
+    ';',
+    ',',
+    '*',
+    '(',
+    ')',
+    '((',
+    'items(',
+    'items/__proto__',
+    'items(__proto__)',
+    'items/*',
+    'a,,b',
+    '\u0000',
+    '\uffff',
+    '\ud800',
+    'é',
+    '日本',
+    '🙂',
+    'lease',
+    'tasks',
+    ':batchDelete',
+    'a'.repeat(501),
+    'a'.repeat(5000),
   ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
@@ -33,9 +78,18 @@ const nasty = fc.oneof(
 );
 
 // Mostly names that exist, so most requests get past routing into the handlers.
-const queueName = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(MAIN_QUEUE, LIMITED_QUEUE, 'default', 'no-such-queue') }, { weight: 1, arbitrary: nasty });
-const taskName = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('seed-0', 'seed-1', 'seed-2', 'lease', 'missing-task') }, { weight: 1, arbitrary: nasty });
-const project = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('local', 's~local', 'e~local', 'other') }, { weight: 1, arbitrary: nasty });
+const queueName = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(MAIN_QUEUE, LIMITED_QUEUE, 'default', 'no-such-queue') },
+  { weight: 1, arbitrary: nasty },
+);
+const taskName = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('seed-0', 'seed-1', 'seed-2', 'lease', 'missing-task') },
+  { weight: 1, arbitrary: nasty },
+);
+const project = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('local', 's~local', 'e~local', 'other') },
+  { weight: 1, arbitrary: nasty },
+);
 
 /** Percent-encodes every byte of the UTF-8 form but the unreserved ones (lone surrogates become U+FFFD, as on the wire). */
 function pct(text: string): string {
@@ -53,7 +107,9 @@ function pct(text: string): string {
  * the rest, so sending them would test the client, not the server.
  */
 function headerSafe(text: string): string {
-  return Buffer.from(text, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
+  return Buffer.from(text, 'utf8')
+    .toString('latin1')
+    .replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 }
 
 /** A path segment: usually percent-encoded, sometimes raw (whatever the HTTP client lets through). */
@@ -67,14 +123,43 @@ const prefix = fc.oneof(
 
 /** The discovery document's parameters, its common ones, and aliases the service accepts. */
 const PARAMETERS = [
-  'getStats', 'numTasks', 'leaseSecs', 'lease_secs', 'groupByTag', 'tag', 'waitSecs', 'newLeaseSeconds', 'maxResults',
-  'pageToken', 'alt', 'fields', 'key', 'oauth_token', 'prettyPrint', 'quotaUser', 'userIp', 'access_token', 'callback',
-  '$.xgafv', 'upload_protocol', 'uploadType', '__proto__', 'constructor',
+  'getStats',
+  'numTasks',
+  'leaseSecs',
+  'lease_secs',
+  'groupByTag',
+  'tag',
+  'waitSecs',
+  'newLeaseSeconds',
+  'maxResults',
+  'pageToken',
+  'alt',
+  'fields',
+  'key',
+  'oauth_token',
+  'prettyPrint',
+  'quotaUser',
+  'userIp',
+  'access_token',
+  'callback',
+  '$.xgafv',
+  'upload_protocol',
+  'uploadType',
+  '__proto__',
+  'constructor',
 ];
 const parameterValue = fc.oneof(
   nasty,
   fc.constantFrom('1', '5', '50', '1000', '1001', '0', '60', '61', '604800', '604801', 'json', 'proto', 'media'),
-  fc.constantFrom('items', 'items(id)', 'items(id,payloadBase64)', 'id,kind', 'stats/totalTasks', 'stats(*)', 'kind,items/id'),
+  fc.constantFrom(
+    'items',
+    'items(id)',
+    'items(id,payloadBase64)',
+    'id,kind',
+    'stats/totalTasks',
+    'stats(*)',
+    'kind,items/id',
+  ),
 );
 const query = fc
   .array(fc.tuple(fc.oneof(fc.constantFrom(...PARAMETERS), nasty), parameterValue), { maxLength: 6 })
@@ -105,19 +190,44 @@ const taskBody = fc
   .map(json);
 const bodies = fc.oneof(
   { weight: 4, arbitrary: taskBody },
-  { weight: 2, arbitrary: fc.record({ ids: fc.oneof(fc.array(taskName, { maxLength: 30 }), anyJson) }, { requiredKeys: [] }).map(json) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ ids: fc.oneof(fc.array(taskName, { maxLength: 30 }), anyJson) }, { requiredKeys: [] })
+      .map(json),
+  },
   { weight: 2, arbitrary: anyJson.map(json) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2000 }).map((bytes) => Buffer.from(bytes)) },
-  { weight: 1, arbitrary: fc.tuple(parameterValue, parameterValue).map(([n, l]) => Buffer.from(`numTasks=${n}&leaseSecs=${l}`)) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 20_000 }).map((depth) => Buffer.from('['.repeat(depth) + ']'.repeat(depth))) },
-  { weight: 1, arbitrary: fc.constantFrom(1, 2 * 1024 * 1024, 2 * 1024 * 1024 + 1, 3 * 1024 * 1024).map((n) => Buffer.alloc(n, 0x61)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(parameterValue, parameterValue).map(([n, l]) => Buffer.from(`numTasks=${n}&leaseSecs=${l}`)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 1, max: 20_000 }).map((depth) => Buffer.from('['.repeat(depth) + ']'.repeat(depth))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(1, 2 * 1024 * 1024, 2 * 1024 * 1024 + 1, 3 * 1024 * 1024)
+      .map((n) => Buffer.alloc(n, 0x61)),
+  },
 );
 
 const contentType = fc.oneof(
   fc.constantFrom(
-    'application/json', 'application/json; charset=UTF-8', 'application/json; charset=latin1', 'text/plain',
-    'application/x-www-form-urlencoded', 'multipart/mixed', 'multipart/mixed; boundary=', 'multipart/mixed; boundary=x',
-    'multipart/form-data; boundary=x', 'application/octet-stream', ';;;', 'application/json; boundary="a',
+    'application/json',
+    'application/json; charset=UTF-8',
+    'application/json; charset=latin1',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/mixed',
+    'multipart/mixed; boundary=',
+    'multipart/mixed; boundary=x',
+    'multipart/form-data; boundary=x',
+    'application/octet-stream',
+    ';;;',
+    'application/json; boundary="a',
   ),
   nasty,
 );
@@ -140,7 +250,9 @@ const route = fc.oneof(
       { method: 'DELETE', suffix: `/tasks/${task}` },
     ),
   ),
-  fc.tuple(fc.constantFrom('/tasks/', '/tasks:', '/', ':'), nasty).map(([s, n]) => ({ method: 'POST', suffix: s + pct(n) })),
+  fc
+    .tuple(fc.constantFrom('/tasks/', '/tasks:', '/', ':'), nasty)
+    .map(([s, n]) => ({ method: 'POST', suffix: s + pct(n) })),
 );
 
 function headersArb(credentials: Credentials) {
@@ -148,7 +260,17 @@ function headersArb(credentials: Credentials) {
     {
       authorization: fc.oneof(
         { weight: 6, arbitrary: fc.constant(`Bearer ${credentials.token}`) },
-        { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', 'Bearer ', `Bearer ${credentials.token}x`, `bearer ${credentials.token}`, 'Basic YTpi') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            '',
+            'Bearer',
+            'Bearer ',
+            `Bearer ${credentials.token}x`,
+            `bearer ${credentials.token}`,
+            'Basic YTpi',
+          ),
+        },
         { weight: 1, arbitrary: nasty.map((s) => `Bearer ${s}`) },
         { weight: 1, arbitrary: fc.constant(`Bearer ${credentials.token.slice(0, -4)}AAAA`) },
       ),
@@ -170,7 +292,10 @@ function singleRequest(credentials: Credentials): fc.Arbitrary<HostileRequest> {
     .record({
       prefix,
       route,
-      method: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+      method: fc.oneof(
+        { weight: 5, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+      ),
       query,
       headers: headersArb(credentials),
       body: fc.option(bodies, { freq: 3 }),
@@ -179,7 +304,9 @@ function singleRequest(credentials: Credentials): fc.Arbitrary<HostileRequest> {
     .map(({ prefix, route, method, query, headers, body, gzip }) => {
       const sendsBody = body !== null;
       let payload = body;
-      const h: Record<string, string> = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, headerSafe(value)]));
+      const h: Record<string, string> = Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [name, headerSafe(value)]),
+      );
       // A body gzipped as the header says, half of the times the header is gzip; otherwise the header lies.
       if (payload && h['content-encoding'] === 'gzip' && gzip) payload = gzipSync(payload);
       if (!sendsBody) delete h['content-encoding'];
@@ -192,21 +319,43 @@ function batchRequestArb(credentials: Credentials): fc.Arbitrary<HostileRequest>
   const inner = singleRequest(credentials).map((request) => ({
     method: request.method,
     path: request.path,
-    headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name !== 'authorization' && name !== 'content-encoding')),
+    headers: Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => name !== 'authorization' && name !== 'content-encoding'),
+    ),
     body: request.body && request.body.length < 10_000 ? request.body.toString('latin1') : undefined,
   }));
   const wellFormed = fc.array(inner, { minLength: 1, maxLength: 8 }).map((calls) => batchRequest(calls));
-  const mutated = fc.tuple(wellFormed, fc.nat(), fc.nat({ max: 40 }), fc.string({ maxLength: 10 })).map(([batch, at, cut, insert]) => {
-    const i = at % (batch.body.length + 1);
-    return { contentType: batch.contentType, body: batch.body.slice(0, i) + insert + batch.body.slice(i + cut) };
-  });
-  const lfOnly = wellFormed.map((batch) => ({ contentType: batch.contentType, body: batch.body.replace(/\r\n/g, '\n') }));
-  const tooMany = fc.constant(batchRequest(Array.from({ length: 1001 }, (_, i) => ({ method: 'GET', path: `/taskqueue/v1beta2/projects/local/taskqueues/torture/tasks/seed-${i % 3}` }))));
+  const mutated = fc
+    .tuple(wellFormed, fc.nat(), fc.nat({ max: 40 }), fc.string({ maxLength: 10 }))
+    .map(([batch, at, cut, insert]) => {
+      const i = at % (batch.body.length + 1);
+      return { contentType: batch.contentType, body: batch.body.slice(0, i) + insert + batch.body.slice(i + cut) };
+    });
+  const lfOnly = wellFormed.map((batch) => ({
+    contentType: batch.contentType,
+    body: batch.body.replace(/\r\n/g, '\n'),
+  }));
+  const tooMany = fc.constant(
+    batchRequest(
+      Array.from({ length: 1001 }, (_, i) => ({
+        method: 'GET',
+        path: `/taskqueue/v1beta2/projects/local/taskqueues/torture/tasks/seed-${i % 3}`,
+      })),
+    ),
+  );
   return fc
     .record({
-      batch: fc.oneof({ weight: 4, arbitrary: wellFormed }, { weight: 3, arbitrary: mutated }, { weight: 1, arbitrary: lfOnly }, { weight: 1, arbitrary: tooMany }),
+      batch: fc.oneof(
+        { weight: 4, arbitrary: wellFormed },
+        { weight: 3, arbitrary: mutated },
+        { weight: 1, arbitrary: lfOnly },
+        { weight: 1, arbitrary: tooMany },
+      ),
       path: fc.constantFrom('/batch', '/batch/taskqueue/v1beta2', '/batch/taskqueue/v1', '/batch/other'),
-      method: fc.oneof({ weight: 8, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+      method: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('POST') },
+        { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+      ),
       query,
       contentType: fc.option(contentType, { freq: 5 }),
     })
@@ -222,7 +371,14 @@ function batchRequestArb(credentials: Credentials): fc.Arbitrary<HostileRequest>
 const otherRequest = fc
   .record({
     path: fc.oneof(
-      fc.constantFrom('/healthz', '/discovery/v1/apis/taskqueue/v1beta2/rest', '/openapi.json', '/', '/taskqueue/v1beta2', '/taskqueue/v1beta2/projects/local'),
+      fc.constantFrom(
+        '/healthz',
+        '/discovery/v1/apis/taskqueue/v1beta2/rest',
+        '/openapi.json',
+        '/',
+        '/taskqueue/v1beta2',
+        '/taskqueue/v1beta2/projects/local',
+      ),
       fc.array(segment(nasty), { maxLength: 6 }).map((parts) => '/' + parts.join('/')),
     ),
     method: fc.constantFrom(...METHODS),

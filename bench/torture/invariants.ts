@@ -79,16 +79,24 @@ export function checkInvariants(ledger: Ledger, final: FinalState, maxStorageSam
     // Names of the storage-limited queue (no retry limit) start with `l`.
     if (!name.startsWith('l')) {
       retryLimit.check(sightings.length <= RETRY_LIMIT, () => `${name}: leased ${sightings.length} times`);
-      for (const s of sightings) retryLimit.check(s.retryCount <= RETRY_LIMIT, () => `${name}: retry_count ${s.retryCount}`);
+      for (const s of sightings)
+        retryLimit.check(s.retryCount <= RETRY_LIMIT, () => `${name}: retry_count ${s.retryCount}`);
     }
     for (const s of sightings) {
       const grantMs = grantUsec(s) / 1000;
-      clocks.check(grantMs >= s.start - CLOCK_TOLERANCE_MS && grantMs <= s.end + CLOCK_TOLERANCE_MS, () => `${name}: granted at ${grantMs} ms, request [${s.start}, ${s.end}]`);
+      clocks.check(
+        grantMs >= s.start - CLOCK_TOLERANCE_MS && grantMs <= s.end + CLOCK_TOLERANCE_MS,
+        () => `${name}: granted at ${grantMs} ms, request [${s.start}, ${s.end}]`,
+      );
     }
     for (const s of sightings) payloads.check(s.payloadOk, () => `${name}: leased payload differs`);
     const deletedAt = ledger.acknowledgedDeletes.get(name);
     if (deletedAt !== undefined) {
-      for (const s of sightings) deletedReturned.check(s.start <= deletedAt, () => `${name}: deleted at ${deletedAt}, leased again at ${s.start}`);
+      for (const s of sightings)
+        deletedReturned.check(
+          s.start <= deletedAt,
+          () => `${name}: deleted at ${deletedAt}, leased again at ${s.start}`,
+        );
     }
   }
 
@@ -109,7 +117,10 @@ export function checkInvariants(ledger: Ledger, final: FinalState, maxStorageSam
         retryLimit.check(dead.retryCount <= RETRY_LIMIT, () => `${name}: died after ${dead.retryCount} leases`);
       }
     } else {
-      lost.check(false, () => `${name}: acknowledged at ${add.at.toFixed(1)} ms, now neither a task, a tombstone nor a dead letter`);
+      lost.check(
+        false,
+        () => `${name}: acknowledged at ${add.at.toFixed(1)} ms, now neither a task, a tombstone nor a dead letter`,
+      );
     }
   }
   for (const name of ledger.acknowledgedDeletes.keys()) {

@@ -71,7 +71,8 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
   // The op count ends the run only once the chaos has had its say (a fast machine reaches the
   // count within a few kills): at least minKills kills and every planned outage.
   const chaosDone = () =>
-    !options.chaos || (chaos.kills.length >= options.chaos.minKills && chaos.outages.length >= options.chaos.outageAtOps.length);
+    !options.chaos ||
+    (chaos.kills.length >= options.chaos.minKills && chaos.outages.length >= options.chaos.outageAtOps.length);
   const stopped = () => (ops >= options.targetOps && chaosDone()) || now() >= deadline;
   let backlog = 0;
   const workload: Workload = {
@@ -90,7 +91,10 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
   const watchBacklog = async () => {
     while (options.backlogCap > 0 && !stopped()) {
       const exchange = await bed.caller.call('GET', `${queuePath(MAIN_QUEUE)}?getStats=true`);
-      if (exchange.status === 200) backlog = Number((JSON.parse(exchange.body.toString('utf8')) as { stats?: { totalTasks?: number } }).stats?.totalTasks ?? 0);
+      if (exchange.status === 200)
+        backlog = Number(
+          (JSON.parse(exchange.body.toString('utf8')) as { stats?: { totalTasks?: number } }).stats?.totalTasks ?? 0,
+        );
       await sleep(1000);
     }
   };
@@ -114,10 +118,14 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
       ...roles.map((role) => runConsumer(workload, role)),
       // One more consumer of the main queue, through the SQL API, beside the REST ones.
       runSqlConsumer(workload, roles.length, MAIN_QUEUE, bed.databaseUrl).then((counts) =>
-        log(`  SQL-function consumer: ${counts.leaseCalls} lease_tasks calls, ${counts.tasksLeased} tasks leased, ${counts.deletes} deleted`),
+        log(
+          `  SQL-function consumer: ${counts.leaseCalls} lease_tasks calls, ${counts.tasksLeased} tasks leased, ${counts.deletes} deleted`,
+        ),
       ),
       watchBacklog(),
-      options.chaos ? chaos.run(options.chaos, bed.fleet, bed.database, bed.caller, ledger, () => ops, stopped) : Promise.resolve(),
+      options.chaos
+        ? chaos.run(options.chaos, bed.fleet, bed.database, bed.caller, ledger, () => ops, stopped)
+        : Promise.resolve(),
     ]);
   } finally {
     clearInterval(progress);
@@ -130,7 +138,9 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
   const incidents = bed.caller.incidents.filter((incident) => incident.end >= started);
   const duringOutage = (incident: Incident) =>
     chaos.outages.some(
-      (outage) => incident.end >= outage.stoppedAt && incident.start <= (outage.resumedAt[incident.server] ?? Infinity) + RESUME_GRACE_MS,
+      (outage) =>
+        incident.end >= outage.stoppedAt &&
+        incident.start <= (outage.resumedAt[incident.server] ?? Infinity) + RESUME_GRACE_MS,
     );
   return {
     ops,
@@ -143,7 +153,9 @@ export async function runLoad(bed: TestBed, options: LoadOptions, log: (line: st
     outages: chaos.outages,
     chaosFailures: chaos.failures,
     // 507 is the storage limit's answer (quotaExceeded), expected of the limited queue.
-    serverErrors: incidents.filter((incident) => incident.status >= 500 && incident.status !== 503 && incident.status !== 507),
+    serverErrors: incidents.filter(
+      (incident) => incident.status >= 500 && incident.status !== 503 && incident.status !== 507,
+    ),
     outage503s: incidents.filter((incident) => incident.status === 503 && duringOutage(incident)),
     stray503s: incidents.filter((incident) => incident.status === 503 && !duringOutage(incident)),
     hangs: incidents.filter((incident) => incident.failure === 'timeout'),
@@ -175,8 +187,10 @@ export function describeLoad(report: LoadReport): string[] {
     `${report.ops} operations (${report.requests} HTTP requests) in ${report.seconds.toFixed(1)} s (${(report.ops / report.seconds).toFixed(0)} operations/s); ` +
       `${l.acknowledgedAdds.size} adds acknowledged (${l.unknownAdds.size} unanswered, ${l.addsRefusedForStorage} refused by the storage limit), ` +
       `${l.leaseCalls} leases (${l.emptyLeases} empty) of ${l.tasksLeased} tasks, ${l.acknowledgedDeletes.size} deletes acknowledged`,
-    `statuses: ${[...report.statusCounts].sort((a, b) => a[0] - b[0]).map(([status, count]) => `${status} x${count}`).join(', ')}; ` +
-      `${report.connectionFailures} requests refused or cut by a killed server`,
+    `statuses: ${[...report.statusCounts]
+      .sort((a, b) => a[0] - b[0])
+      .map(([status, count]) => `${status} x${count}`)
+      .join(', ')}; ` + `${report.connectionFailures} requests refused or cut by a killed server`,
   ];
   if (report.kills.length > 0) {
     const down = report.kills.map((kill) => kill.downMs).sort((a, b) => a - b);
@@ -184,7 +198,9 @@ export function describeLoad(report: LoadReport): string[] {
   }
   for (const [i, outage] of report.outages.entries()) {
     const resumed = outage.resumedAt.map((at) => ((at - outage.backAt) / 1000).toFixed(2)).join('/');
-    const fast = report.outage503s.filter((incident) => incident.end >= outage.stoppedAt && incident.start <= outage.backAt);
+    const fast = report.outage503s.filter(
+      (incident) => incident.end >= outage.stoppedAt && incident.start <= outage.backAt,
+    );
     const slowest = Math.max(0, ...fast.map((incident) => incident.end - incident.start));
     lines.push(
       `database outage ${i + 1}: down ${((outage.backAt - outage.stoppedAt) / 1000).toFixed(1)} s (stop -m immediate, start with crash recovery); ` +
@@ -197,7 +213,9 @@ export function describeLoad(report: LoadReport): string[] {
       `server crashes: ${report.unexpectedExits}; chaos failures: ${report.chaosFailures.length}; anomalies: ${report.anomalies.length}`,
   );
   for (const verdict of report.verdicts) {
-    lines.push(`${verdict.violations === 0 ? 'ok  ' : 'FAIL'} ${verdict.name}: ${verdict.violations} violations in ${verdict.checked} checks`);
+    lines.push(
+      `${verdict.violations === 0 ? 'ok  ' : 'FAIL'} ${verdict.name}: ${verdict.violations} violations in ${verdict.checked} checks`,
+    );
     for (const example of verdict.examples) lines.push(`       ${example}`);
   }
   const show = (title: string, items: readonly unknown[]) => {

@@ -12,7 +12,9 @@ export interface BatchCall {
 export function batchRequest(calls: readonly BatchCall[]): { body: string; contentType: string } {
   const boundary = `batch_${randomUUID()}`;
   const parts = calls.map((call, index) => {
-    const headers = Object.entries(call.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const headers = Object.entries(call.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     const length = call.body === undefined ? '' : `Content-Length: ${Buffer.byteLength(call.body)}\r\n`;
     return (
       `--${boundary}\r\nContent-Type: application/http\r\nContent-ID: <item${index}>\r\n\r\n` +

@@ -65,7 +65,16 @@ export class OwnPostgres {
 
   /** Starts the cluster and waits until it accepts connections. */
   async start(): Promise<void> {
-    await this.#runAsync('pg_ctl', ['-D', this.dataDir, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60', 'start']);
+    await this.#runAsync('pg_ctl', [
+      '-D',
+      this.dataDir,
+      '-l',
+      join(this.dir, 'postgres.log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
   }
 
   /** `pg_ctl -m immediate stop`: every backend is killed at once, no checkpoint; recovery runs at the next start. */

@@ -35,20 +35,27 @@ export async function runProducer(workload: Workload, id: number): Promise<void>
       const names = Array.from({ length: randomInt(2, 50) }, nextName);
       for (const name of names) workload.ledger.unknownAdds.add(name);
       const batch = batchRequest(
-        names.map((name) => ({ method: 'POST', path, headers: { 'Content-Type': 'application/json' }, body: insertBody(name) })),
+        names.map((name) => ({
+          method: 'POST',
+          path,
+          headers: { 'Content-Type': 'application/json' },
+          body: insertBody(name),
+        })),
       );
       const exchange = await workload.caller.call('POST', '/batch/taskqueue/v1beta2', {
         body: batch.body,
         headers: { 'content-type': batch.contentType },
       });
       if (exchange.status !== 200) {
-        if (exchange.status !== 0 && exchange.status !== 503) anomaly(workload, 'batch insert answered ' + exchange.status, exchange.body.toString());
+        if (exchange.status !== 0 && exchange.status !== 503)
+          anomaly(workload, 'batch insert answered ' + exchange.status, exchange.body.toString());
         await sleep(20);
         continue;
       }
       const answers = batchAnswers(exchange.headers?.get('content-type') ?? null, exchange.body);
       workload.countOps(answers.length);
-      if (answers.length !== names.length) anomaly(workload, 'batch insert: wrong number of answers', `${answers.length} for ${names.length}`);
+      if (answers.length !== names.length)
+        anomaly(workload, 'batch insert: wrong number of answers', `${answers.length} for ${names.length}`);
       answers.forEach((answer, i) => recordAdd(workload, queue, names[i]!, answer.status, answer.body, exchange.end));
     }
   }

@@ -25,7 +25,12 @@ export interface PushChaosPlan {
  * in `chaos`.
  */
 /** Answers how many kills landed on a server with a request held by the sink. */
-export async function runPushChaos(bed: TestBed, plan: PushChaosPlan, elapsedSeconds: () => number, chaos: Chaos): Promise<number> {
+export async function runPushChaos(
+  bed: TestBed,
+  plan: PushChaosPlan,
+  elapsedSeconds: () => number,
+  chaos: Chaos,
+): Promise<number> {
   let busyKills = 0;
   const restarting = new Map<ServerSlot, Promise<void>>();
   const outages = [...plan.outagesAtSeconds].sort((a, b) => a - b);
@@ -41,7 +46,10 @@ export async function runPushChaos(bed: TestBed, plan: PushChaosPlan, elapsedSec
     const alive = bed.fleet.slots.filter((slot) => !restarting.has(slot));
     if (alive.length <= 1) continue;
     // Preferably one with a request the sink holds: a kill with requests in flight.
-    const owners = pidsOwningPorts(alive.flatMap((slot) => (slot.pid ? [slot.pid] : [])), bed.sink.heldPorts());
+    const owners = pidsOwningPorts(
+      alive.flatMap((slot) => (slot.pid ? [slot.pid] : [])),
+      bed.sink.heldPorts(),
+    );
     const busy = alive.filter((slot) => slot.pid !== undefined && owners.has(slot.pid));
     const candidates = busy.length > 0 ? busy : alive;
     const slot = candidates[randomInt(0, candidates.length - 1)]!;
@@ -49,7 +57,10 @@ export async function runPushChaos(bed: TestBed, plan: PushChaosPlan, elapsedSec
     const restart = bed.fleet
       .killAndRestart(slot)
       .then(({ downMs }) => void chaos.kills.push({ server: slot.index, downMs }))
-      .catch((error: unknown) => void chaos.failures.push(`server ${slot.index} did not come back after kill -9: ${String(error)}`))
+      .catch(
+        (error: unknown) =>
+          void chaos.failures.push(`server ${slot.index} did not come back after kill -9: ${String(error)}`),
+      )
       .finally(() => restarting.delete(slot));
     restarting.set(slot, restart);
   }

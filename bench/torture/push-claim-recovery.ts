@@ -54,20 +54,38 @@ export async function runClaimRecovery(bed: TestBed, log: (line: string) => void
   const waiting = Array.from({ length: WAITING }, (_, i) => `waiting-${stamp}-${i}`);
   const previous = sink.answer;
   // A blocker's first attempt is held past the end of the phase (until its server dies); everything else answered at once.
-  sink.answer = (d) => (d.queue !== CAPPED_PUSH_QUEUE ? previous(d) : { status: 200, delayMs: blockers.has(d.task) && d.retry === 0 ? 3_600_000 : 0 });
+  sink.answer = (d) =>
+    d.queue !== CAPPED_PUSH_QUEUE
+      ? previous(d)
+      : { status: 200, delayMs: blockers.has(d.task) && d.retry === 0 ? 3_600_000 : 0 };
   const ours = () => sink.deliveries.slice(first).filter((d) => d.queue === CAPPED_PUSH_QUEUE);
-  const producer = await openTaskQueue({ databaseUrl: bed.databaseUrl, config: bed.configPath, dispatch: false, cleanupIntervalMs: 0, poolSize: 2 });
+  const producer = await openTaskQueue({
+    databaseUrl: bed.databaseUrl,
+    config: bed.configPath,
+    dispatch: false,
+    cleanupIntervalMs: 0,
+    poolSize: 2,
+  });
   const failures: string[] = [];
   const killed: number[] = [];
   try {
     const queue = producer.getQueue(CAPPED_PUSH_QUEUE);
     await queue.add([...blockers].map((name) => ({ name, payload: name })));
-    if (!(await until(() => ours().length >= blockers.size, 30_000))) throw new Error(`the sink got ${ours().length} of the ${blockers.size} blockers in 30 s`);
-    const holders = pidsOwningPorts(bed.fleet.slots.flatMap((slot) => (slot.pid ? [slot.pid] : [])), sink.heldPorts());
+    if (!(await until(() => ours().length >= blockers.size, 30_000)))
+      throw new Error(`the sink got ${ours().length} of the ${blockers.size} blockers in 30 s`);
+    const holders = pidsOwningPorts(
+      bed.fleet.slots.flatMap((slot) => (slot.pid ? [slot.pid] : [])),
+      sink.heldPorts(),
+    );
     const doomed = bed.fleet.slots.filter((slot) => slot.pid !== undefined && holders.has(slot.pid));
-    if (doomed.length === 0 || doomed.length === bed.fleet.slots.length) throw new Error(`${doomed.length} of ${bed.fleet.slots.length} servers hold the blockers: none would be killed or none would survive`);
+    if (doomed.length === 0 || doomed.length === bed.fleet.slots.length)
+      throw new Error(
+        `${doomed.length} of ${bed.fleet.slots.length} servers hold the blockers: none would be killed or none would survive`,
+      );
     await queue.add(waiting.map((name) => ({ name, payload: name })));
-    log(`  claims: ${CAPPED_PUSH_QUEUE} full (${blockers.size} requests held by server ${doomed.map((slot) => slot.index).join(' and ')}), ${WAITING} waiting; watching ${LIVE_WATCH_MS / 1000} s`);
+    log(
+      `  claims: ${CAPPED_PUSH_QUEUE} full (${blockers.size} requests held by server ${doomed.map((slot) => slot.index).join(' and ')}), ${WAITING} waiting; watching ${LIVE_WATCH_MS / 1000} s`,
+    );
     await sleep(LIVE_WATCH_MS);
     const takenFromLive = ours().length - blockers.size;
     // The sink stamps arrivals with performance.now().
@@ -76,11 +94,22 @@ export async function runClaimRecovery(bed: TestBed, log: (line: string) => void
       await slot.kill9();
       killed.push(slot.index);
     }
-    log(`  claims: kill -9 of server ${killed.join(' and ')}; the others must deliver ${blockers.size + WAITING} tasks`);
-    const answered = () => new Set(ours().filter((d) => d.status !== null && d.status < 300 && !d.cut).map((d) => d.task));
+    log(
+      `  claims: kill -9 of server ${killed.join(' and ')}; the others must deliver ${blockers.size + WAITING} tasks`,
+    );
+    const answered = () =>
+      new Set(
+        ours()
+          .filter((d) => d.status !== null && d.status < 300 && !d.cut)
+          .map((d) => d.task),
+      );
     const expected = blockers.size + WAITING;
     const done = await until(() => answered().size >= expected, RECOVERY_BOUND_S * 1000);
-    const lastAt = Math.max(...ours().filter((d) => d.status !== null && d.status < 300).map((d) => d.at));
+    const lastAt = Math.max(
+      ...ours()
+        .filter((d) => d.status !== null && d.status < 300)
+        .map((d) => d.at),
+    );
     const recoverySeconds = done ? (lastAt - killedAt) / 1000 : null;
     return {
       killed,
@@ -96,7 +125,10 @@ export async function runClaimRecovery(bed: TestBed, log: (line: string) => void
     sink.answer = previous;
     await producer.close().catch(() => {});
     // Back to a whole fleet for the phases after this one.
-    for (const index of killed) await bed.fleet.restart(bed.fleet.slots[index]!).catch((error: unknown) => failures.push(`server ${index} did not come back: ${String(error)}`));
+    for (const index of killed)
+      await bed.fleet
+        .restart(bed.fleet.slots[index]!)
+        .catch((error: unknown) => failures.push(`server ${index} did not come back: ${String(error)}`));
   }
 }
 
@@ -111,14 +143,20 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 
 function verdicts(r: ClaimRecoveryReport): [boolean, string][] {
   return [
-    [r.takenFromLive === 0, `no claim taken from a live server: ${r.takenFromLive} other requests of ${CAPPED_PUSH_QUEUE} while its ${CAPPED_MAX_CONCURRENT} were held for ${LIVE_WATCH_MS / 1000} s`],
+    [
+      r.takenFromLive === 0,
+      `no claim taken from a live server: ${r.takenFromLive} other requests of ${CAPPED_PUSH_QUEUE} while its ${CAPPED_MAX_CONCURRENT} were held for ${LIVE_WATCH_MS / 1000} s`,
+    ],
     [
       r.recoverySeconds !== null,
       `after kill -9 of the server(s) holding them, the others delivered all ${r.expected} tasks (${r.delivered}) in ` +
         `${r.recoverySeconds === null ? `more than ${RECOVERY_BOUND_S}` : r.recoverySeconds.toFixed(1)} s (bound ${RECOVERY_BOUND_S} s; the claims' deadline was ${CLAIM_HOLD_S} s away)`,
     ],
     [r.cut === CAPPED_MAX_CONCURRENT, `the kill cut the ${CAPPED_MAX_CONCURRENT} held requests (${r.cut})`],
-    [r.maxInFlight <= CAPPED_MAX_CONCURRENT, `${CAPPED_PUSH_QUEUE}'s max-concurrent-requests (${CAPPED_MAX_CONCURRENT}) never exceeded at the sink (at most ${r.maxInFlight})`],
+    [
+      r.maxInFlight <= CAPPED_MAX_CONCURRENT,
+      `${CAPPED_PUSH_QUEUE}'s max-concurrent-requests (${CAPPED_MAX_CONCURRENT}) never exceeded at the sink (at most ${r.maxInFlight})`,
+    ],
     [r.failures.length === 0, `killed servers back${r.failures.map((f) => `; ${f}`).join('')}`],
   ];
 }

@@ -62,7 +62,14 @@ export interface PushReport {
   readonly deadLettered: number;
   readonly phantoms: string[];
   /** The rated queue: its claims (database clock) and requests at the sink, each checked against the bucket over every window. */
-  readonly rated: { claims: number; claimExcess: number; deliveries: number; excess: number; slackSeconds: number; spanSeconds: number };
+  readonly rated: {
+    claims: number;
+    claimExcess: number;
+    deliveries: number;
+    excess: number;
+    slackSeconds: number;
+    spanSeconds: number;
+  };
   readonly hooks: { deliveries: number; maxInFlight: number };
   readonly kills: { server: number; downMs: number }[];
   /** Kills that landed on a server with a request held by the sink. */
@@ -89,19 +96,30 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
   const sink = bed.sink;
   const first = sink.deliveries.length;
   const failsOnPurpose = (d: SinkDelivery) => d.retry === 0 && Number(d.task.split('-').pop()) % FAILING_EVERY === 0;
-  sink.answer = (d) => ({ status: failsOnPurpose(d) ? 500 : 200, delayMs: d.queue === PUSH_QUEUE ? randomInt(20, 400) : 0 });
+  sink.answer = (d) => ({
+    status: failsOnPurpose(d) ? 500 : 200,
+    delayMs: d.queue === PUSH_QUEUE ? randomInt(20, 400) : 0,
+  });
   let db = new pg.Client({ connectionString: bed.databaseUrl });
   db.on('error', () => {}); // the outage ends its connection; a new one reads the results
   await db.connect();
   await installClaimRecorder(db);
-  const producer = await openTaskQueue({ databaseUrl: bed.databaseUrl, config: bed.configPath, dispatch: false, cleanupIntervalMs: 0, poolSize: 6 });
+  const producer = await openTaskQueue({
+    databaseUrl: bed.databaseUrl,
+    config: bed.configPath,
+    dispatch: false,
+    cleanupIntervalMs: 0,
+    poolSize: 6,
+  });
   const acknowledged = new Map<string, string>();
   const unknown = new Set<string>();
   const started = now();
   const elapsed = () => (now() - started) / 1000;
   const add = async (queue: string, names: string[]) => {
     try {
-      await producer.getQueue(queue).add(names.map((name) => ({ name, payload: name, dispatchDeadlineSeconds: DEADLINE_SECONDS })));
+      await producer
+        .getQueue(queue)
+        .add(names.map((name) => ({ name, payload: name, dispatchDeadlineSeconds: DEADLINE_SECONDS })));
       for (const name of names) acknowledged.set(name, queue);
     } catch {
       for (const name of names) unknown.add(name);
@@ -123,14 +141,18 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
   const burstLoop = async () => {
     while (elapsed() < options.addSeconds) {
       const turn = now();
-      for (let i = 0; i < options.burst; i += 50) await add(RATED_PUSH_QUEUE, names('rated', Math.min(50, options.burst - i)));
+      for (let i = 0; i < options.burst; i += 50)
+        await add(RATED_PUSH_QUEUE, names('rated', Math.min(50, options.burst - i)));
       await sleep(Math.max(0, options.burstEveryMs - (now() - turn)));
     }
   };
   const chaos = new Chaos();
   const chaosDone = runPushChaos(bed, options, elapsed, chaos);
   const progress = setInterval(
-    () => log(`  push: ${acknowledged.size} added, ${sink.deliveries.length - first} requests at the sink, ${chaos.kills.length} kills, ${chaos.outages.length} outages`),
+    () =>
+      log(
+        `  push: ${acknowledged.size} added, ${sink.deliveries.length - first} requests at the sink, ${chaos.kills.length} kills, ${chaos.outages.length} outages`,
+      ),
     10_000,
   );
   try {
@@ -145,8 +167,12 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
     const queues = [PUSH_QUEUE, RATED_PUSH_QUEUE];
     const count = async (table: string) =>
       Number(
-        (await db.query<{ n: string }>(`select count(*) as n from taskqueue.${table} t join taskqueue.queues q on q.id = t.queue_id where q.name = any($1)`, [queues]))
-          .rows[0]!.n,
+        (
+          await db.query<{ n: string }>(
+            `select count(*) as n from taskqueue.${table} t join taskqueue.queues q on q.id = t.queue_id where q.name = any($1)`,
+            [queues],
+          )
+        ).rows[0]!.n,
       );
     // The last kill's claims end 45 s after it; a retry's backoff is at most 2 s.
     const drainDeadline = now() + (DEADLINE_SECONDS + 30 + 60) * 1000;
@@ -164,7 +190,9 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
     function report(): PushReport {
       const deliveries = sink.deliveries.slice(first);
       const answered = new Map<string, number>();
-      for (const d of deliveries) if (d.status !== null && d.status >= 200 && d.status < 300 && !d.cut) answered.set(d.task, (answered.get(d.task) ?? 0) + 1);
+      for (const d of deliveries)
+        if (d.status !== null && d.status >= 200 && d.status < 300 && !d.cut)
+          answered.set(d.task, (answered.get(d.task) ?? 0) + 1);
       const rated = deliveries.filter((d) => d.queue === RATED_PUSH_QUEUE).map((d) => d.at);
       const window = worstBucketExcess(rated, RATED_PUSH.ratePerSecond, RATED_PUSH.bucketSize);
       const duplicates = [...answered.values()].filter((n) => n > 1);
@@ -183,11 +211,17 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
         lost: [...acknowledged.keys()].filter((name) => !answered.has(name)),
         left,
         deadLettered,
-        phantoms: [...new Set(deliveries.map((d) => d.task))].filter((name) => !acknowledged.has(name) && !unknown.has(name)),
+        phantoms: [...new Set(deliveries.map((d) => d.task))].filter(
+          (name) => !acknowledged.has(name) && !unknown.has(name),
+        ),
         rated: {
           claims: ratedClaims.length,
           claimExcess: worstBucketExcess(ratedClaims, RATED_PUSH.ratePerSecond, RATED_PUSH.bucketSize).excess,
-          deliveries: rated.length, excess: window.excess, slackSeconds: window.slackSeconds, spanSeconds: rated.length ? (Math.max(...rated) - Math.min(...rated)) / 1000 : 0 },
+          deliveries: rated.length,
+          excess: window.excess,
+          slackSeconds: window.slackSeconds,
+          spanSeconds: rated.length ? (Math.max(...rated) - Math.min(...rated)) / 1000 : 0,
+        },
         hooks: { deliveries: deliveries.length - rated.length, maxInFlight: sink.maxInFlight(PUSH_QUEUE) },
         kills: chaos.kills,
         busyKills,
@@ -207,7 +241,10 @@ export async function runPush(bed: TestBed, options: PushOptions, log: (line: st
 function verdicts(r: PushReport): [boolean, string][] {
   const sample = (names: string[]) => (names.length ? `: ${names.slice(0, 5).join(', ')}` : '');
   return [
-    [r.lost.length === 0 && r.left === 0 && r.deadLettered === 0, `every acknowledged task delivered at least once (${r.lost.length} lost${sample(r.lost)}, ${r.left} left, ${r.deadLettered} dead-lettered)`],
+    [
+      r.lost.length === 0 && r.left === 0 && r.deadLettered === 0,
+      `every acknowledged task delivered at least once (${r.lost.length} lost${sample(r.lost)}, ${r.left} left, ${r.deadLettered} dead-lettered)`,
+    ],
     [r.phantoms.length === 0, `no delivery of a task never added (${r.phantoms.length}${sample(r.phantoms)})`],
     [
       r.rated.claims > 0 && r.rated.claimExcess <= 1e-6,
@@ -217,11 +254,22 @@ function verdicts(r: PushReport): [boolean, string][] {
     [
       r.rated.slackSeconds <= SINK_SLACK_SECONDS,
       `nor at the sink, within ${SINK_SLACK_SECONDS * 1000} ms of slack: ${r.rated.deliveries} requests over ${r.rated.spanSeconds.toFixed(1)} s, the fullest window ` +
-        (r.rated.excess > 0 ? `${r.rated.excess.toFixed(1)} over with none (needs ${(r.rated.slackSeconds * 1000).toFixed(0)} ms)` : `${(-r.rated.excess).toFixed(1)} under with none`),
+        (r.rated.excess > 0
+          ? `${r.rated.excess.toFixed(1)} over with none (needs ${(r.rated.slackSeconds * 1000).toFixed(0)} ms)`
+          : `${(-r.rated.excess).toFixed(1)} under with none`),
     ],
-    [r.hooks.maxInFlight <= PUSH_MAX_CONCURRENT, `${PUSH_QUEUE}'s max-concurrent-requests (${PUSH_MAX_CONCURRENT}) never exceeded at the sink (at most ${r.hooks.maxInFlight})`],
-    [r.busyKills > 0 && r.cutByKills > 0, `kill -9 with requests in flight (${r.busyKills} of ${r.kills.length} kills on a server with requests held by the sink; ${r.cutByKills} requests cut)`],
-    [r.outages.length >= r.plannedOutages && r.chaosFailures.length === 0, `database outages survived (${r.outages.length} of ${r.plannedOutages})${r.chaosFailures.map((f) => `; ${f}`).join('')}`],
+    [
+      r.hooks.maxInFlight <= PUSH_MAX_CONCURRENT,
+      `${PUSH_QUEUE}'s max-concurrent-requests (${PUSH_MAX_CONCURRENT}) never exceeded at the sink (at most ${r.hooks.maxInFlight})`,
+    ],
+    [
+      r.busyKills > 0 && r.cutByKills > 0,
+      `kill -9 with requests in flight (${r.busyKills} of ${r.kills.length} kills on a server with requests held by the sink; ${r.cutByKills} requests cut)`,
+    ],
+    [
+      r.outages.length >= r.plannedOutages && r.chaosFailures.length === 0,
+      `database outages survived (${r.outages.length} of ${r.plannedOutages})${r.chaosFailures.map((f) => `; ${f}`).join('')}`,
+    ],
     [r.crashes.length === 0, `no server crashed (${r.crashes.length})${r.crashes.map((c) => `\n${c}`).join('')}`],
   ];
 }

@@ -1,6 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAPPED_MAX_CONCURRENT, CAPPED_PUSH_QUEUE, LIMITED_QUEUE, MAIN_QUEUE, PUSH_MAX_CONCURRENT, PUSH_QUEUE, RATED_PUSH, RATED_PUSH_QUEUE, RETRY_LIMIT, RUNNER_QUEUE, STORAGE_LIMIT } from './workload.js';
+import {
+  CAPPED_MAX_CONCURRENT,
+  CAPPED_PUSH_QUEUE,
+  LIMITED_QUEUE,
+  MAIN_QUEUE,
+  PUSH_MAX_CONCURRENT,
+  PUSH_QUEUE,
+  RATED_PUSH,
+  RATED_PUSH_QUEUE,
+  RETRY_LIMIT,
+  RUNNER_QUEUE,
+  STORAGE_LIMIT,
+} from './workload.js';
 
 /**
  * Writes the harness's queue.xml into dir and answers its path. The push

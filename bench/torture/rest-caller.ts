@@ -86,7 +86,16 @@ export class RestCaller {
       this.connectionFailures += 1;
     }
     if (status >= 500 || failure === 'timeout') {
-      this.incidents.push({ server: index, method, path, start, end, status, failure, body: body.toString('utf8', 0, 300) });
+      this.incidents.push({
+        server: index,
+        method,
+        path,
+        start,
+        end,
+        status,
+        failure,
+        body: body.toString('utf8', 0, 300),
+      });
     }
     return { server: index, method, path, start, end, status, body, headers, failure };
   }

@@ -28,7 +28,12 @@ export interface RunnerReport {
  * once (its tombstone is there, and no two runs reported its delete), and
  * none is left.
  */
-export async function runRunners(bed: TestBed, tasks: number, processes: number, log: (line: string) => void): Promise<RunnerReport> {
+export async function runRunners(
+  bed: TestBed,
+  tasks: number,
+  processes: number,
+  log: (line: string) => void,
+): Promise<RunnerReport> {
   // The load phase's last kill -9 may still be restarting a server: this
   // phase kills runners, not servers, so it starts once all of them answer.
   await Promise.all(bed.fleet.slots.map((slot) => slot.waitHealthy()));
@@ -41,7 +46,9 @@ export async function runRunners(bed: TestBed, tasks: number, processes: number,
   const children: ChildProcess[] = [];
   const spawnRunner = (i: number) => {
     const url = bed.fleet.slots[i % bed.fleet.slots.length]!.url;
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, url, bed.token], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, url, bed.token], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const name = line.startsWith('processed ') ? line.slice('processed '.length) : null;
       if (name !== null) deletes.set(name, (deletes.get(name) ?? 0) + 1);
@@ -72,7 +79,12 @@ export async function runRunners(bed: TestBed, tasks: number, processes: number,
       log(`  runners: ${deletes.size} of ${tasks} deleted, ${kills} kills`);
     }
     await Promise.all(
-      children.map((child) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM'))))),
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) =>
+            child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')),
+          ),
+      ),
     );
     const tombstoned = new Set(
       (

@@ -57,7 +57,9 @@ export class ServerSlot {
         if (!this.#killing) {
           this.#unexpectedExits += 1;
           const tail = readFileSync(logPath, 'utf8').split('\n').slice(-15).join('\n');
-          this.crashes.push(`server ${this.index} (pid ${child.pid}) exited with ${signal ?? `code ${code}`}; its log ends:\n${tail}`);
+          this.crashes.push(
+            `server ${this.index} (pid ${child.pid}) exited with ${signal ?? `code ${code}`}; its log ends:\n${tail}`,
+          );
         }
         resolve();
       });
@@ -97,7 +99,8 @@ export class ServerSlot {
       } catch {
         // not listening yet
       }
-      if (Date.now() - started > timeoutMs) throw new Error(`server ${this.index} (port ${this.port}) not healthy after ${timeoutMs} ms`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`server ${this.index} (port ${this.port}) not healthy after ${timeoutMs} ms`);
       await sleep(50);
     }
   }

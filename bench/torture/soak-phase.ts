@@ -47,7 +47,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /**
  * The soak: first the maximum (as fast as the 48 clients go, no chaos, 30 s),
@@ -72,15 +76,22 @@ export async function runSoak(bed: TestBed, minutes: number, log: (line: string)
   const max = await runLoad(bed, base, log);
   const maxPerSecond = (bed.caller.completed - requestsBefore) / max.seconds;
   const targetPerSecond = maxPerSecond / 2;
-  log(`maximum: ${maxPerSecond.toFixed(0)} requests/s (${(max.ops / max.seconds).toFixed(0)} operations/s); soaking at ${targetPerSecond.toFixed(0)} requests/s for ${minutes} min`);
+  log(
+    `maximum: ${maxPerSecond.toFixed(0)} requests/s (${(max.ops / max.seconds).toFixed(0)} operations/s); soaking at ${targetPerSecond.toFixed(0)} requests/s for ${minutes} min`,
+  );
 
   const client = new pg.Client({ connectionString: bed.databaseUrl });
   await client.connect();
   const settings = await client.query<{ setting: string }>(
     `select name || ' = ' || setting as setting from pg_settings where name like 'autovacuum%' order by name`,
   );
-  const options = await client.query<{ reloptions: string[] | null }>(`select reloptions from pg_class where oid = 'taskqueue.tasks'::regclass`);
-  const autovacuumSettings = [...settings.rows.map((row) => row.setting), `taskqueue.tasks reloptions: ${(options.rows[0]?.reloptions ?? []).join(', ')}`];
+  const options = await client.query<{ reloptions: string[] | null }>(
+    `select reloptions from pg_class where oid = 'taskqueue.tasks'::regclass`,
+  );
+  const autovacuumSettings = [
+    ...settings.rows.map((row) => row.setting),
+    `taskqueue.tasks reloptions: ${(options.rows[0]?.reloptions ?? []).join(', ')}`,
+  ];
 
   const samples: SoakSample[] = [];
   let running = true;
@@ -115,7 +126,11 @@ export async function runSoak(bed: TestBed, minutes: number, log: (line: string)
       );
     }
   })();
-  const load = await runLoad(bed, { ...base, maxSeconds: minutes * 60, perSecond: () => targetPerSecond }, () => undefined);
+  const load = await runLoad(
+    bed,
+    { ...base, maxSeconds: minutes * 60, perSecond: () => targetPerSecond },
+    () => undefined,
+  );
   running = false;
   await sampling;
   await client.end();
@@ -127,7 +142,11 @@ export async function runSoak(bed: TestBed, minutes: number, log: (line: string)
   const first = afterWarmup.slice(0, perWindow);
   const last = afterWarmup.slice(-perWindow);
   const rssOf = (window: SoakSample[]) => median(window.map((sample) => sample.rssMB.reduce((a, b) => a + b, 0)));
-  const p99Of = (window: SoakSample[]) => percentile(window.flatMap((sample) => sample.latencies).sort((a, b) => a - b), 0.99);
+  const p99Of = (window: SoakSample[]) =>
+    percentile(
+      window.flatMap((sample) => sample.latencies).sort((a, b) => a - b),
+      0.99,
+    );
   const deadOf = (window: SoakSample[]) => Math.max(0, ...window.map((sample) => sample.deadTuples));
   return {
     maxPerSecond,
@@ -153,7 +172,10 @@ function deadTuplesInCheck(report: SoakReport): boolean {
 
 export function soakPassed(report: SoakReport): boolean {
   return (
-    loadPassed(report.load) && report.rssGrowth <= RSS_GROWTH_LIMIT && report.p99Drift < P99_DRIFT_LIMIT && deadTuplesInCheck(report)
+    loadPassed(report.load) &&
+    report.rssGrowth <= RSS_GROWTH_LIMIT &&
+    report.p99Drift < P99_DRIFT_LIMIT &&
+    deadTuplesInCheck(report)
   );
 }
 

@@ -12,7 +12,12 @@ import { anomaly, MAX_PAYLOAD, randomInt, type Workload } from './workload.js';
  * same promises: no task held by two unexpired leases at once, whatever
  * path took it. Its own connection, opened again after an outage or a kill.
  */
-export async function runSqlConsumer(workload: Workload, id: number, queue: string, databaseUrl: string): Promise<SqlConsumerCounts> {
+export async function runSqlConsumer(
+  workload: Workload,
+  id: number,
+  queue: string,
+  databaseUrl: string,
+): Promise<SqlConsumerCounts> {
   const counts: SqlConsumerCounts = { leaseCalls: 0, tasksLeased: 0, deletes: 0 };
   let client: pg.Client | null = null;
   while (!workload.stopped()) {
@@ -46,11 +51,17 @@ export interface SqlConsumerCounts {
   deletes: number;
 }
 
-async function consumeOnce(workload: Workload, id: number, queue: string, client: pg.Client, counts: SqlConsumerCounts): Promise<void> {
+async function consumeOnce(
+  workload: Workload,
+  id: number,
+  queue: string,
+  client: pg.Client,
+  counts: SqlConsumerCounts,
+): Promise<void> {
   const numTasks = randomInt(1, 50);
   const leaseSecs = randomInt(1, 5);
   const start = now();
-  const result = await client.query<{ name: string; payload: Buffer; retry_count: number; expiry_usec: string; }>(
+  const result = await client.query<{ name: string; payload: Buffer; retry_count: number; expiry_usec: string }>(
     `select name, payload, retry_count,
             (extract(epoch from lease_expires_at) * 1000000)::int8::text as expiry_usec
        from taskqueue.lease_tasks($1, $2, $3)`,
@@ -62,7 +73,8 @@ async function consumeOnce(workload: Workload, id: number, queue: string, client
   const tasks = result.rows;
   counts.leaseCalls += 1;
   counts.tasksLeased += tasks.length;
-  if (tasks.length > numTasks) anomaly(workload, 'lease_tasks answered more tasks than asked', `${tasks.length} > ${numTasks}`);
+  if (tasks.length > numTasks)
+    anomaly(workload, 'lease_tasks answered more tasks than asked', `${tasks.length} > ${numTasks}`);
   for (const task of tasks) {
     workload.ledger.recordLease(task.name, {
       consumer: id,
@@ -71,7 +83,9 @@ async function consumeOnce(workload: Workload, id: number, queue: string, client
       leaseSecs,
       expiryUsec: Number(task.expiry_usec),
       retryCount: task.retry_count,
-      payloadOk: task.payload.equals(task.name.startsWith('probe-') ? Buffer.from(task.name) : payloadOf(task.name, MAX_PAYLOAD)),
+      payloadOk: task.payload.equals(
+        task.name.startsWith('probe-') ? Buffer.from(task.name) : payloadOf(task.name, MAX_PAYLOAD),
+      ),
     });
   }
   if (tasks.length === 0) {
@@ -81,7 +95,10 @@ async function consumeOnce(workload: Workload, id: number, queue: string, client
   }
   const names = tasks.map((task) => task.name);
   for (const name of names) workload.ledger.attemptedDeletes.add(name);
-  const deleted = await client.query<{ d: boolean[] }>(`select taskqueue.delete_tasks($1, $2::text[]) as d`, [queue, names]);
+  const deleted = await client.query<{ d: boolean[] }>(`select taskqueue.delete_tasks($1, $2::text[]) as d`, [
+    queue,
+    names,
+  ]);
   const at = now();
   workload.countOps(names.length);
   deleted.rows[0]!.d.forEach((ok, i) => {

@@ -79,7 +79,10 @@ export function authSettingsFromEnvironment(env: AuthEnvironment): AuthSettings 
   const introspection = introspectionSettings(text, tolerance);
   const localIssuer = localIssuerSettings(text, tolerance);
   if (localIssuer !== null && issuers.some((issuer) => issuer.issuer === localIssuer.issuer)) {
-    throw settingError('TASKQUEUE_LOCAL_ISSUER_NAME', `"${localIssuer.issuer}" is also in TASKQUEUE_JWT_ISSUERS; choose another name`);
+    throw settingError(
+      'TASKQUEUE_LOCAL_ISSUER_NAME',
+      `"${localIssuer.issuer}" is also in TASKQUEUE_JWT_ISSUERS; choose another name`,
+    );
   }
   if (enabled && issuers.length === 0 && introspection === null && localIssuer === null) {
     throw settingError(
@@ -107,16 +110,28 @@ function introspectionSettings(text: Reader, tolerance: number): IntrospectionSe
   if (given.length === 0) return null;
   for (const required of ['URL', 'CLIENT_ID', 'CLIENT_SECRET']) {
     if (!given.includes(required)) {
-      throw settingError(`TASKQUEUE_INTROSPECTION_${required}`, 'is required once any TASKQUEUE_INTROSPECTION_* variable is set');
+      throw settingError(
+        `TASKQUEUE_INTROSPECTION_${required}`,
+        'is required once any TASKQUEUE_INTROSPECTION_* variable is set',
+      );
     }
   }
   return {
     url: parseFetchUrl('TASKQUEUE_INTROSPECTION_URL', text('TASKQUEUE_INTROSPECTION_URL')),
     clientId: text('TASKQUEUE_INTROSPECTION_CLIENT_ID') as string,
     clientSecret: text('TASKQUEUE_INTROSPECTION_CLIENT_SECRET') as string,
-    audiences: (text('TASKQUEUE_INTROSPECTION_AUDIENCE') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    audiences: (text('TASKQUEUE_INTROSPECTION_AUDIENCE') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     issuer: text('TASKQUEUE_INTROSPECTION_ISSUER') ?? null,
-    timeoutMs: parseIntegerSetting('TASKQUEUE_INTROSPECTION_TIMEOUT_MS', text('TASKQUEUE_INTROSPECTION_TIMEOUT_MS'), 2000, 1, 60_000),
+    timeoutMs: parseIntegerSetting(
+      'TASKQUEUE_INTROSPECTION_TIMEOUT_MS',
+      text('TASKQUEUE_INTROSPECTION_TIMEOUT_MS'),
+      2000,
+      1,
+      60_000,
+    ),
     maxCacheSeconds: parseIntegerSetting(
       'TASKQUEUE_INTROSPECTION_CACHE_SECONDS',
       text('TASKQUEUE_INTROSPECTION_CACHE_SECONDS'),
@@ -157,9 +172,13 @@ function localIssuerSettings(text: Reader, tolerance: number): LocalIssuerSettin
 function apiKeySettings(value: string | undefined): ApiKeySettings[] {
   const field = 'TASKQUEUE_API_KEYS';
   const keys = pairs(field, value).map(([application, sha256]) => {
-    if (!/^[A-Za-z0-9._-]{1,100}$/.test(application)) throw settingError(field, `"${application}" is not an application name`);
+    if (!/^[A-Za-z0-9._-]{1,100}$/.test(application))
+      throw settingError(field, `"${application}" is not an application name`);
     if (!/^[0-9a-f]{64}$/i.test(sha256)) {
-      throw settingError(field, `the key of "${application}" must be the 64-digit hex SHA-256 of the key, not the key itself`);
+      throw settingError(
+        field,
+        `the key of "${application}" must be the 64-digit hex SHA-256 of the key, not the key itself`,
+      );
     }
     return { application, sha256: sha256.toLowerCase() };
   });

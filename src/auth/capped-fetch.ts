@@ -24,7 +24,10 @@ export class ResponseTooLargeError extends Error {
  * The body of `response` as text, refusing more than `limitBytes` whether or
  * not Content-Length tells the truth (the stream is counted as it arrives).
  */
-export async function readCappedText(response: Response, limitBytes: number = DEFAULT_RESPONSE_LIMIT_BYTES): Promise<string> {
+export async function readCappedText(
+  response: Response,
+  limitBytes: number = DEFAULT_RESPONSE_LIMIT_BYTES,
+): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limitBytes) {
     await response.body?.cancel().catch(() => {});
@@ -52,7 +55,10 @@ export async function readCappedText(response: Response, limitBytes: number = DE
  * fresh Response), for jose's `customFetch` hook: jose would otherwise read a
  * JWKS of any size.
  */
-export function cappedFetch(fetchImpl: FetchFunction, limitBytes: number = DEFAULT_RESPONSE_LIMIT_BYTES): FetchFunction {
+export function cappedFetch(
+  fetchImpl: FetchFunction,
+  limitBytes: number = DEFAULT_RESPONSE_LIMIT_BYTES,
+): FetchFunction {
   return async (input, init) => {
     const response = await fetchImpl(input, init);
     const text = await readCappedText(response, limitBytes);

@@ -54,11 +54,16 @@ export function createAccessControl(settings: AuthSettings, deps: AccessControlD
   const aliases = settings.scopeAliases;
   const fetchDeps = deps.fetch === undefined ? {} : { fetch: deps.fetch };
   const nowDeps = deps.now === undefined ? {} : { now: deps.now };
-  const issuers: JwtIssuer[] = settings.issuers.map((issuer) => createJwtIssuer(issuer, { scopeAliases: aliases, ...fetchDeps }));
+  const issuers: JwtIssuer[] = settings.issuers.map((issuer) =>
+    createJwtIssuer(issuer, { scopeAliases: aliases, ...fetchDeps }),
+  );
   let localIssuer: LocalIssuer | null = null;
   if (settings.localIssuer !== null) {
     if (deps.store === undefined) {
-      throw new QueueError('INVALID_CONFIG', 'the local token issuer needs the database (deps.store); or set TASKQUEUE_LOCAL_ISSUER=off');
+      throw new QueueError(
+        'INVALID_CONFIG',
+        'the local token issuer needs the database (deps.store); or set TASKQUEUE_LOCAL_ISSUER=off',
+      );
     }
     localIssuer = new LocalIssuer(settings.localIssuer, deps.store, {
       scopeAliases: aliases,

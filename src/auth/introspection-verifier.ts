@@ -42,7 +42,8 @@ const NO_EXP_CACHE_MS = 60_000;
 /** Largest introspection answer read: a few claims are a few hundred bytes. */
 const ANSWER_LIMIT_BYTES = 64 * 1024;
 
-type CachedAnswer = { readonly ok: true; readonly identity: VerifiedIdentity } | { readonly ok: false; readonly why: string };
+type CachedAnswer =
+  { readonly ok: true; readonly identity: VerifiedIdentity } | { readonly ok: false; readonly why: string };
 
 /**
  * Checks opaque access tokens with the authorization server (RFC 7662).
@@ -115,12 +116,17 @@ export class IntrospectionVerifier {
       if (!aud.some((value) => audiences.includes(value))) return { ok: false, why: 'unexpected aud claim value' };
     }
     if (issuer !== null && claims.iss !== issuer) return { ok: false, why: 'unexpected iss claim value' };
-    if (typeof claims.token_type === 'string' && !['access_token', 'bearer'].includes(claims.token_type.toLowerCase())) {
+    if (
+      typeof claims.token_type === 'string' &&
+      !['access_token', 'bearer'].includes(claims.token_type.toLowerCase())
+    ) {
       return { ok: false, why: 'the token is not an access token' };
     }
     const username = claims.username;
     const withEmail =
-      claims.email === undefined && typeof username === 'string' && isEmailAddress(username) ? { ...claims, email: username } : claims;
+      claims.email === undefined && typeof username === 'string' && isEmailAddress(username)
+        ? { ...claims, email: username }
+        : claims;
     try {
       return { ok: true, identity: identityFromClaims(withEmail, this.#settings.url, this.#deps.scopeAliases) };
     } catch (error) {
@@ -170,5 +176,10 @@ function formEncode(value: string): string {
 }
 
 function unavailable(cause: unknown): QueueError {
-  return new QueueError('TRANSIENT_ERROR', 'the token introspection endpoint did not answer usably; retry later', {}, { cause });
+  return new QueueError(
+    'TRANSIENT_ERROR',
+    'the token introspection endpoint did not answer usably; retry later',
+    {},
+    { cause },
+  );
 }

@@ -89,7 +89,11 @@ export const MAX_CLOCK_TOLERANCE_SECONDS = 300;
  * public JWKs, or `{ "pem": …, "alg"?: …, "kid"?: … }` with an SPKI public
  * key or an X.509 certificate. Private and symmetric keys are refused.
  */
-export function parseJwtIssuers(field: string, json: string | undefined, defaultToleranceSeconds: number): JwtIssuerSettings[] {
+export function parseJwtIssuers(
+  field: string,
+  json: string | undefined,
+  defaultToleranceSeconds: number,
+): JwtIssuerSettings[] {
   if (json === undefined) return [];
   let parsed: unknown;
   try {
@@ -123,13 +127,15 @@ function parseIssuer(field: string, entry: unknown, defaultToleranceSeconds: num
     ? {
         kind: 'remote',
         url: parseFetchUrl(`${field}.jwksUrl`, entry.jwksUrl),
-        cacheMaxAgeMs: 1000 * parseIntegerSetting(`${field}.jwksCacheMaxAgeSeconds`, entry.jwksCacheMaxAgeSeconds, 600, 1, 86_400),
+        cacheMaxAgeMs:
+          1000 * parseIntegerSetting(`${field}.jwksCacheMaxAgeSeconds`, entry.jwksCacheMaxAgeSeconds, 600, 1, 86_400),
         cooldownMs: 1000 * parseIntegerSetting(`${field}.jwksCooldownSeconds`, entry.jwksCooldownSeconds, 30, 0, 3600),
         timeoutMs: parseIntegerSetting(`${field}.jwksTimeoutMs`, entry.jwksTimeoutMs, 2000, 1, 60_000),
       }
     : { kind: 'static', keys: parseStaticKeys(`${field}.keys`, entry.keys, algorithms) };
   const typ = entry.typ;
-  if (typ !== undefined && (typeof typ !== 'string' || typ === '')) throw settingError(`${field}.typ`, 'must be a non-empty string');
+  if (typ !== undefined && (typeof typ !== 'string' || typ === ''))
+    throw settingError(`${field}.typ`, 'must be a non-empty string');
   return {
     issuer,
     audiences,
@@ -150,7 +156,10 @@ function parseAlgorithms(field: string, value: unknown): JwtAlgorithm[] {
   const names = stringList(field, value);
   for (const name of names) {
     if (!(JWT_ALGORITHMS as readonly string[]).includes(name)) {
-      throw settingError(field, `"${name}" is not allowed; use asymmetric algorithms only (${JWT_ALGORITHMS.join(', ')})`);
+      throw settingError(
+        field,
+        `"${name}" is not allowed; use asymmetric algorithms only (${JWT_ALGORITHMS.join(', ')})`,
+      );
     }
   }
   return names as JwtAlgorithm[];
@@ -169,7 +178,8 @@ function parseStaticKey(field: string, entry: unknown, algorithms: readonly JwtA
     for (const key of Object.keys(entry)) {
       if (!['pem', 'alg', 'kid'].includes(key)) throw settingError(field, `unknown field "${key}"`);
     }
-    if (entry.pem.includes('PRIVATE KEY')) throw settingError(field, 'holds a private key; configure the public key only');
+    if (entry.pem.includes('PRIVATE KEY'))
+      throw settingError(field, 'holds a private key; configure the public key only');
     try {
       jwk = createPublicKey(entry.pem).export({ format: 'jwk' }) as JWK;
     } catch (error) {

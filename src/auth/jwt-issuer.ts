@@ -1,10 +1,4 @@
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  customFetch,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { cappedFetch, type FetchFunction } from './capped-fetch.js';
 import type { JwtIssuerSettings } from './jwt-issuer-settings.js';
 import { tokenFailure } from './token-failure.js';

@@ -187,7 +187,8 @@ export class LocalIssuer implements JwtIssuer {
     if (active !== null) return active;
     await this.#store.insertSigningKey(await generateSigningKey(this.#settings.maxTtlSeconds));
     const created = await this.#store.activeSigningKey();
-    if (created === null) throw new QueueError('TRANSIENT_ERROR', 'the local issuer could not create its signing key; retry');
+    if (created === null)
+      throw new QueueError('TRANSIENT_ERROR', 'the local issuer could not create its signing key; retry');
     return created;
   }
 }

@@ -57,7 +57,8 @@ export class LocalKeySet {
 
   /** Rereads the keys; concurrent callers share one query. */
   async #reload(): Promise<void> {
-    this.#loading ??= this.#store.verifiableSigningKeys()
+    this.#loading ??= this.#store
+      .verifiableSigningKeys()
       .then((rows) => this.#replace(rows))
       .finally(() => {
         this.#loading = null;

@@ -12,7 +12,8 @@ export class LruCache<V> {
 
   /** `now` returns milliseconds; tests pass a fake clock. */
   constructor(maxEntries: number, now: () => number = Date.now) {
-    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1)
+      throw new RangeError('maxEntries must be a positive integer');
     this.#maxEntries = maxEntries;
     this.#now = now;
   }

@@ -36,14 +36,18 @@ export interface PushKeysHandlerOptions {
  * and 404 to anything else, 405 to other methods. Mount it at
  * `/.well-known/*`.
  */
-export function pushKeysHandler(source: PushKeySource, options: PushKeysHandlerOptions = {}): (request: Request) => Promise<Response> {
+export function pushKeysHandler(
+  source: PushKeySource,
+  options: PushKeysHandlerOptions = {},
+): (request: Request) => Promise<Response> {
   const issuer = options.issuer ?? DEFAULT_LOCAL_ISSUER.issuer;
   return async (request) => {
     const url = new URL(request.url);
     const jwks = url.pathname.endsWith('/jwks.json');
     const discovery = url.pathname.endsWith('/openid-configuration');
     if (!jwks && !discovery) return new Response('not found\n', { status: 404 });
-    if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('method not allowed\n', { status: 405, headers: { allow: 'GET, HEAD' } });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return new Response('method not allowed\n', { status: 405, headers: { allow: 'GET, HEAD' } });
     const body = jwks
       ? await pushTokenJwks(source)
       : {

@@ -23,7 +23,10 @@ export function parseOnOff(field: string, value: string | undefined, fallback: b
 /** A comma-separated list of e-mail addresses; blanks around commas are ignored. */
 export function parseEmailList(field: string, value: string | undefined): string[] {
   if (value === undefined) return [];
-  const emails = value.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const emails = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   for (const email of emails) {
     if (!isEmailAddress(email)) throw settingError(field, `"${email}" is not an e-mail address`);
   }
@@ -49,7 +52,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * provider).
  */
 export function parseFetchUrl(field: string, value: unknown): string {
-  if (typeof value !== 'string' || !URL.canParse(value)) throw settingError(field, `must be a URL, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !URL.canParse(value))
+    throw settingError(field, `must be a URL, got ${JSON.stringify(value)}`);
   const url = new URL(value);
   const ok = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
   if (!ok) throw settingError(field, `must be an https URL (http only to a loopback address), got "${value}"`);

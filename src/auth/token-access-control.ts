@@ -41,7 +41,11 @@ export class TokenAccessControl implements AccessControl {
     this.#admins = new Set(parts.admins.map(normalizeEmail));
   }
 
-  async check(credentials: RequestCredentials, queue: QueueConfig | null, action: QueueAction): Promise<AccessDecision> {
+  async check(
+    credentials: RequestCredentials,
+    queue: QueueConfig | null,
+    action: QueueAction,
+  ): Promise<AccessDecision> {
     const token = bearerTokenOf(credentials);
     if (token === null) throw missingCredentials();
     const application = this.#apiKeys.identify(credentials.apiKey);

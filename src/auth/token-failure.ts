@@ -45,7 +45,12 @@ export function tokenFailure(error: unknown): QueueError {
     return invalidToken(DESCRIPTIONS[code] ?? (error as Error).message);
   }
   const why = error instanceof ResponseTooLargeError ? 'answered too much' : 'did not answer usably';
-  return new QueueError('TRANSIENT_ERROR', `the identity provider's keys could not be fetched (it ${why}); retry later`, {}, {
-    cause: error,
-  });
+  return new QueueError(
+    'TRANSIENT_ERROR',
+    `the identity provider's keys could not be fetched (it ${why}); retry later`,
+    {},
+    {
+      cause: error,
+    },
+  );
 }

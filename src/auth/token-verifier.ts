@@ -23,7 +23,10 @@ export interface OpaqueTokenVerifier {
  *   introspection when it is configured;
  * - otherwise the token is refused: 401 invalid_token.
  */
-export function createTokenVerifier(issuers: readonly JwtIssuer[], introspection: OpaqueTokenVerifier | null): TokenVerifier {
+export function createTokenVerifier(
+  issuers: readonly JwtIssuer[],
+  introspection: OpaqueTokenVerifier | null,
+): TokenVerifier {
   const byIssuer = new Map(issuers.map((issuer) => [issuer.issuer, issuer]));
   return {
     async verify(token) {
@@ -31,7 +34,11 @@ export function createTokenVerifier(issuers: readonly JwtIssuer[], introspection
       const issuer = iss === undefined ? undefined : byIssuer.get(iss);
       if (issuer !== undefined) return issuer.verify(token);
       if (introspection !== null) return introspection.verify(token);
-      throw invalidToken(iss === undefined ? 'the token is not a JWT of a trusted issuer' : 'the token was not issued by a trusted issuer');
+      throw invalidToken(
+        iss === undefined
+          ? 'the token is not a JWT of a trusted issuer'
+          : 'the token was not issued by a trusted issuer',
+      );
     },
   };
 }

@@ -36,7 +36,9 @@ Docs: docs/cli.md`;
  */
 export function buildProgram(ctx: CommandContext): Command {
   const program = new Command('taskqueue')
-    .description('PostgreSQL-native task queue service, pull and push queues and cron (App Engine Task Queue REST v1beta2)')
+    .description(
+      'PostgreSQL-native task queue service, pull and push queues and cron (App Engine Task Queue REST v1beta2)',
+    )
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'print help for a command and do nothing else')
     .helpCommand('help [command]', 'print help for a command')

@@ -68,7 +68,11 @@ export class CommandWatchdog {
 
   #start(): ChildProcess {
     // None of our environment but a PATH for its `sleep`; stdout and stderr ignored.
-    const watchdog = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, env: { PATH: '/usr/bin:/bin' } });
+    const watchdog = spawn('/bin/sh', ['-c', WATCHDOG_SCRIPT], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+      env: { PATH: '/usr/bin:/bin' },
+    });
     this.#process = watchdog;
     // Killed by someone else: the next command starts another (the commands it listed are on their own).
     watchdog.on('exit', () => {

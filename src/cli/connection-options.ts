@@ -37,7 +37,10 @@ export function withConnectionOptions(command: Command): Command {
     command
       .option('--url <url>', 'talk to a running server instead of the database (default $TASKQUEUE_URL)')
       .option('--token <token>', 'bearer token for --url (default $TASKQUEUE_TOKEN)')
-      .option('--config <file>', 'queue.xml or queue.yaml: written to a fresh database first; else it must agree with the database\'s queues (default $TASKQUEUE_CONFIG)'),
+      .option(
+        '--config <file>',
+        "queue.xml or queue.yaml: written to a fresh database first; else it must agree with the database's queues (default $TASKQUEUE_CONFIG)",
+      ),
   );
 }
 
@@ -63,7 +66,11 @@ export function mergedEnvironment(env: Environment, overrides: Record<string, st
 }
 
 /** A command's PostgreSQL connection: a small pool, and the pooler settings (TASKQUEUE_PREPARED_STATEMENTS, TASKQUEUE_LISTEN_DATABASE_URL). */
-export function postgresOptions(url: string, settings: ServiceSettings, poolSize: number): Extract<DatabaseOptions, { kind: 'postgres' }> {
+export function postgresOptions(
+  url: string,
+  settings: ServiceSettings,
+  poolSize: number,
+): Extract<DatabaseOptions, { kind: 'postgres' }> {
   return {
     kind: 'postgres',
     url,

@@ -8,7 +8,18 @@ import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/database.js';
 import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
-import type { CronJobView, DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
+import type {
+  CronJobView,
+  DeadLetterRecord,
+  ExportLine,
+  LeaseRequest,
+  NewTaskRecord,
+  OperatorClient,
+  RunningWorker,
+  TaskDetail,
+  TaskRecord,
+  WorkTask,
+} from './operator-client.js';
 
 /** A task as the CLI prints it. */
 export function taskRecord(task: Task): TaskRecord {
@@ -53,7 +64,11 @@ export class DatabaseClient implements OperatorClient {
     actor = 'cli',
   ): Promise<DatabaseClient> {
     const service = await openForOperators({ ...options, database });
-    return new DatabaseClient(service, { actor, source: 'cli' }, service.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL');
+    return new DatabaseClient(
+      service,
+      { actor, source: 'cli' },
+      service.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL',
+    );
   }
 
   queues(): Promise<QueueOverview[]> {
@@ -87,13 +102,22 @@ export class DatabaseClient implements OperatorClient {
     if (!push) return taskRecord(task);
     return {
       ...taskRecord(task),
-      push: { url: push.url, method: push.method, headers: maskHeaders(push.headers), dispatchDeadlineSeconds: push.deadlineSeconds },
+      push: {
+        url: push.url,
+        method: push.method,
+        headers: maskHeaders(push.headers),
+        dispatchDeadlineSeconds: push.deadlineSeconds,
+      },
     };
   }
 
   async add(queue: string, task: NewTaskRecord): Promise<TaskRecord> {
     const { method, ...rest } = task;
-    return taskRecord(await this.#service.getQueue(queue).add({ ...rest, ...(method === undefined ? {} : { method: method as TaskOptions['method'] }) }));
+    return taskRecord(
+      await this.#service
+        .getQueue(queue)
+        .add({ ...rest, ...(method === undefined ? {} : { method: method as TaskOptions['method'] }) }),
+    );
   }
 
   async lease(queue: string, request: LeaseRequest): Promise<TaskRecord[]> {

@@ -21,7 +21,12 @@ const STDERR_TAIL_BYTES = 2048;
  * later: its task is another runner's to run by then. When the runner
  * dies, even by `kill -9`, the watchdog kills the group (command-watchdog.ts).
  */
-export function execHandler(command: string, queue: string, io: CliIo, watchdog = new CommandWatchdog()): TaskHandler<WorkTask> {
+export function execHandler(
+  command: string,
+  queue: string,
+  io: CliIo,
+  watchdog = new CommandWatchdog(),
+): TaskHandler<WorkTask> {
   return (task, { signal }) =>
     new Promise<void>((resolve, reject) => {
       const env: Record<string, string> = {};

@@ -4,13 +4,23 @@ import { ADMIN_CRON_PATH, type CronJobJson } from '../http/routes/admin-cron-job
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
-import type { CronJobView, DeadLetterRecord, ExportLine, LeaseRequest, NewTaskRecord, OperatorClient, RunningWorker, TaskDetail, TaskRecord, WorkTask } from './operator-client.js';
+import type {
+  CronJobView,
+  DeadLetterRecord,
+  ExportLine,
+  LeaseRequest,
+  NewTaskRecord,
+  OperatorClient,
+  RunningWorker,
+  TaskDetail,
+  TaskRecord,
+  WorkTask,
+} from './operator-client.js';
 import { TaskQueueClient } from '../client/task-queue-client.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import { parseExportLine } from '../core/task-export.js';
 import { readJsonLines } from './read-json-lines.js';
-
 
 /** The server's operator paths (docs/cli.md): administrators only. */
 const ADMIN_PREFIX = ADMIN_QUEUES_PATH;
@@ -45,7 +55,11 @@ export class HttpClient implements OperatorClient {
   /** The REST worker runner of taskqueue/client, on the paths without a project (as the other commands). */
   work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker {
     const token = this.#token;
-    const client = new TaskQueueClient({ baseUrl: this.#base, project: null, ...(token === undefined ? {} : { getToken: () => token }) });
+    const client = new TaskQueueClient({
+      baseUrl: this.#base,
+      project: null,
+      ...(token === undefined ? {} : { getToken: () => token }),
+    });
     return client.queue(queue).work(handler, options);
   }
 
@@ -70,7 +84,8 @@ export class HttpClient implements OperatorClient {
     if (task.headers !== undefined) body.headers = task.headers.map(([name, value]) => ({ name, value }));
     if (task.tag !== undefined) body.tag = task.tag;
     // REST v1beta2 has no countdown: the first lease time is computed here (this machine's clock).
-    if (task.countdownSeconds !== undefined) body.leaseTimestamp = String(Math.round((Date.now() + task.countdownSeconds * 1000) * 1000));
+    if (task.countdownSeconds !== undefined)
+      body.leaseTimestamp = String(Math.round((Date.now() + task.countdownSeconds * 1000) * 1000));
     return record((await this.#json('POST', `${this.#tasks(queue)}`, body)) as TaskJson);
   }
 
@@ -113,7 +128,11 @@ export class HttpClient implements OperatorClient {
   }
 
   async redrive(queue: string, names?: readonly string[]): Promise<number> {
-    const body = (await this.#json('POST', `${this.#admin(queue)}/deadLetters/redrive`, names === undefined ? {} : { names })) as {
+    const body = (await this.#json(
+      'POST',
+      `${this.#admin(queue)}/deadLetters/redrive`,
+      names === undefined ? {} : { names },
+    )) as {
       redriven: number;
     };
     return body.redriven;
@@ -142,7 +161,10 @@ export class HttpClient implements OperatorClient {
   async cronJobs(): Promise<CronJobView[]> {
     // JSON carries the times as ISO strings: Dates again, as the database client gives them.
     type Times = 'lastInstant' | 'anchoredAt' | 'lastFiredAt' | 'retiredAt' | 'next';
-    type Wire = Omit<CronJobJson, Times> & { [K in Exclude<Times, 'next' | 'anchoredAt'>]: string | null } & { anchoredAt: string; next: string[] };
+    type Wire = Omit<CronJobJson, Times> & { [K in Exclude<Times, 'next' | 'anchoredAt'>]: string | null } & {
+      anchoredAt: string;
+      next: string[];
+    };
     const body = (await this.#json('GET', ADMIN_CRON_PATH)) as { items?: Wire[] };
     const date = (at: string | null) => (at === null ? null : new Date(at));
     return (body.items ?? []).map((job) => ({
@@ -156,7 +178,10 @@ export class HttpClient implements OperatorClient {
   }
 
   async runCronJob(name: string): Promise<CronFiring> {
-    const firing = (await this.#json('POST', `${ADMIN_CRON_PATH}/${encodeURIComponent(name)}/run`)) as Omit<CronFiring, 'instant'> & { instant: string };
+    const firing = (await this.#json('POST', `${ADMIN_CRON_PATH}/${encodeURIComponent(name)}/run`)) as Omit<
+      CronFiring,
+      'instant'
+    > & { instant: string };
     return { ...firing, instant: new Date(firing.instant) };
   }
 
@@ -171,7 +196,12 @@ export class HttpClient implements OperatorClient {
   }
 
   async #json(method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await this.#send(method, path, body === undefined ? undefined : JSON.stringify(body), 'application/json');
+    const response = await this.#send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      'application/json',
+    );
     const text = await response.text();
     return text === '' ? {} : (JSON.parse(text) as unknown);
   }
@@ -183,9 +213,16 @@ export class HttpClient implements OperatorClient {
     if (body !== undefined && type !== undefined) headers['content-type'] = type;
     let response: Response;
     try {
-      response = await fetch(`${this.#base}${path}`, { method, headers, ...(body === undefined ? {} : { body }), redirect: 'error' });
+      response = await fetch(`${this.#base}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        redirect: 'error',
+      });
     } catch (error) {
-      throw new Error(`could not reach ${this.#base}: ${error instanceof Error && error.cause ? String(error.cause) : String(error)}`);
+      throw new Error(
+        `could not reach ${this.#base}: ${error instanceof Error && error.cause ? String(error.cause) : String(error)}`,
+      );
     }
     if (response.ok) return response;
     const text = await response.text();

@@ -17,17 +17,25 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   // the database one brings the drivers and the whole core (most of a
   // command's start-up), the HTTP one the REST client.
   if (url !== undefined) {
-    if (!/^https?:\/\//i.test(url)) throw new QueueError('INVALID_CONFIG', `--url must be an http:// or https:// URL, got "${url}"`);
+    if (!/^https?:\/\//i.test(url))
+      throw new QueueError('INVALID_CONFIG', `--url must be an http:// or https:// URL, got "${url}"`);
     const { HttpClient } = await import('./http-client.js');
     return new HttpClient(url, flags.token ?? nonEmpty(env.TASKQUEUE_TOKEN));
   }
   const { DatabaseClient } = await import('./database-client.js');
   const settings = settingsFromFlags(env, flags);
   if (settings.databaseUrl) {
-    return DatabaseClient.open(postgresOptions(settings.databaseUrl, settings, 2), operatorOptions(settings, env), cliActor(env));
+    return DatabaseClient.open(
+      postgresOptions(settings.databaseUrl, settings, 2),
+      operatorOptions(settings, env),
+      cliActor(env),
+    );
   }
   if (settings.dataDir === ':memory:') {
-    throw new QueueError('INVALID_CONFIG', 'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL');
+    throw new QueueError(
+      'INVALID_CONFIG',
+      'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL',
+    );
   }
   const dataDir = resolve(settings.dataDir);
   try {
@@ -59,12 +67,14 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
  * TASKQUEUE_ADMINS. Null when any of that is missing (the caller explains).
  */
 async function throughHoldingServer(dataDir: string, pid: unknown, env: Environment): Promise<OperatorClient | null> {
-  const [{ readTokenEndpointFile }, { authSettingsFromEnvironment }, { askServer }, { HttpClient }] = await Promise.all([
-    import('../auth/local-token-endpoint-file.js'),
-    import('../auth/auth-settings.js'),
-    import('./commands/token.js'),
-    import('./http-client.js'),
-  ]);
+  const [{ readTokenEndpointFile }, { authSettingsFromEnvironment }, { askServer }, { HttpClient }] = await Promise.all(
+    [
+      import('../auth/local-token-endpoint-file.js'),
+      import('../auth/auth-settings.js'),
+      import('./commands/token.js'),
+      import('./http-client.js'),
+    ],
+  );
   const endpoint = readTokenEndpointFile(dataDir);
   const admin = authSettingsFromEnvironment(env).admins[0];
   if (endpoint?.serverUrl === undefined || endpoint.pid !== pid || admin === undefined) return null;
@@ -73,7 +83,10 @@ async function throughHoldingServer(dataDir: string, pid: unknown, env: Environm
 }
 
 /** The schema, and the configuration when one is given (--config, TASKQUEUE_CONFIG): written to a fresh database, else checked against its queues. */
-function operatorOptions(settings: ServiceSettings, env: Environment): { schema: string; config?: string; env: Environment } {
+function operatorOptions(
+  settings: ServiceSettings,
+  env: Environment,
+): { schema: string; config?: string; env: Environment } {
   return { schema: settings.schema, env, ...(settings.configPath === null ? {} : { config: settings.configPath }) };
 }
 
@@ -89,7 +102,11 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** Opens the client, runs `work` with it, and closes it whatever happens. */
-export async function withClient<T>(flags: ConnectionFlags, env: Environment, work: (client: OperatorClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  flags: ConnectionFlags,
+  env: Environment,
+  work: (client: OperatorClient) => Promise<T>,
+): Promise<T> {
   const client = await openClient(flags, env);
   try {
     return await work(client);

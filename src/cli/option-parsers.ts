@@ -14,7 +14,8 @@ export function wholeNumber(min: number, max: number): (value: string) => number
 
 /** A commander parser for a queue name (App Engine's rule). */
 export function queueName(value: string): string {
-  if (!QUEUE_NAME_PATTERN.test(value)) throw new InvalidArgumentError('a queue name is 1 to 100 letters, digits and hyphens');
+  if (!QUEUE_NAME_PATTERN.test(value))
+    throw new InvalidArgumentError('a queue name is 1 to 100 letters, digits and hyphens');
   return value;
 }
 
@@ -25,6 +26,7 @@ export function taskName(value: string): string {
 
 /** A commander parser for task names (variadic: collects them). */
 export function taskNames(value: string, previous: string[] = []): string[] {
-  if (!TASK_NAME_PATTERN.test(value)) throw new InvalidArgumentError(`"${value}" is not a task name (letters, digits, _ and -; 1 to 500)`);
+  if (!TASK_NAME_PATTERN.test(value))
+    throw new InvalidArgumentError(`"${value}" is not a task name (letters, digits, _ and -; 1 to 500)`);
   return [...previous, value];
 }

@@ -32,14 +32,16 @@ export async function* readJsonLines(source: AsyncIterable<Uint8Array | string>)
   };
   for await (const chunk of source) {
     bytesRead += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    pending += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    pending +=
+      typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     let newline: number;
     while ((newline = pending.indexOf('\n')) >= 0) {
       const parsed = parse(pending.slice(0, newline));
       pending = pending.slice(newline + 1);
       if (parsed) yield parsed;
     }
-    if (pending.length > MAX_LINE_CHARS) throw new Error(`line ${line + 1} is longer than ${MAX_LINE_CHARS} characters`);
+    if (pending.length > MAX_LINE_CHARS)
+      throw new Error(`line ${line + 1} is longer than ${MAX_LINE_CHARS} characters`);
   }
   pending += decoder.end();
   const last = parse(pending);

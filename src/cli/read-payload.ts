@@ -10,11 +10,13 @@ import { UsageError } from './usage-error.js';
  * are; at most the task size limit is read.
  */
 export async function readPayload(io: CliIo, argument: string | undefined, file: string | undefined): Promise<Buffer> {
-  if (argument !== undefined && file !== undefined) throw new UsageError('give the payload as an argument or with --file, not both');
+  if (argument !== undefined && file !== undefined)
+    throw new UsageError('give the payload as an argument or with --file, not both');
   if (argument !== undefined) return Buffer.from(argument, 'utf8');
   if (file !== undefined) {
     const size = (await stat(file)).size;
-    if (size > LIMITS.maxTaskBytes) throw new UsageError(`${file} is ${size} bytes; a task holds at most ${LIMITS.maxTaskBytes}`);
+    if (size > LIMITS.maxTaskBytes)
+      throw new UsageError(`${file} is ${size} bytes; a task holds at most ${LIMITS.maxTaskBytes}`);
     return readFile(file);
   }
   if (io.stdin.isTTY === true) throw new UsageError('give a payload: an argument, --file FILE, or on standard input');
@@ -23,7 +25,8 @@ export async function readPayload(io: CliIo, argument: string | undefined, file:
   for await (const chunk of io.stdin) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
     total += bytes.byteLength;
-    if (total > LIMITS.maxTaskBytes) throw new UsageError(`the payload on standard input exceeds ${LIMITS.maxTaskBytes} bytes, the most a task holds`);
+    if (total > LIMITS.maxTaskBytes)
+      throw new UsageError(`the payload on standard input exceeds ${LIMITS.maxTaskBytes} bytes, the most a task holds`);
     chunks.push(bytes);
   }
   return Buffer.concat(chunks);

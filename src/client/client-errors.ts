@@ -11,7 +11,12 @@ export class TaskQueueApiError extends Error {
   /** Seconds the server asked to wait (`Retry-After`), when it did. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, reason: string, message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    reason: string,
+    message: string,
+    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TaskQueueApiError';
     this.status = status;
@@ -26,7 +31,9 @@ export class TaskQueueApiError extends Error {
 
   /** The server (or the way to it) cannot answer now: back off and try again. */
   get retryable(): boolean {
-    return this.status === 0 || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 429;
+    return (
+      this.status === 0 || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 429
+    );
   }
 }
 
@@ -43,7 +50,12 @@ export function apiError(status: number, text: string, retryAfterHeader: string 
     // Not the envelope (a proxy's page): the status says enough.
   }
   const retryAfter = retryAfterSeconds(retryAfterHeader);
-  return new TaskQueueApiError(status, reason, `${message} (HTTP ${status})`, retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter });
+  return new TaskQueueApiError(
+    status,
+    reason,
+    `${message} (HTTP ${status})`,
+    retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter },
+  );
 }
 
 /** `Retry-After` in seconds: a number of seconds or an HTTP date. */

@@ -103,7 +103,11 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) controller.abort(this.#signal?.reason as Error);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     // A 1xx answer comes before the real one: only the last counts.
     this.#status = statusCode;
     this.#chunks = [];
@@ -159,7 +163,9 @@ export class FetchTransport implements HttpTransport {
     const onAbort = () => beforeHead.abort(callSignal.reason);
     callSignal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.#send(call, AbortSignal.any([beforeHead.signal, deadline]), () => callSignal.removeEventListener('abort', onAbort));
+      return await this.#send(call, AbortSignal.any([beforeHead.signal, deadline]), () =>
+        callSignal.removeEventListener('abort', onAbort),
+      );
     } finally {
       callSignal.removeEventListener('abort', onAbort);
     }

@@ -17,7 +17,11 @@ export interface ClientLeaseOptions {
 export interface ClientQueueInfo {
   readonly id: string;
   readonly maxLeases: number;
-  readonly retryParameters?: { readonly minBackoffSeconds: number; readonly maxBackoffSeconds: number; readonly maxDoublings: number };
+  readonly retryParameters?: {
+    readonly minBackoffSeconds: number;
+    readonly maxBackoffSeconds: number;
+    readonly maxDoublings: number;
+  };
 }
 
 /** The calls of one queue the REST worker runner makes (QueueClient has them). */
@@ -25,6 +29,12 @@ export interface QueueCalls {
   readonly name: string;
   get(): Promise<ClientQueueInfo>;
   lease(options: ClientLeaseOptions): Promise<ClientTask[]>;
-  update(name: string, change: { leaseToken: number; newLeaseSeconds: number; lastError?: string }): Promise<ClientTask>;
-  batchDelete(names: readonly string[], leaseTokens?: readonly number[]): Promise<{ deleted: string[]; notFound: string[] }>;
+  update(
+    name: string,
+    change: { leaseToken: number; newLeaseSeconds: number; lastError?: string },
+  ): Promise<ClientTask>;
+  batchDelete(
+    names: readonly string[],
+    leaseTokens?: readonly number[],
+  ): Promise<{ deleted: string[]; notFound: string[] }>;
 }

@@ -12,7 +12,11 @@ import type { QueueCalls } from './queue-calls.js';
 /** Longest long-poll of one tasks.lease call the server accepts. */
 const MAX_WAIT_MS = 60_000;
 
-export function startRestWorker(queue: QueueCalls, handler: TaskHandler<ClientTask>, options: WorkerOptions): TaskWorker<ClientTask> {
+export function startRestWorker(
+  queue: QueueCalls,
+  handler: TaskHandler<ClientTask>,
+  options: WorkerOptions,
+): TaskWorker<ClientTask> {
   const resolved = resolveWorkerOptions(options, queue.name, { maxWaitMs: MAX_WAIT_MS });
   return new TaskWorker(new RestBackend(queue), handler, resolved);
 }
@@ -59,7 +63,10 @@ class RestBackend implements WorkerBackend<ClientTask> {
   }
 
   async renew(held: HeldLease<ClientTask>, leaseSeconds: number): Promise<number> {
-    const task = await this.#queue.update(held.task.name, { leaseToken: held.token, newLeaseSeconds: Math.ceil(leaseSeconds) });
+    const task = await this.#queue.update(held.task.name, {
+      leaseToken: held.token,
+      newLeaseSeconds: Math.ceil(leaseSeconds),
+    });
     return task.etaUsec;
   }
 

@@ -134,7 +134,11 @@ export class TaskQueueClient {
    * Deletes up to 1000 tasks in one call (the server's `tasks:batchDelete`).
    * With lease tokens (one per name), only tasks still carrying them.
    */
-  async batchDelete(queue: string, names: readonly string[], leaseTokens?: readonly number[]): Promise<{ deleted: string[]; notFound: string[] }> {
+  async batchDelete(
+    queue: string,
+    names: readonly string[],
+    leaseTokens?: readonly number[],
+  ): Promise<{ deleted: string[]; notFound: string[] }> {
     const body: Record<string, unknown> = { ids: names };
     // As integers (the server takes them so): no string per token, and a shorter body.
     if (leaseTokens) body.leaseTimestamps = leaseTokens;
@@ -161,7 +165,10 @@ export class TaskQueueClient {
   ): Promise<unknown> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' };
+      const headers: Record<string, string> =
+        body === undefined
+          ? { accept: 'application/json' }
+          : { accept: 'application/json', 'content-type': 'application/json' };
       if (this.#getToken) headers.authorization = `Bearer ${await this.#getToken()}`;
       let error: TaskQueueApiError;
       try {
@@ -173,12 +180,15 @@ export class TaskQueueClient {
           signal: options.signal,
           deadlineMs: this.#timeoutMs + (options.waitMs ?? 0),
         });
-        if (answer.status >= 200 && answer.status < 300) return answer.text.length === 0 ? {} : (JSON.parse(answer.text) as unknown);
+        if (answer.status >= 200 && answer.status < 300)
+          return answer.text.length === 0 ? {} : (JSON.parse(answer.text) as unknown);
         error = apiError(answer.status, answer.text, answer.retryAfter);
       } catch (cause) {
         if (cause instanceof TaskQueueApiError) throw cause;
         if (options.signal?.aborted) throw cause;
-        error = new TaskQueueApiError(0, 'networkError', `could not reach ${this.#base}: ${describe(cause)}`, { cause });
+        error = new TaskQueueApiError(0, 'networkError', `could not reach ${this.#base}: ${describe(cause)}`, {
+          cause,
+        });
       }
       if (!options.retry || !error.retryable || attempt >= this.#retries) throw error;
       const waitMs = error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 250 * 2 ** attempt;
@@ -216,7 +226,10 @@ export class QueueClient implements QueueCalls {
     return this.#client.lease(this.name, options);
   }
 
-  update(name: string, change: { leaseToken: number; newLeaseSeconds: number; lastError?: string }): Promise<ClientTask> {
+  update(
+    name: string,
+    change: { leaseToken: number; newLeaseSeconds: number; lastError?: string },
+  ): Promise<ClientTask> {
     return this.#client.update(this.name, name, change);
   }
 
@@ -228,7 +241,10 @@ export class QueueClient implements QueueCalls {
     return this.#client.delete(this.name, name);
   }
 
-  batchDelete(names: readonly string[], leaseTokens?: readonly number[]): Promise<{ deleted: string[]; notFound: string[] }> {
+  batchDelete(
+    names: readonly string[],
+    leaseTokens?: readonly number[],
+  ): Promise<{ deleted: string[]; notFound: string[] }> {
     return this.#client.batchDelete(this.name, names, leaseTokens);
   }
 

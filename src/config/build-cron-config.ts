@@ -1,4 +1,10 @@
-import { CRON_JOB_NAME_PATTERN, defaultCronJobName, type CronConfig, type CronJob, type CronRetryParameters } from '../core/cron-job.js';
+import {
+  CRON_JOB_NAME_PATTERN,
+  defaultCronJobName,
+  type CronConfig,
+  type CronJob,
+  type CronRetryParameters,
+} from '../core/cron-job.js';
 import { isQueueError } from '../core/errors.js';
 import { QUEUE_NAME_PATTERN } from '../core/queue-config.js';
 import { compileSchedule } from '../cron/compile-schedule.js';
@@ -15,8 +21,23 @@ const MAX_URL = 2083;
 const MAX_JOB_RETRY_LIMIT = 5;
 
 const ROOT_ELEMENTS = new Set(['cron', 'application']);
-const JOB_ELEMENTS = new Set(['url', 'schedule', 'description', 'timezone', 'target', 'retry-parameters', 'queue', 'name']);
-const RETRY_ELEMENTS = new Set(['job-retry-limit', 'job-age-limit', 'min-backoff-seconds', 'max-backoff-seconds', 'max-doublings']);
+const JOB_ELEMENTS = new Set([
+  'url',
+  'schedule',
+  'description',
+  'timezone',
+  'target',
+  'retry-parameters',
+  'queue',
+  'name',
+]);
+const RETRY_ELEMENTS = new Set([
+  'job-retry-limit',
+  'job-age-limit',
+  'min-backoff-seconds',
+  'max-backoff-seconds',
+  'max-doublings',
+]);
 
 const NON_NEGATIVE_INTEGER = /^[0-9]+$/;
 const NON_NEGATIVE_DECIMAL = /^[0-9]+(\.[0-9]*)?$/;
@@ -57,7 +78,10 @@ export function buildCronConfig(root: ConfigNode, syntax: ConfigSyntax, source: 
     const earlier = firstIndexOf.get(job.name);
     if (earlier !== undefined) {
       const hint = nameGiven(node) ? '' : `; give one of them a ${syntax.label(syntax.keyFor('name'))}`;
-      fail({ syntax, location: { file: source, job: job.name } }, `jobs #${earlier} and #${index + 1} have the same name${hint}`);
+      fail(
+        { syntax, location: { file: source, job: job.name } },
+        `jobs #${earlier} and #${index + 1} have the same name${hint}`,
+      );
     }
     firstIndexOf.set(job.name, index + 1);
     jobs.push(job);
@@ -74,38 +98,57 @@ function buildJob(syntax: ConfigSyntax, file: string, node: ConfigNode, index: n
   };
   const explicitName = text('name');
   if (explicitName !== null && !CRON_JOB_NAME_PATTERN.test(explicitName)) {
-    fail(byIndex, `${label(syntax, 'name')} must be 1 to 100 letters, digits, _ or -, got "${explicitName}"`, { element: syntax.keyFor('name') });
+    fail(byIndex, `${label(syntax, 'name')} must be 1 to 100 letters, digits, _ or -, got "${explicitName}"`, {
+      element: syntax.keyFor('name'),
+    });
   }
   // Named by its own name when it has one, so messages about its other keys say which job.
   const scope: Scope = explicitName === null ? byIndex : { syntax, location: { file, job: explicitName } };
   const url = required(scope, text('url'), 'url');
   if (url.length > MAX_URL || !URL_PATH.test(url) || hasControlCharacter(url)) {
-    fail(scope, `${label(syntax, 'url')} must be a path of the app starting with / (no spaces, at most ${MAX_URL} characters), got "${url.slice(0, 80)}"`, {
-      element: syntax.keyFor('url'),
-    });
+    fail(
+      scope,
+      `${label(syntax, 'url')} must be a path of the app starting with / (no spaces, at most ${MAX_URL} characters), got "${url.slice(0, 80)}"`,
+      {
+        element: syntax.keyFor('url'),
+      },
+    );
   }
   const schedule = required(scope, text('schedule'), 'schedule');
   const timezone = optional(text('timezone'));
   if (timezone !== null && timezone.length > MAX_TIMEZONE) {
-    fail(scope, `${label(syntax, 'timezone')} is longer than ${MAX_TIMEZONE} characters`, { element: syntax.keyFor('timezone') });
+    fail(scope, `${label(syntax, 'timezone')} is longer than ${MAX_TIMEZONE} characters`, {
+      element: syntax.keyFor('timezone'),
+    });
   }
   const description = optional(text('description'));
   if (description !== null && description.length > MAX_DESCRIPTION) {
-    fail(scope, `${label(syntax, 'description')} is longer than ${MAX_DESCRIPTION} characters`, { element: syntax.keyFor('description') });
+    fail(scope, `${label(syntax, 'description')} is longer than ${MAX_DESCRIPTION} characters`, {
+      element: syntax.keyFor('description'),
+    });
   }
   const target = optional(text('target'));
   if (target !== null && !TARGET.test(target)) {
-    fail(scope, `${label(syntax, 'target')} must be a service or version name without spaces, got "${target}"`, { element: syntax.keyFor('target') });
+    fail(scope, `${label(syntax, 'target')} must be a service or version name without spaces, got "${target}"`, {
+      element: syntax.keyFor('target'),
+    });
   }
   const queue = optional(text('queue'));
   if (queue !== null && !QUEUE_NAME_PATTERN.test(queue)) {
-    fail(scope, `${label(syntax, 'queue')} must be a queue name (letters, digits and -, 1 to 100), got "${queue}"`, { element: syntax.keyFor('queue') });
+    fail(scope, `${label(syntax, 'queue')} must be a queue name (letters, digits and -, 1 to 100), got "${queue}"`, {
+      element: syntax.keyFor('queue'),
+    });
   }
   try {
     compileSchedule(schedule, { timeZone: timezone ?? 'UTC' });
   } catch (error) {
     if (!isQueueError(error, 'INVALID_CONFIG')) throw error;
-    fail(scope, error.message, { element: syntax.keyFor(error.details.field === 'timezone' ? 'timezone' : 'schedule') }, error);
+    fail(
+      scope,
+      error.message,
+      { element: syntax.keyFor(error.details.field === 'timezone' ? 'timezone' : 'schedule') },
+      error,
+    );
   }
   const name = explicitName ?? defaultCronJobName({ url, schedule, timezone, target });
   const retryNode = groups.get('retry-parameters')?.[0];
@@ -136,14 +179,19 @@ function retryParameters(scope: Scope, node: ConfigNode): CronRetryParameters {
     const child = groups.get(name)?.[0];
     if (child === undefined) return null;
     const text = leafText(scope, child);
-    if (!pattern.test(text)) fail(scope, `${syntax.label(child.key)} must be ${expected}, got "${text}"`, { element: child.key });
+    if (!pattern.test(text))
+      fail(scope, `${syntax.label(child.key)} must be ${expected}, got "${text}"`, { element: child.key });
     return text;
   };
   const retryLimit = value('job-retry-limit', NON_NEGATIVE_INTEGER, `an integer from 0 to ${MAX_JOB_RETRY_LIMIT}`);
   if (retryLimit !== null && Number(retryLimit) > MAX_JOB_RETRY_LIMIT) {
-    fail(scope, `${label(syntax, 'job-retry-limit')} must be an integer from 0 to ${MAX_JOB_RETRY_LIMIT}, got "${retryLimit}"`, {
-      element: syntax.keyFor('job-retry-limit'),
-    });
+    fail(
+      scope,
+      `${label(syntax, 'job-retry-limit')} must be an integer from 0 to ${MAX_JOB_RETRY_LIMIT}, got "${retryLimit}"`,
+      {
+        element: syntax.keyFor('job-retry-limit'),
+      },
+    );
   }
   const ageLimit = value('job-age-limit', AGE_LIMIT, 'a duration such as "2d" (a number with an s, m, h or d suffix)');
   let jobAgeLimitSeconds: number | null = null;
@@ -151,15 +199,21 @@ function retryParameters(scope: Scope, node: ConfigNode): CronRetryParameters {
     const [, amount, unit] = AGE_LIMIT.exec(ageLimit) as unknown as [string, string, string];
     jobAgeLimitSeconds = Number(amount) * SECONDS_PER_UNIT[unit]!;
     if (jobAgeLimitSeconds <= 0) {
-      fail(scope, `${label(syntax, 'job-age-limit')} must be more than zero, got "${ageLimit}"`, { element: syntax.keyFor('job-age-limit') });
+      fail(scope, `${label(syntax, 'job-age-limit')} must be more than zero, got "${ageLimit}"`, {
+        element: syntax.keyFor('job-age-limit'),
+      });
     }
   }
   const minBackoff = value('min-backoff-seconds', NON_NEGATIVE_DECIMAL, 'a non-negative number of seconds');
   const maxBackoff = value('max-backoff-seconds', NON_NEGATIVE_DECIMAL, 'a non-negative number of seconds');
   if (minBackoff !== null && maxBackoff !== null && Number(minBackoff) > Number(maxBackoff)) {
-    fail(scope, `${label(syntax, 'min-backoff-seconds')} (${minBackoff}) is more than ${label(syntax, 'max-backoff-seconds')} (${maxBackoff})`, {
-      element: syntax.keyFor('min-backoff-seconds'),
-    });
+    fail(
+      scope,
+      `${label(syntax, 'min-backoff-seconds')} (${minBackoff}) is more than ${label(syntax, 'max-backoff-seconds')} (${maxBackoff})`,
+      {
+        element: syntax.keyFor('min-backoff-seconds'),
+      },
+    );
   }
   const maxDoublings = value('max-doublings', NON_NEGATIVE_INTEGER, 'a non-negative integer');
   return {
@@ -207,7 +261,9 @@ function groupChildren(
   const groups = new Map<string, ConfigNode[]>();
   for (const child of node.children) {
     if (child.name === null || !allowed.has(child.name)) {
-      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, { element: child.key });
+      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, {
+        element: child.key,
+      });
     }
     const group = groups.get(child.name);
     if (group === undefined) groups.set(child.name, [child]);
@@ -221,7 +277,9 @@ function groupChildren(
 function leafText(scope: Scope, node: ConfigNode): string {
   const first = node.children[0];
   if (first !== undefined) {
-    fail(scope, `${scope.syntax.label(node.key)} must hold a single value, not ${scope.syntax.label(first.key)}`, { element: node.key });
+    fail(scope, `${scope.syntax.label(node.key)} must hold a single value, not ${scope.syntax.label(first.key)}`, {
+      element: node.key,
+    });
   }
   return node.text;
 }

@@ -81,7 +81,10 @@ const PUSH_VALUE_RULES: Readonly<Record<string, { readonly pattern: RegExp; read
   'bucket-size': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
   'max-concurrent-requests': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
   target: { pattern: TARGET, expected: 'a version or module name' },
-  'task-age-limit': { pattern: TASK_AGE_LIMIT, expected: 'a duration such as "2d" (a number with an s, m, h or d suffix)' },
+  'task-age-limit': {
+    pattern: TASK_AGE_LIMIT,
+    expected: 'a duration such as "2d" (a number with an s, m, h or d suffix)',
+  },
   'min-backoff-seconds': { pattern: NON_NEGATIVE_DECIMAL, expected: 'a non-negative number of seconds' },
   'max-backoff-seconds': { pattern: NON_NEGATIVE_DECIMAL, expected: 'a non-negative number of seconds' },
   'max-doublings': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
@@ -120,7 +123,10 @@ export function buildServiceConfig(
     const queue = buildQueue(scope, node, index + 1);
     if (seen.has(queue.name)) {
       const key = syntax.keyFor('name');
-      fail(scope, `${syntax.label(key)} "${queue.name}" is already used by an earlier queue`, { queue: queue.name, element: key });
+      fail(scope, `${syntax.label(key)} "${queue.name}" is already used by an earlier queue`, {
+        queue: queue.name,
+        element: key,
+      });
     }
     seen.add(queue.name);
     queues.push(queue);
@@ -182,11 +188,19 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
     }
   }
   const push =
-    mode === 'push' ? buildPushSettings((element) => groups.get(element)?.[0], syntax, (at, message) => fail(scope, message, { element: at.key })) : undefined;
+    mode === 'push'
+      ? buildPushSettings(
+          (element) => groups.get(element)?.[0],
+          syntax,
+          (at, message) => fail(scope, message, { element: at.key }),
+        )
+      : undefined;
 
   const retryNode = groups.get('retry-parameters')?.[0];
   const { maxLeases, retry } =
-    retryNode === undefined ? { maxLeases: null, retry: DEFAULT_RETRY_PARAMETERS } : retryParameters(scope, retryNode, mode);
+    retryNode === undefined
+      ? { maxLeases: null, retry: DEFAULT_RETRY_PARAMETERS }
+      : retryParameters(scope, retryNode, mode);
 
   const aclNode = groups.get('acl')?.[0];
   let userEmails: string[] = [];
@@ -209,7 +223,15 @@ function buildQueue(parent: Scope, node: ConfigNode, index: number): QueueConfig
   const leaseRateNode = groups.get('lease-rate')?.[0];
   const leaseRate = leaseRateNode === undefined ? DEFAULT_LEASE_RATE : leaseRateValue(scope, leaseRateNode);
 
-  const queue: QueueConfig = { name, mode, maxLeases, storageLimitBytes, leaseRate, retry, acl: { userEmails, writerEmails } };
+  const queue: QueueConfig = {
+    name,
+    mode,
+    maxLeases,
+    storageLimitBytes,
+    leaseRate,
+    retry,
+    acl: { userEmails, writerEmails },
+  };
   return push === undefined ? queue : { ...queue, push };
 }
 
@@ -229,7 +251,11 @@ function queueMode(scope: Scope, node: ConfigNode | undefined): QueueMode {
  * letters). AppScale read 0 as unlimited, which retried a real queue.yaml's
  * `task_retry_limit: 0` forever. The rest are the backoff and age limit.
  */
-function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): { maxLeases: number | null; retry: RetryParameters } {
+function retryParameters(
+  scope: Scope,
+  node: ConfigNode,
+  mode: QueueMode,
+): { maxLeases: number | null; retry: RetryParameters } {
   const { syntax } = scope;
   const groups = groupChildren(scope, node, syntax.label(node.key), RETRY_ELEMENTS, NOTHING_REPEATABLE);
   for (const element of PUSH_ONLY_RETRY_ELEMENTS) {
@@ -256,7 +282,8 @@ function retryParameters(scope: Scope, node: ConfigNode, mode: QueueMode): { max
   // default gives way, as the SDK's TranslateRetryParameters does.
   const minBackoffSeconds = min ?? Math.min(DEFAULT_RETRY_PARAMETERS.minBackoffSeconds, max ?? Infinity);
   const maxBackoffSeconds = max ?? Math.max(DEFAULT_RETRY_PARAMETERS.maxBackoffSeconds, min ?? 0);
-  const maxDoublings = doublingsNode === undefined ? DEFAULT_RETRY_PARAMETERS.maxDoublings : doublings(scope, doublingsNode);
+  const maxDoublings =
+    doublingsNode === undefined ? DEFAULT_RETRY_PARAMETERS.maxDoublings : doublings(scope, doublingsNode);
   const retry: RetryParameters = { ageLimitSeconds, minBackoffSeconds, maxBackoffSeconds, maxDoublings };
 
   const limitNode = groups.get('task-retry-limit')?.[0];
@@ -364,7 +391,9 @@ function groupChildren(
   const groups = new Map<string, ConfigNode[]>();
   for (const child of node.children) {
     if (child.name === null || !allowed.has(child.name)) {
-      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, { element: child.key });
+      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, {
+        element: child.key,
+      });
     }
     const group = groups.get(child.name);
     if (group === undefined) {

@@ -1,4 +1,9 @@
-import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import {
+  DEFAULT_LEASE_RATE,
+  DEFAULT_RETRY_PARAMETERS,
+  defaultQueueConfig,
+  type ServiceConfig,
+} from '../core/queue-config.js';
 
 /**
  * The configuration used when no queue.xml / queue.yaml is given: the

@@ -35,6 +35,11 @@ export interface ConfigSyntax {
 }
 
 /** Builds a node; a helper so front ends need not repeat the field list. */
-export function configNode(name: string | null, key: string, text: string, children: readonly ConfigNode[] = []): ConfigNode {
+export function configNode(
+  name: string | null,
+  key: string,
+  text: string,
+  children: readonly ConfigNode[] = [],
+): ConfigNode {
   return { name, key, text, children };
 }

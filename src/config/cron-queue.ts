@@ -20,13 +20,22 @@ export function cronQueueOf(job: { readonly queue: string | null }): string {
  */
 export function withCronQueue(config: ServiceConfig, cron: CronConfig | null): ServiceConfig {
   if (cron === null || cron.jobs.length === 0) return config;
-  const needsBuiltIn = cron.jobs.some((job) => job.queue === null) && !config.queues.some((queue) => queue.name === CRON_QUEUE_NAME);
+  const needsBuiltIn =
+    cron.jobs.some((job) => job.queue === null) && !config.queues.some((queue) => queue.name === CRON_QUEUE_NAME);
   const withQueue = needsBuiltIn ? { ...config, queues: [...config.queues, builtInCronQueue()] } : config;
   for (const job of cron.jobs) {
     const name = cronQueueOf(job);
     const queue = withQueue.queues.find((candidate) => candidate.name === name);
-    if (queue === undefined) throw configError({ file: cron.source, job: job.name }, `queue "${name}" is not in the queue configuration (${config.source})`);
-    if (queue.mode !== 'push') throw configError({ file: cron.source, job: job.name }, `queue "${name}" is a pull queue; cron firings go through a push queue`);
+    if (queue === undefined)
+      throw configError(
+        { file: cron.source, job: job.name },
+        `queue "${name}" is not in the queue configuration (${config.source})`,
+      );
+    if (queue.mode !== 'push')
+      throw configError(
+        { file: cron.source, job: job.name },
+        `queue "${name}" is a pull queue; cron firings go through a push queue`,
+      );
   }
   return withQueue;
 }
@@ -38,20 +47,29 @@ export function withCronQueue(config: ServiceConfig, cron: CronConfig | null): S
  */
 export function requireCronQueues(config: ServiceConfig, cron: CronConfig | null): void {
   if (cron !== null && withCronQueue(config, cron) !== config) {
-    throw configError({ file: cron.source }, `the cron jobs need the queue "${CRON_QUEUE_NAME}", which the served queue definitions (${config.source}) lack`);
+    throw configError(
+      { file: cron.source },
+      `the cron jobs need the queue "${CRON_QUEUE_NAME}", which the served queue definitions (${config.source}) lack`,
+    );
   }
 }
 
 /** The jobs of a cron file with their queues and compiled schedules, for the scheduler. */
 export function scheduledCronJobs(cron: CronConfig | null): ScheduledCronJob[] | null {
-  return cron === null ? null : cron.jobs.map((job) => {
-    const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
-    return { job, queue: cronQueueOf(job), next: (after: Date) => schedule.next(after) };
-  });
+  return cron === null
+    ? null
+    : cron.jobs.map((job) => {
+        const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
+        return { job, queue: cronQueueOf(job), next: (after: Date) => schedule.next(after) };
+      });
 }
 
 /** A recorded job's schedule as a function (first firing after an instant); null when it does not compile here (written by another version). */
-export function cronScheduleOf(job: { readonly schedule: string; readonly timezone: string; readonly name: string }): ((after: Date) => Date) | null {
+export function cronScheduleOf(job: {
+  readonly schedule: string;
+  readonly timezone: string;
+  readonly name: string;
+}): ((after: Date) => Date) | null {
   try {
     const schedule = compileSchedule(job.schedule, { timeZone: job.timezone, job: job.name });
     return (after: Date) => schedule.next(after);

@@ -49,7 +49,8 @@ export function readCronYaml(text: string, source: string): ConfigNode {
   const doc = parseYamlDocument(text, source);
   const contents = doc.contents;
   // An empty cron.yaml is a file with no jobs, as App Engine's `cron:` with nothing under it.
-  if (contents === null || (isScalar(contents) && contents.value === null)) return configNode('cronentries', 'cronentries', '');
+  if (contents === null || (isScalar(contents) && contents.value === null))
+    return configNode('cronentries', 'cronentries', '');
   if (!isMap(contents)) throw configError({ file: source }, 'the top level must be a mapping with a cron list');
   return configNode('cronentries', 'cronentries', '', new CronYamlReader(doc, source).top(contents));
 }
@@ -76,7 +77,11 @@ class CronYamlReader {
       value.items.forEach((item, index) => {
         const location = { file: this.file, jobIndex: index + 1 };
         const job = this.resolve(item);
-        if (!isMap(job)) throw configError({ ...location, element: key }, 'each entry of cron must be a mapping with url and schedule');
+        if (!isMap(job))
+          throw configError(
+            { ...location, element: key },
+            'each entry of cron must be a mapping with url and schedule',
+          );
         nodes.push(configNode('cron', key, '', this.entries(job, location)));
       });
     }

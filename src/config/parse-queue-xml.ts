@@ -135,7 +135,10 @@ function toNode(file: string, entry: XmlEntry, name: string, fileLabel: string):
   const attributes = entry[':@'];
   if (attributes !== undefined && attributes !== null && typeof attributes === 'object') {
     const first = Object.keys(attributes)[0] ?? '';
-    throw configError({ file, element: name }, `attributes are not allowed in ${fileLabel}, found ${first}="..." on <${name}>`);
+    throw configError(
+      { file, element: name },
+      `attributes are not allowed in ${fileLabel}, found ${first}="..." on <${name}>`,
+    );
   }
   const content = entry[name];
   const texts: string[] = [];

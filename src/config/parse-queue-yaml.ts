@@ -89,14 +89,16 @@ class YamlReader {
       const value = this.resolve(pair.value);
       if (root && key === APPLICATION_KEY) {
         // App Engine accepts (and no longer needs) the app id here; the project is TASKQUEUE_PROJECT's.
-        if (isMap(value) || isSeq(value)) throw configError({ ...location, element: key }, `${key} must be a single value (the App Engine app id)`);
+        if (isMap(value) || isSeq(value))
+          throw configError({ ...location, element: key }, `${key} must be a single value (the App Engine app id)`);
       } else if (name === null) {
         // Unknown key: keep it (without its value) so the shared rules report it in context.
         nodes.push(configNode(null, key, ''));
       } else if (name === 'queue') {
         this.listItems(value, key, location, 'a list of queues').forEach((item, index) => {
           const queueLocation = this.queueLocation(item, index + 1);
-          if (!isMap(item)) throw configError({ ...queueLocation, element: key }, `each entry of ${key} must be a mapping with a name`);
+          if (!isMap(item))
+            throw configError({ ...queueLocation, element: key }, `each entry of ${key} must be a mapping with a name`);
           nodes.push(configNode(name, key, '', this.entries(item, queueLocation)));
         });
       } else if (name === 'admin-email') {
@@ -107,7 +109,10 @@ class YamlReader {
         const children: ConfigNode[] = [];
         for (const item of this.listItems(value, key, location, 'a list of user_email / writer_email entries')) {
           if (!isMap(item)) {
-            throw configError({ ...location, element: key }, `each entry of ${key} must be a user_email or writer_email mapping`);
+            throw configError(
+              { ...location, element: key },
+              `each entry of ${key} must be a user_email or writer_email mapping`,
+            );
           }
           children.push(...this.entries(item, location));
         }

@@ -38,11 +38,10 @@ export function parseStorageSize(text: string): number {
   }
   const bytes = Math.floor(Number(digits) * (UNIT_BYTES[unit] ?? 1));
   if (!Number.isSafeInteger(bytes)) {
-    throw new QueueError(
-      'INVALID_CONFIG',
-      `must be at most ${Number.MAX_SAFE_INTEGER} bytes, got "${text}"`,
-      { value: text, limit: Number.MAX_SAFE_INTEGER },
-    );
+    throw new QueueError('INVALID_CONFIG', `must be at most ${Number.MAX_SAFE_INTEGER} bytes, got "${text}"`, {
+      value: text,
+      limit: Number.MAX_SAFE_INTEGER,
+    });
   }
   return bytes;
 }

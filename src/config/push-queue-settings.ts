@@ -43,14 +43,21 @@ export function buildPushSettings(element: ElementOf, syntax: ConfigSyntax, fail
       const unit = RATE_UNIT_SECONDS[text.slice(-1)] ?? Number.NaN;
       ratePerSecond = Number(text.slice(0, text.indexOf('/'))) / unit;
       if (!(ratePerSecond > 0) || ratePerSecond > MAX_PUSH_RATE_PER_SECOND) {
-        fail(nodes.rate, `${label(nodes.rate)} must be 0 or more than 0 and at most ${MAX_PUSH_RATE_PER_SECOND}/s, got "${text}"`);
+        fail(
+          nodes.rate,
+          `${label(nodes.rate)} must be 0 or more than 0 and at most ${MAX_PUSH_RATE_PER_SECOND}/s, got "${text}"`,
+        );
       }
     }
   }
   const bucketSize =
-    nodes.bucketSize === undefined ? DEFAULT_PUSH_SETTINGS.bucketSize : integerIn(nodes.bucketSize, 1, MAX_BUCKET_SIZE, syntax, fail);
+    nodes.bucketSize === undefined
+      ? DEFAULT_PUSH_SETTINGS.bucketSize
+      : integerIn(nodes.bucketSize, 1, MAX_BUCKET_SIZE, syntax, fail);
   const maxConcurrentRequests =
-    nodes.maxConcurrentRequests === undefined ? null : integerIn(nodes.maxConcurrentRequests, 1, MAX_CONCURRENT_REQUESTS, syntax, fail);
+    nodes.maxConcurrentRequests === undefined
+      ? null
+      : integerIn(nodes.maxConcurrentRequests, 1, MAX_CONCURRENT_REQUESTS, syntax, fail);
   let targetUrl: string | null = null;
   if (nodes.targetUrl !== undefined) {
     const node = nodes.targetUrl;

@@ -32,7 +32,10 @@ export async function readConfigFile(path: string): Promise<string> {
       throw configError({ file: path }, `the configuration must be a regular file, but this is ${kindOf(stats)}`);
     }
     if (stats.size > MAX_CONFIG_BYTES) {
-      throw configError({ file: path }, `the configuration file is ${stats.size} bytes, more than the limit of ${MAX_CONFIG_BYTES}`);
+      throw configError(
+        { file: path },
+        `the configuration file is ${stats.size} bytes, more than the limit of ${MAX_CONFIG_BYTES}`,
+      );
     }
     const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
     let length = 0;

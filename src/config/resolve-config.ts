@@ -13,7 +13,10 @@ export const DEFAULT_CONFIG_FILES = ['queue.xml', 'queue.yaml', 'queue.yml'] as 
  * that exists, else the built-in sample. A named file that does not exist is
  * an error (loadConfigFile), never a silent fallback to the sample.
  */
-export async function resolveConfig(config: string | ServiceConfig | null, settings: ServiceSettings): Promise<ServiceConfig> {
+export async function resolveConfig(
+  config: string | ServiceConfig | null,
+  settings: ServiceSettings,
+): Promise<ServiceConfig> {
   const options = { maxActiveQueues: settings.maxActiveQueues };
   if (config === null) {
     const found = DEFAULT_CONFIG_FILES.find((file) => existsSync(file));

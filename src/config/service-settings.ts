@@ -126,8 +126,16 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     dataDir: text('TASKQUEUE_DATA_DIR') ?? DEFAULT_SETTINGS.dataDir,
     schema: text('TASKQUEUE_SCHEMA') ?? DEFAULT_SETTINGS.schema,
     poolSize: integerSetting('TASKQUEUE_POOL_SIZE', text('TASKQUEUE_POOL_SIZE'), DEFAULT_SETTINGS.poolSize, 1, 1000),
-    tombstoneDays: numberSetting('TASKQUEUE_TOMBSTONE_DAYS', text('TASKQUEUE_TOMBSTONE_DAYS'), DEFAULT_SETTINGS.tombstoneDays),
-    deadLetterDays: numberSetting('TASKQUEUE_DEAD_LETTER_DAYS', text('TASKQUEUE_DEAD_LETTER_DAYS'), DEFAULT_SETTINGS.deadLetterDays),
+    tombstoneDays: numberSetting(
+      'TASKQUEUE_TOMBSTONE_DAYS',
+      text('TASKQUEUE_TOMBSTONE_DAYS'),
+      DEFAULT_SETTINGS.tombstoneDays,
+    ),
+    deadLetterDays: numberSetting(
+      'TASKQUEUE_DEAD_LETTER_DAYS',
+      text('TASKQUEUE_DEAD_LETTER_DAYS'),
+      DEFAULT_SETTINGS.deadLetterDays,
+    ),
     maxActiveQueues: integerSetting(
       'TASKQUEUE_MAX_ACTIVE_QUEUES',
       text('TASKQUEUE_MAX_ACTIVE_QUEUES'),
@@ -137,8 +145,17 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     ),
     console: onOffSetting('TASKQUEUE_CONSOLE', text('TASKQUEUE_CONSOLE'), DEFAULT_SETTINGS.console),
     logLevel: choiceSetting('LOG_LEVEL', text('LOG_LEVEL')?.toLowerCase(), LOG_LEVELS, DEFAULT_SETTINGS.logLevel),
-    metrics: choiceSetting('TASKQUEUE_METRICS', text('TASKQUEUE_METRICS')?.toLowerCase(), METRICS_ACCESS, DEFAULT_SETTINGS.metrics),
-    dbWaitSeconds: numberSetting('TASKQUEUE_DB_WAIT_SECONDS', text('TASKQUEUE_DB_WAIT_SECONDS'), DEFAULT_SETTINGS.dbWaitSeconds),
+    metrics: choiceSetting(
+      'TASKQUEUE_METRICS',
+      text('TASKQUEUE_METRICS')?.toLowerCase(),
+      METRICS_ACCESS,
+      DEFAULT_SETTINGS.metrics,
+    ),
+    dbWaitSeconds: numberSetting(
+      'TASKQUEUE_DB_WAIT_SECONDS',
+      text('TASKQUEUE_DB_WAIT_SECONDS'),
+      DEFAULT_SETTINGS.dbWaitSeconds,
+    ),
     shutdownGraceSeconds: numberSetting(
       'TASKQUEUE_SHUTDOWN_GRACE_SECONDS',
       text('TASKQUEUE_SHUTDOWN_GRACE_SECONDS'),
@@ -171,7 +188,8 @@ function databaseUrlSetting(value: string | undefined): string | null {
 function pushBaseUrlSetting(value: string | undefined): string | null {
   if (value === undefined) return null;
   const problem = checkBaseUrl(value);
-  if (problem !== null) throw new QueueError('INVALID_CONFIG', `TASKQUEUE_PUSH_BASE_URL ${problem}`, { field: 'TASKQUEUE_PUSH_BASE_URL' });
+  if (problem !== null)
+    throw new QueueError('INVALID_CONFIG', `TASKQUEUE_PUSH_BASE_URL ${problem}`, { field: 'TASKQUEUE_PUSH_BASE_URL' });
   return value;
 }
 
@@ -180,26 +198,42 @@ function targetUrlsSetting(value: string | undefined): ReadonlyMap<string, strin
   const routes = new Map<string, string>();
   if (value === undefined) return routes;
   const name = 'TASKQUEUE_TARGET_URLS';
-  for (const pair of value.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const at = pair.indexOf('=');
     const target = at < 0 ? '' : pair.slice(0, at).trim();
     const url = at < 0 ? '' : pair.slice(at + 1).trim();
     if (!/^[a-z0-9][a-z0-9.-]*$/i.test(target) || url === '') {
-      throw new QueueError('INVALID_CONFIG', `${name} must be target=url pairs separated by commas (worker=http://worker:8080), got "${pair}"`, { field: name });
+      throw new QueueError(
+        'INVALID_CONFIG',
+        `${name} must be target=url pairs separated by commas (worker=http://worker:8080), got "${pair}"`,
+        { field: name },
+      );
     }
     const problem = checkBaseUrl(url);
-    if (problem !== null) throw new QueueError('INVALID_CONFIG', `${name}: the URL of target "${target}" ${problem}`, { field: name });
-    if (routes.has(target)) throw new QueueError('INVALID_CONFIG', `${name} names target "${target}" twice`, { field: name });
+    if (problem !== null)
+      throw new QueueError('INVALID_CONFIG', `${name}: the URL of target "${target}" ${problem}`, { field: name });
+    if (routes.has(target))
+      throw new QueueError('INVALID_CONFIG', `${name} names target "${target}" twice`, { field: name });
     routes.set(target, url);
   }
   return routes;
 }
 
-function choiceSetting<T extends string>(name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+function choiceSetting<T extends string>(
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   const choice = choices.find((c) => c === value);
   if (choice === undefined) {
-    throw new QueueError('INVALID_CONFIG', `${name} must be one of ${choices.join(', ')}, got "${value}"`, { field: name });
+    throw new QueueError('INVALID_CONFIG', `${name} must be one of ${choices.join(', ')}, got "${value}"`, {
+      field: name,
+    });
   }
   return choice;
 }
@@ -212,10 +246,18 @@ function onOffSetting(name: string, value: string | undefined, fallback: boolean
 }
 
 /** Parses an integer setting strictly: `10abc`, `0x10` and `1.5` are errors, not 10, 16 and 1. */
-export function integerSetting(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+export function integerSetting(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new QueueError('INVALID_CONFIG', `${name} must be an integer from ${min} to ${max}, got "${value}"`, { field: name });
+    throw new QueueError('INVALID_CONFIG', `${name} must be an integer from ${min} to ${max}, got "${value}"`, {
+      field: name,
+    });
   }
   return Number(value);
 }

@@ -24,10 +24,17 @@ export async function guardAction(c: Context, ctx: ConsoleContext): Promise<Guar
   if (isCrossSite(c)) return showError(c, null, 403, 'Refused', 'Actions must come from the console itself.');
   const queues = ctx.service.queues();
   const viewer = await resolveViewer(c, ctx.accessControl, queues);
-  if (isSignedOut(viewer)) return showError(c, null, 401, 'Signed out', 'Sign in again to do that.', '/console/sign-in');
+  if (isSignedOut(viewer))
+    return showError(c, null, 401, 'Signed out', 'Sign in again to do that.', '/console/sign-in');
   const form = await c.req.parseBody({ all: true });
   if (!csrfMatches(form._csrf, viewer.csrf)) {
-    return showError(c, viewer, 403, 'Refused', 'The form was stale or did not come from this console. Reload the page and try again.');
+    return showError(
+      c,
+      viewer,
+      403,
+      'Refused',
+      'The form was stale or did not come from this console. Reload the page and try again.',
+    );
   }
   if (!viewer.admin) return showError(c, viewer, 403, 'Refused', 'Only administrators may act on queues.');
   const name = c.req.param('queue') ?? '';

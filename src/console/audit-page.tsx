@@ -48,7 +48,9 @@ export function AuditPage(props: {
             <th scope="col">Action</th>
             <th scope="col">Queue</th>
             <th scope="col">Task</th>
-            <th class="num" scope="col">Tasks</th>
+            <th class="num" scope="col">
+              Tasks
+            </th>
             <th scope="col">Source</th>
           </tr>
         </thead>
@@ -72,7 +74,9 @@ export function AuditPage(props: {
           ))}
           {props.entries.length === 0 && (
             <tr>
-              <td colspan={7}>{Object.values(filter).some((v) => v !== null) ? 'No entry matches.' : 'No action recorded yet.'}</td>
+              <td colspan={7}>
+                {Object.values(filter).some((v) => v !== null) ? 'No entry matches.' : 'No action recorded yet.'}
+              </td>
             </tr>
           )}
         </tbody>

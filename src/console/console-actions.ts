@@ -71,10 +71,16 @@ export function noticeOf(done: string | undefined, n: string | undefined): strin
     case 'purge':
       return `Purged ${tasks(count)}.`;
     case 'delete':
-      return count === 0 ? 'Nothing deleted: already gone.' : count === 1 ? 'Deleted the task.' : `Deleted ${tasks(count)}.`;
+      return count === 0
+        ? 'Nothing deleted: already gone.'
+        : count === 1
+          ? 'Deleted the task.'
+          : `Deleted ${tasks(count)}.`;
     case 'release':
       if (count === 0) return 'The task was not leased: nothing to release.';
-      return count === 1 ? 'Released the lease: the task is available again.' : `Released the leases of ${tasks(count)}: available again.`;
+      return count === 1
+        ? 'Released the lease: the task is available again.'
+        : `Released the leases of ${tasks(count)}: available again.`;
     case 'redrive':
       return `Put back ${tasks(count)} from the dead letters.`;
     case 'forget':

@@ -37,7 +37,12 @@ async function readBuilt(): Promise<ConsoleAssets> {
 
 async function bundleFromSource(): Promise<ConsoleAssets> {
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({ ...CLIENT_BUILD_OPTIONS, entryPoints: { console: CLIENT_ENTRY }, outdir: 'out', write: false });
+  const result = await esbuild.build({
+    ...CLIENT_BUILD_OPTIONS,
+    entryPoints: { console: CLIENT_ENTRY },
+    outdir: 'out',
+    write: false,
+  });
   const js = result.outputFiles.find((file) => file.path.endsWith('.js'))?.text ?? '';
   const css = result.outputFiles.find((file) => file.path.endsWith('.css'))?.text ?? '';
   return withVersion(js, css);

@@ -30,11 +30,21 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
   const { viewer, form, config, back } = guarded;
   const op = typeof form.op === 'string' ? form.op : '';
   const bulk = BULK[op];
-  const names = [...new Set([form.task ?? []].flat().filter((name): name is string => typeof name === 'string' && name !== ''))];
+  const names = [
+    ...new Set([form.task ?? []].flat().filter((name): name is string => typeof name === 'string' && name !== '')),
+  ];
   if (!bulk) return showError(c, viewer, 400, 'Nothing done', 'Choose what to do with the selected tasks.', back);
-  if (names.length === 0) return showError(c, viewer, 400, 'Nothing done', 'Select at least one task.', `${back}${bulk.tab}`);
+  if (names.length === 0)
+    return showError(c, viewer, 400, 'Nothing done', 'Select at least one task.', `${back}${bulk.tab}`);
   if (names.length > MAX_SELECTED || names.some((name) => !TASK_NAME_PATTERN.test(name))) {
-    return showError(c, viewer, 400, 'Nothing done', `Select at most ${MAX_SELECTED} tasks, by their names.`, `${back}${bulk.tab}`);
+    return showError(
+      c,
+      viewer,
+      400,
+      'Nothing done',
+      `Select at most ${MAX_SELECTED} tasks, by their names.`,
+      `${back}${bulk.tab}`,
+    );
   }
   const what = `${bulk.verb} ${plural(names.length, bulk.tab === '/dead-letters' ? 'dead letter' : 'task')} of ${config.name}`;
   if (form.confirm === undefined) {
@@ -65,7 +75,14 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
     });
   }
   if (form.confirm !== String(names.length)) {
-    return showError(c, viewer, 409, 'Nothing done', `You confirmed ${String(form.confirm)} but ${names.length} were sent. Select them again.`, `${back}${bulk.tab}`);
+    return showError(
+      c,
+      viewer,
+      409,
+      'Nothing done',
+      `You confirmed ${String(form.confirm)} but ${names.length} were sent. Select them again.`,
+      `${back}${bulk.tab}`,
+    );
   }
   const operations = ctx.service.operate(config.name, { actor: viewer.email ?? 'anonymous', source: 'console' });
   const count = await perform(operations, op, names);

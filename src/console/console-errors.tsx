@@ -24,7 +24,13 @@ export function errorPage(c: Context, error: unknown, viewer: Viewer | null = nu
   if (isQueueError(error)) {
     return showError(c, viewer, STATUS[error.code] ?? 400, 'That did not work', error.message);
   }
-  return showError(c, viewer, 500, 'Something went wrong', 'The console could not do that because of an unexpected error.');
+  return showError(
+    c,
+    viewer,
+    500,
+    'Something went wrong',
+    'The console could not do that because of an unexpected error.',
+  );
 }
 
 export function showError(
@@ -35,5 +41,9 @@ export function showError(
   message: string,
   back?: string,
 ): Promise<Response> {
-  return renderPage(c, { title, viewer, body: <ErrorPage title={title} message={message} {...(back ? { back } : {})} /> }, status);
+  return renderPage(
+    c,
+    { title, viewer, body: <ErrorPage title={title} message={message} {...(back ? { back } : {})} /> },
+    status,
+  );
 }

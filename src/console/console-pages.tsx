@@ -31,7 +31,8 @@ export async function viewerOrSignIn(c: Context, ctx: ConsoleContext): Promise<V
 
 /** Where sign-in may send the browser back to: a console page of this server, nothing else. */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || !/^\/console(\/|\?|$)/.test(next) || next.startsWith('/console/sign-')) return '/console';
+  if (typeof next !== 'string' || !/^\/console(\/|\?|$)/.test(next) || next.startsWith('/console/sign-'))
+    return '/console';
   return /[\\\s]|\/\//.test(next) ? '/console' : next;
 }
 
@@ -50,7 +51,12 @@ async function filteredOverview(c: Context, ctx: ConsoleContext, viewer: Viewer)
 
 export async function queuesPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const { filter, queues } = await filteredOverview(c, ctx, viewer);
-  return renderPage(c, { title: 'Queues', viewer, refreshSeconds: ctx.refreshSeconds, body: <QueuesPage queues={queues} filter={filter} /> });
+  return renderPage(c, {
+    title: 'Queues',
+    viewer,
+    refreshSeconds: ctx.refreshSeconds,
+    body: <QueuesPage queues={queues} filter={filter} />,
+  });
 }
 
 export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
@@ -58,7 +64,18 @@ export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewe
   return renderFragment(c, <QueuesTable queues={queues} filter={filter} />);
 }
 
-const AUDIT_ACTIONS: readonly AuditAction[] = ['pause', 'resume', 'purge', 'delete_task', 'release_lease', 'redrive', 'delete_dead_letters', 'import_tasks', 'export_tasks', 'cron_run'];
+const AUDIT_ACTIONS: readonly AuditAction[] = [
+  'pause',
+  'resume',
+  'purge',
+  'delete_task',
+  'release_lease',
+  'redrive',
+  'delete_dead_letters',
+  'import_tasks',
+  'export_tasks',
+  'cron_run',
+];
 
 /** The audit log, newest first, a page at a time, filtered by queue, actor, action and source. */
 export async function auditPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
@@ -126,7 +143,8 @@ export async function signIn(c: Context, ctx: ConsoleContext): Promise<Response>
   const form = await c.req.parseBody();
   const pasted = typeof form.token === 'string' ? form.token.trim().replace(/^bearer\s+/i, '') : '';
   const next = safeNext(form.next);
-  const refuse = (message: string) => renderPage(c, { title: 'Sign in', viewer: null, body: <SignInPage message={message} next={next} /> }, 401);
+  const refuse = (message: string) =>
+    renderPage(c, { title: 'Sign in', viewer: null, body: <SignInPage message={message} next={next} /> }, 401);
   if (pasted === '' || /\s/.test(pasted)) return refuse('Paste one bearer token.');
   const viewer = await resolveViewer(c, ctx.accessControl, ctx.service.queues(), pasted);
   if (isSignedOut(viewer)) return refuse(viewer.message ?? 'The token was not accepted.');

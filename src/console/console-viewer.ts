@@ -63,7 +63,14 @@ export async function resolveViewer(
   try {
     const decision = await accessControl.check(credentials, null, 'queue.admin');
     if (decision.principal === null) {
-      return { email: null, admin: true, csrf: csrfTokenFor(null), via: 'open', expiresAt: null, may: async () => true };
+      return {
+        email: null,
+        admin: true,
+        csrf: csrfTokenFor(null),
+        via: 'open',
+        expiresAt: null,
+        may: async () => true,
+      };
     }
     return {
       email: decision.principal.email,

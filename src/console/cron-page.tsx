@@ -32,7 +32,11 @@ export function CronPage(props: { readonly jobs: readonly CronJobStatus[]; reado
         </thead>
         <tbody>
           {props.jobs.map((job) => (
-            <tr data-job={job.name} data-outcome={job.lastOutcome ?? 'never'} data-retired={job.retiredAt === null ? undefined : 'true'}>
+            <tr
+              data-job={job.name}
+              data-outcome={job.lastOutcome ?? 'never'}
+              data-retired={job.retiredAt === null ? undefined : 'true'}
+            >
               <td data-label="Job" title={job.description ?? ''}>
                 {job.name}
                 {job.retiredAt !== null && (
@@ -57,9 +61,19 @@ export function CronPage(props: { readonly jobs: readonly CronJobStatus[]; reado
                   </>
                 ))}
               </td>
-              <td data-label="Last firing">{job.lastFiredAt === null ? 'never' : <When usec={job.lastFiredAt.getTime() * 1000} nowMs={props.nowMs} />}</td>
+              <td data-label="Last firing">
+                {job.lastFiredAt === null ? (
+                  'never'
+                ) : (
+                  <When usec={job.lastFiredAt.getTime() * 1000} nowMs={props.nowMs} />
+                )}
+              </td>
               <td data-label="Outcome" class={job.lastOutcome === null || job.lastOutcome === 'added' ? '' : 'warning'}>
-                {job.lastOutcome === null ? '' : job.lastOutcome === 'added' ? `added ${job.lastTask ?? ''}` : `${job.lastOutcome}: ${job.lastError ?? ''}`}
+                {job.lastOutcome === null
+                  ? ''
+                  : job.lastOutcome === 'added'
+                    ? `added ${job.lastTask ?? ''}`
+                    : `${job.lastOutcome}: ${job.lastError ?? ''}`}
               </td>
             </tr>
           ))}

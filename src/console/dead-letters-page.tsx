@@ -28,19 +28,40 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
   const base = `/console/queues/${encodeURIComponent(data.overview.name)}`;
   return (
     <section>
-      <QueueHeader viewer={viewer} overview={data.overview} pausedBy={data.pausedBy} nowMs={data.nowMs} notice={data.notice} tab="dead-letters" />
+      <QueueHeader
+        viewer={viewer}
+        overview={data.overview}
+        pausedBy={data.pausedBy}
+        nowMs={data.nowMs}
+        notice={data.notice}
+        tab="dead-letters"
+      />
       <form method="get" action={`${base}/dead-letters`} class="filter">
         <label for="dead-tag">Tag</label>
         <input id="dead-tag" name="tag" value={data.tag ?? ''} placeholder="any tag" />
         <button type="submit">Filter</button>
       </form>
-      {viewer.admin && <BulkBar viewer={viewer} base={base} form="bulk-dead-letters" ops={[['redrive', 'Redrive'], ['forget', 'Delete for good']]} />}
+      {viewer.admin && (
+        <BulkBar
+          viewer={viewer}
+          base={base}
+          form="bulk-dead-letters"
+          ops={[
+            ['redrive', 'Redrive'],
+            ['forget', 'Delete for good'],
+          ]}
+        />
+      )}
       <table class="dead-letters cards" id="dead-letters-table">
         <thead>
           <tr>
             {viewer.admin && (
               <th scope="col" class="select">
-                <input type="checkbox" data-select-all="bulk-dead-letters" aria-label="Select every dead letter on this page" />
+                <input
+                  type="checkbox"
+                  data-select-all="bulk-dead-letters"
+                  aria-label="Select every dead letter on this page"
+                />
               </th>
             )}
             <th scope="col">Name</th>
@@ -58,7 +79,13 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
             <tr data-dead-letter={dead.name}>
               {viewer.admin && (
                 <td class="select" data-label="Select">
-                  <input type="checkbox" name="task" value={dead.name} form="bulk-dead-letters" aria-label={`Select ${dead.name}`} />
+                  <input
+                    type="checkbox"
+                    name="task"
+                    value={dead.name}
+                    form="bulk-dead-letters"
+                    aria-label={`Select ${dead.name}`}
+                  />
                 </td>
               )}
               <td class="name" data-label="Name">
@@ -80,7 +107,11 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
               </td>
               {viewer.admin && (
                 <td class="row-actions" data-label="Actions">
-                  <ConfirmedForm viewer={viewer} action={`${base}/redrive`} confirm={`Put ${dead.name} back in the queue?`}>
+                  <ConfirmedForm
+                    viewer={viewer}
+                    action={`${base}/redrive`}
+                    confirm={`Put ${dead.name} back in the queue?`}
+                  >
                     <input type="hidden" name="task" value={dead.name} />
                     <input type="hidden" name="tab" value="dead-letters" />
                     <button type="submit" class="quiet">
@@ -93,7 +124,9 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
           ))}
           {data.deadLetters.length === 0 && (
             <tr>
-              <td colspan={viewer.admin ? 9 : 7}>{data.tag === null ? 'No dead letters.' : 'No dead letter has that tag.'}</td>
+              <td colspan={viewer.admin ? 9 : 7}>
+                {data.tag === null ? 'No dead letters.' : 'No dead letter has that tag.'}
+              </td>
             </tr>
           )}
         </tbody>

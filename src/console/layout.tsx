@@ -81,9 +81,11 @@ export function Layout(props: LayoutProps) {
                 <label class="refresh" hidden>
                   Refresh{' '}
                   <select id="refresh-rate" data-default={String(props.refreshSeconds)} aria-label="Refresh rate">
-                    {[...new Set([props.refreshSeconds, 2, 5, 15, 60])].sort((a, b) => a - b).map((s) => (
-                      <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
-                    ))}
+                    {[...new Set([props.refreshSeconds, 2, 5, 15, 60])]
+                      .sort((a, b) => a - b)
+                      .map((s) => (
+                        <option value={String(s)} selected={s === props.refreshSeconds}>{`every ${s} s`}</option>
+                      ))}
                     <option value="0">paused</option>
                   </select>
                 </label>
@@ -92,7 +94,9 @@ export function Layout(props: LayoutProps) {
           </div>
         )}
         <div id="banner" class="banner" role="alert" hidden></div>
-        <main data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}>{props.children}</main>
+        <main data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}>
+          {props.children}
+        </main>
       </body>
     </html>
   );

@@ -68,17 +68,20 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
   });
 
-  console.get('/assets/console.js', async (c) => asset(c, (await consoleAssets()).js, 'text/javascript; charset=utf-8'));
+  console.get('/assets/console.js', async (c) =>
+    asset(c, (await consoleAssets()).js, 'text/javascript; charset=utf-8'),
+  );
   console.get('/assets/console.css', async (c) => asset(c, (await consoleAssets()).css, 'text/css; charset=utf-8'));
 
   console.get('/sign-in', (c) => signInPage(c, ctx));
   console.post('/sign-in', (c) => signIn(c, ctx));
   console.post('/sign-out', (c) => signOut(c, ctx));
 
-  const page = (handler: (c: Context, ctx: ConsoleContext, viewer: Viewer) => Promise<Response>) => async (c: Context) => {
-    const viewer = await viewerOrSignIn(c, ctx);
-    return viewer instanceof Response ? viewer : handler(c, ctx, viewer);
-  };
+  const page =
+    (handler: (c: Context, ctx: ConsoleContext, viewer: Viewer) => Promise<Response>) => async (c: Context) => {
+      const viewer = await viewerOrSignIn(c, ctx);
+      return viewer instanceof Response ? viewer : handler(c, ctx, viewer);
+    };
   console.get('/', page(queuesPage));
   console.get('/queues-table', page(queuesTable));
   console.get('/audit', page(auditPage));

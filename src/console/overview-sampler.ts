@@ -98,7 +98,12 @@ export class OverviewSampler {
       return;
     }
     if (this.#history) {
-      const samples = rows.map((row) => ({ queue: row.name, available: row.availableTasks, leased: row.leasedTasks, delayed: row.delayedTasks }));
+      const samples = rows.map((row) => ({
+        queue: row.name,
+        available: row.availableTasks,
+        leased: row.leasedTasks,
+        delayed: row.delayedTasks,
+      }));
       const bucketSeconds = Math.max(1, Math.round(this.#intervalMs / 1000));
       await this.#history.record(samples, { bucketSeconds, keepSeconds: this.#keepSeconds }).catch(() => undefined);
       return;

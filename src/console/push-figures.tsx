@@ -17,10 +17,18 @@ export function PushFigures(props: { readonly push: PushQueueOverview; readonly 
       <Figure label="Rate" value={formatPushRate(p.ratePerSecond)} />
       <Figure label="Bucket size" value={formatCount(p.bucketSize)} />
       <Figure label="Tokens now" value={formatTokens(p.tokens, p.bucketSize)} />
-      <Figure label="Max concurrent" value={p.maxConcurrentRequests === null ? 'unlimited' : formatCount(p.maxConcurrentRequests)} />
+      <Figure
+        label="Max concurrent"
+        value={p.maxConcurrentRequests === null ? 'unlimited' : formatCount(p.maxConcurrentRequests)}
+      />
       <Figure label="In flight" value={formatCount(p.inFlight)} warn={full} />
       {p.target !== null && <Figure label="App Engine target" value={p.target} />}
-      <Figure label="Target" value={p.targetUrl ?? 'none: set <target-url>, TASKQUEUE_TARGET_URLS or TASKQUEUE_PUSH_BASE_URL'} warn={p.targetUrl === null} wide />
+      <Figure
+        label="Target"
+        value={p.targetUrl ?? 'none: set <target-url>, TASKQUEUE_TARGET_URLS or TASKQUEUE_PUSH_BASE_URL'}
+        warn={p.targetUrl === null}
+        wide
+      />
       {p.heldUntilUsec !== null && (
         <div class="warn" id="push-held">
           <dt>Held (Retry-After) until</dt>
@@ -41,7 +49,12 @@ export function PushFigures(props: { readonly push: PushQueueOverview; readonly 
   );
 }
 
-function Figure(props: { readonly label: string; readonly value: string; readonly warn?: boolean; readonly wide?: boolean }) {
+function Figure(props: {
+  readonly label: string;
+  readonly value: string;
+  readonly warn?: boolean;
+  readonly wide?: boolean;
+}) {
   const cls = [props.warn ? 'warn' : '', props.wide ? 'wide' : ''].filter((c) => c !== '').join(' ');
   return (
     <div class={cls === '' ? undefined : cls}>

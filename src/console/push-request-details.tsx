@@ -11,7 +11,11 @@ import { maskHeaders } from '../core/mask-headers.js';
  * responses, last status). The body is shown below as a pull task's
  * payload is.
  */
-export function PushRequestDetails(props: { readonly task: Task; readonly request: PushRequest; readonly targetUrl: string | null }) {
+export function PushRequestDetails(props: {
+  readonly task: Task;
+  readonly request: PushRequest;
+  readonly targetUrl: string | null;
+}) {
   const { task, request } = props;
   const delivery = task.delivery;
   const headers = maskHeaders(request.headers);
@@ -53,7 +57,13 @@ export function PushRequestDetails(props: { readonly task: Task; readonly reques
       <dt>Attempts</dt>
       <dd>{`${task.retryCount} so far, ${delivery?.executionCount ?? 0} with a response`}</dd>
       <dt>Last status</dt>
-      <dd class="last-status">{delivery?.lastStatus === null || delivery?.lastStatus === undefined ? <span class="hint">none</span> : String(delivery.lastStatus)}</dd>
+      <dd class="last-status">
+        {delivery?.lastStatus === null || delivery?.lastStatus === undefined ? (
+          <span class="hint">none</span>
+        ) : (
+          String(delivery.lastStatus)
+        )}
+      </dd>
     </>
   );
 }

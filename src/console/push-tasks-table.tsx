@@ -12,7 +12,12 @@ import { When } from './when.js';
  * attempts and responses so far, and the last attempt's status and error.
  * No lease to release: a push task is only deleted from here.
  */
-export function PushTasksTable(props: { readonly viewer: Viewer; readonly base: string; readonly tasks: readonly Task[]; readonly nowMs: number }) {
+export function PushTasksTable(props: {
+  readonly viewer: Viewer;
+  readonly base: string;
+  readonly tasks: readonly Task[];
+  readonly nowMs: number;
+}) {
   const { viewer, base, tasks, nowMs } = props;
   const columns = viewer.admin ? 11 : 9;
   return (
@@ -34,7 +39,9 @@ export function PushTasksTable(props: { readonly viewer: Viewer; readonly base: 
           <th class="num" scope="col" title="Attempts that got a response (X-AppEngine-TaskExecutionCount)">
             Executions
           </th>
-          <th class="num" scope="col">Last status</th>
+          <th class="num" scope="col">
+            Last status
+          </th>
           <th scope="col">Last error</th>
           <th scope="col">Body</th>
           {viewer.admin && <th scope="col">Actions</th>}
@@ -49,7 +56,13 @@ export function PushTasksTable(props: { readonly viewer: Viewer; readonly base: 
             <tr data-task={task.name} data-state={state}>
               {viewer.admin && (
                 <td class="select" data-label="Select">
-                  <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+                  <input
+                    type="checkbox"
+                    name="task"
+                    value={task.name}
+                    form="bulk-tasks"
+                    aria-label={`Select ${task.name}`}
+                  />
                 </td>
               )}
               <td class="name" data-label="Name">

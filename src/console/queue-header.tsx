@@ -26,7 +26,9 @@ export function QueueHeader(props: {
   const base = `/console/queues/${encodeURIComponent(q.name)}`;
   const percent = storagePercent(q.storageBytes, q.storageLimitBytes);
   const push = q.push;
-  const stops = push ? 'nothing is dispatched until it is resumed (adds are accepted; requests in flight finish)' : 'leases return no tasks until it is resumed';
+  const stops = push
+    ? 'nothing is dispatched until it is resumed (adds are accepted; requests in flight finish)'
+    : 'leases return no tasks until it is resumed';
   return (
     <>
       <p class="crumbs">
@@ -74,7 +76,10 @@ export function QueueHeader(props: {
             {push ? (
               <PushFigures push={push} nowMs={props.nowMs} />
             ) : (
-              <Figure label="Lease rate" value={q.leaseRate === null ? 'unlimited' : `${q.leaseRate.calls} / ${q.leaseRate.windowSeconds} s`} />
+              <Figure
+                label="Lease rate"
+                value={q.leaseRate === null ? 'unlimited' : `${q.leaseRate.calls} / ${q.leaseRate.windowSeconds} s`}
+              />
             )}
           </dl>
         )}

@@ -42,13 +42,22 @@ export function QueuePage(props: { readonly viewer: Viewer; readonly data: Queue
   const base = `/console/queues/${encodeURIComponent(q.name)}`;
   return (
     <section>
-      <QueueHeader viewer={viewer} overview={q} pausedBy={data.pausedBy} nowMs={data.nowMs} notice={data.notice} tab="tasks" />
+      <QueueHeader
+        viewer={viewer}
+        overview={q}
+        pausedBy={data.pausedBy}
+        nowMs={data.nowMs}
+        notice={data.notice}
+        tab="tasks"
+      />
       {viewer.admin && <Actions viewer={viewer} queue={q} base={base} />}
 
       <div class="charts">
         <figure>
           <figcaption>
-            {q.push ? 'Tasks by state, last hour (available: waiting; leased: in flight or retrying; delayed: scheduled)' : 'Tasks by state, last hour'}
+            {q.push
+              ? 'Tasks by state, last hour (available: waiting; leased: in flight or retrying; delayed: scheduled)'
+              : 'Tasks by state, last hour'}
           </figcaption>
           <div class="chart" data-chart="depth" data-series={`${base}/series.json`}></div>
         </figure>
@@ -102,12 +111,20 @@ function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview
         confirm={`Put ${queue.deadLetters === 1 ? 'the' : 'all'} ${dead} of ${queue.name} back in the queue?`}
       >
         <button type="submit" disabled={queue.deadLetters === 0}>
-          {queue.deadLetters === 0 ? 'No dead letters to redrive' : `Redrive ${queue.deadLetters === 1 ? 'the' : 'all'} ${dead}`}
+          {queue.deadLetters === 0
+            ? 'No dead letters to redrive'
+            : `Redrive ${queue.deadLetters === 1 ? 'the' : 'all'} ${dead}`}
         </button>
       </ConfirmedForm>
       <ActionForm viewer={viewer} action={`${base}/purge`} class="inline purge">
         <label for="purge-confirm">{`Type the queue name to purge ${tasks === 1 ? 'its' : 'all'} ${plural(tasks, 'task')}:`}</label>
-        <input id="purge-confirm" name="confirm" autocomplete="off" data-confirm={queue.name} placeholder={queue.name} />
+        <input
+          id="purge-confirm"
+          name="confirm"
+          autocomplete="off"
+          data-confirm={queue.name}
+          placeholder={queue.name}
+        />
         <button type="submit" class="danger" data-confirm-button>
           Purge
         </button>
@@ -119,9 +136,18 @@ function Actions(props: { readonly viewer: Viewer; readonly queue: QueueOverview
 const STATES: readonly TaskState[] = ['available', 'leased', 'delayed'];
 
 /** The state filter's words on a push queue (the same three states of the row underneath). */
-const PUSH_STATE_LABELS: Readonly<Record<TaskState, string>> = { available: 'waiting', leased: 'in flight or retrying', delayed: 'scheduled' };
+const PUSH_STATE_LABELS: Readonly<Record<TaskState, string>> = {
+  available: 'waiting',
+  leased: 'in flight or retrying',
+  delayed: 'scheduled',
+};
 
-function TaskSection(props: { readonly viewer: Viewer; readonly base: string; readonly data: QueuePageData; readonly tasks: readonly Task[] }) {
+function TaskSection(props: {
+  readonly viewer: Viewer;
+  readonly base: string;
+  readonly data: QueuePageData;
+  readonly tasks: readonly Task[];
+}) {
   const { viewer, base, data, tasks } = props;
   const push = data.overview.push !== undefined;
   return (
@@ -150,7 +176,19 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
         </form>
       </div>
       {viewer.admin && (
-        <BulkBar viewer={viewer} base={base} form="bulk-tasks" ops={push ? [['delete', 'Delete']] : [['delete', 'Delete'], ['release', 'Release leases of']]} />
+        <BulkBar
+          viewer={viewer}
+          base={base}
+          form="bulk-tasks"
+          ops={
+            push
+              ? [['delete', 'Delete']]
+              : [
+                  ['delete', 'Delete'],
+                  ['release', 'Release leases of'],
+                ]
+          }
+        />
       )}
       {push ? (
         <PushTasksTable viewer={viewer} base={base} tasks={tasks} nowMs={data.nowMs} />
@@ -167,7 +205,9 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
               <th scope="col">State</th>
               <th scope="col">When</th>
               <th scope="col">Tag</th>
-              <th class="num" scope="col">Retries</th>
+              <th class="num" scope="col">
+                Retries
+              </th>
               <th scope="col">Last error</th>
               <th scope="col">Payload</th>
               {viewer.admin && <th scope="col">Actions</th>}
@@ -180,7 +220,13 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
                 <tr data-task={task.name} data-state={state}>
                   {viewer.admin && (
                     <td class="select" data-label="Select">
-                      <input type="checkbox" name="task" value={task.name} form="bulk-tasks" aria-label={`Select ${task.name}`} />
+                      <input
+                        type="checkbox"
+                        name="task"
+                        value={task.name}
+                        form="bulk-tasks"
+                        aria-label={`Select ${task.name}`}
+                      />
                     </td>
                   )}
                   <td class="name" data-label="Name">
@@ -190,7 +236,8 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
                     <span class={`badge state-${state}`}>{state}</span>
                   </td>
                   <td data-label="When">
-                    <span class="hint">{etaMeaning(state, task.retryCount)}</span> <When usec={task.etaUsec} nowMs={data.nowMs} />
+                    <span class="hint">{etaMeaning(state, task.retryCount)}</span>{' '}
+                    <When usec={task.etaUsec} nowMs={data.nowMs} />
                   </td>
                   <td data-label="Tag">{task.tag ?? ''}</td>
                   <td class="num" data-label="Retries">
@@ -205,14 +252,22 @@ function TaskSection(props: { readonly viewer: Viewer; readonly base: string; re
                   {viewer.admin && (
                     <td class="row-actions" data-label="Actions">
                       {state === 'leased' && (
-                        <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+                        <ConfirmedForm
+                          viewer={viewer}
+                          action={`${base}/release`}
+                          confirm={`Release the lease on ${task.name}? Its worker loses it.`}
+                        >
                           <input type="hidden" name="task" value={task.name} />
                           <button type="submit" class="quiet">
                             Release
                           </button>
                         </ConfirmedForm>
                       )}
-                      <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
+                      <ConfirmedForm
+                        viewer={viewer}
+                        action={`${base}/delete`}
+                        confirm={`Delete task ${task.name}? This cannot be undone.`}
+                      >
                         <input type="hidden" name="task" value={task.name} />
                         <button type="submit" class="quiet danger-text">
                           Delete
@@ -250,7 +305,9 @@ function Tombstones(props: { readonly tombstones: readonly Tombstone[]; readonly
             <th scope="col">Name</th>
             <th scope="col">Reason</th>
             <th scope="col">When</th>
-            <th class="num" scope="col">Retries</th>
+            <th class="num" scope="col">
+              Retries
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -30,10 +30,16 @@ interface QueueView {
 
 async function queueView(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<QueueView | Response> {
   const config = await readableQueue(c, ctx, viewer);
-  if (!config) return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
+  if (!config)
+    return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
   const [overview] = await ctx.service.overview([config.name]);
   if (!overview) return showError(c, viewer, 404, 'No such queue', 'The queue is not in the database.', '/console');
-  return { config, overview, pausedBy: overview.paused ? await whoPaused(ctx, config.name) : null, base: `/console/queues/${encodeURIComponent(config.name)}` };
+  return {
+    config,
+    overview,
+    pausedBy: overview.paused ? await whoPaused(ctx, config.name) : null,
+    base: `/console/queues/${encodeURIComponent(config.name)}`,
+  };
 }
 
 /** The audit entry of the pause in force: the latest pause or resume of the queue, when it is a pause. */
@@ -48,7 +54,8 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   const { config, overview, pausedBy, base } = view;
   const queue = operatorOf(ctx, config.name, viewer);
   const stateParam = c.req.query('state') ?? '';
-  const state: TaskState | null = stateParam === 'available' || stateParam === 'leased' || stateParam === 'delayed' ? stateParam : null;
+  const state: TaskState | null =
+    stateParam === 'available' || stateParam === 'leased' || stateParam === 'delayed' ? stateParam : null;
   const tagParam = c.req.query('tag') ?? '';
   const tag = tagParam === '' ? null : tagParam;
   const after = parseAfter(c.req.query('after'));
@@ -70,7 +77,11 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
   let nextTasks: string | null = null;
   if (page && page.length > TASK_PAGE && tasks) {
     const last = tasks[tasks.length - 1]!;
-    const query = new URLSearchParams({ ...(state ? { state } : {}), ...(tag ? { tag } : {}), after: `${last.etaUsec}:${last.name}` });
+    const query = new URLSearchParams({
+      ...(state ? { state } : {}),
+      ...(tag ? { tag } : {}),
+      after: `${last.etaUsec}:${last.name}`,
+    });
     nextTasks = `${base}?${query.toString()}`;
   }
   const data = {
@@ -83,7 +94,12 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
     notice: noticeOf(c.req.query('done'), c.req.query('n')),
     nowMs: Date.now(),
   };
-  return renderPage(c, { title: config.name, viewer, refreshSeconds: ctx.refreshSeconds, body: <QueuePage viewer={viewer} data={data} /> });
+  return renderPage(c, {
+    title: config.name,
+    viewer,
+    refreshSeconds: ctx.refreshSeconds,
+    body: <QueuePage viewer={viewer} data={data} />,
+  });
 }
 
 /** The operator API of a queue for the viewer: the console's reads go through it as its actions do. */
@@ -103,7 +119,14 @@ export async function deadLettersPage(c: Context, ctx: ConsoleContext, viewer: V
   if (view instanceof Response) return view;
   const { config, overview, pausedBy, base } = view;
   if (!(await viewer.may(config, 'task.list'))) {
-    return showError(c, viewer, 403, 'Not for you', "Your access lets you see this queue's figures, not its dead letters.", base);
+    return showError(
+      c,
+      viewer,
+      403,
+      'Not for you',
+      "Your access lets you see this queue's figures, not its dead letters.",
+      base,
+    );
   }
   const tagParam = c.req.query('tag') ?? '';
   const tag = tagParam === '' ? null : tagParam;
@@ -119,7 +142,15 @@ export async function deadLettersPage(c: Context, ctx: ConsoleContext, viewer: V
     page.length > DEAD_LETTER_PAGE && last
       ? `${base}/dead-letters?${new URLSearchParams({ ...(tag ? { tag } : {}), after: `${last.diedUsec}:${last.name}` }).toString()}`
       : null;
-  const data = { overview, pausedBy, deadLetters, tag, next, notice: noticeOf(c.req.query('done'), c.req.query('n')), nowMs: Date.now() };
+  const data = {
+    overview,
+    pausedBy,
+    deadLetters,
+    tag,
+    next,
+    notice: noticeOf(c.req.query('done'), c.req.query('n')),
+    nowMs: Date.now(),
+  };
   return renderPage(c, {
     title: `${config.name}: dead letters`,
     viewer,
@@ -134,7 +165,14 @@ export async function taskPage(c: Context, ctx: ConsoleContext, viewer: Viewer):
   if (view instanceof Response) return view;
   const { config, overview, pausedBy, base } = view;
   if (!(await viewer.may(config, 'task.list'))) {
-    return showError(c, viewer, 403, 'Not for you', "Your access lets you see this queue's figures, not its tasks.", base);
+    return showError(
+      c,
+      viewer,
+      403,
+      'Not for you',
+      "Your access lets you see this queue's figures, not its tasks.",
+      base,
+    );
   }
   const name = c.req.param('task') ?? '';
   try {
@@ -145,7 +183,11 @@ export async function taskPage(c: Context, ctx: ConsoleContext, viewer: Viewer):
       body: <TaskPage viewer={viewer} overview={overview} pausedBy={pausedBy} task={task} nowMs={Date.now()} />,
     });
   } catch (error) {
-    if (isQueueError(error, 'UNKNOWN_TASK') || isQueueError(error, 'TOMBSTONED_TASK') || isQueueError(error, 'INVALID_TASK_NAME')) {
+    if (
+      isQueueError(error, 'UNKNOWN_TASK') ||
+      isQueueError(error, 'TOMBSTONED_TASK') ||
+      isQueueError(error, 'INVALID_TASK_NAME')
+    ) {
       return showError(c, viewer, 404, 'No such task', error.message, base);
     }
     throw error;
@@ -155,7 +197,8 @@ export async function taskPage(c: Context, ctx: ConsoleContext, viewer: Viewer):
 /** The search by name: `?name=` goes to that task's page (a name is unique in its queue). */
 export async function findTask(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
-  if (!config) return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
+  if (!config)
+    return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
   const base = `/console/queues/${encodeURIComponent(config.name)}`;
   const name = (c.req.query('name') ?? '').trim();
   if (!TASK_NAME_PATTERN.test(name)) {
@@ -172,7 +215,10 @@ export async function findTask(c: Context, ctx: ConsoleContext, viewer: Viewer):
 export async function queueSeries(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config) return c.json({ error: 'no such queue' }, 404);
-  const [counts, depth] = await Promise.all([operatorOf(ctx, config.name, viewer).leasesPerMinute(), ctx.sampler.series(config.name)]);
+  const [counts, depth] = await Promise.all([
+    operatorOf(ctx, config.name, viewer).leasesPerMinute(),
+    ctx.sampler.series(config.name),
+  ]);
   return c.json({
     depth,
     leases: { at: counts.map((count) => count.minuteStart), tasks: counts.map((count) => count.tasks) },

@@ -15,7 +15,8 @@ export function problemsOf(q: QueueOverview): Problem[] {
   if (q.deadLetters > 0) problems.push('dead letters');
   const percent = storagePercent(q.storageBytes, q.storageLimitBytes);
   if (percent !== null && percent >= STORAGE_WARNING_PERCENT) problems.push('storage');
-  if (q.oldestAvailableAgeSeconds !== null && q.oldestAvailableAgeSeconds >= OLD_TASK_SECONDS) problems.push('old tasks');
+  if (q.oldestAvailableAgeSeconds !== null && q.oldestAvailableAgeSeconds >= OLD_TASK_SECONDS)
+    problems.push('old tasks');
   if (q.paused) problems.push('paused');
   return problems;
 }

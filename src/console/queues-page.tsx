@@ -8,7 +8,14 @@ export function QueuesPage(props: { readonly queues: readonly QueueOverview[]; r
       <h1>Queues</h1>
       <form method="get" action="/console" class="filter" role="search">
         <label for="queue-filter">Name contains</label>
-        <input id="queue-filter" type="search" name="q" value={props.filter} autocomplete="off" data-filter-table="queues-table" />
+        <input
+          id="queue-filter"
+          type="search"
+          name="q"
+          value={props.filter}
+          autocomplete="off"
+          data-filter-table="queues-table"
+        />
         <button type="submit">Filter</button>
       </form>
       <QueuesTable queues={props.queues} filter={props.filter} />

@@ -42,7 +42,11 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
             const problems = problemsOf(q);
             const percent = storagePercent(q.storageBytes, q.storageLimitBytes);
             return (
-              <tr data-queue={q.name} data-problems={String(problems.length)} class={problems.length > 0 ? 'problem' : undefined}>
+              <tr
+                data-queue={q.name}
+                data-problems={String(problems.length)}
+                class={problems.length > 0 ? 'problem' : undefined}
+              >
                 <td>
                   <a href={`/console/queues/${encodeURIComponent(q.name)}`}>{q.name}</a>{' '}
                   {q.push ? <span class="badge mode-push">push</span> : <span class="hint">{q.mode}</span>}
@@ -54,15 +58,9 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
                     problems.map((p) => <span class={`badge ${p === 'paused' ? 'paused' : 'dead'}`}>{p}</span>)
                   )}
                 </td>
-                <td class="num">
-                  {formatCount(q.availableTasks)}
-                </td>
-                <td class="num">
-                  {formatCount(q.leasedTasks)}
-                </td>
-                <td class="num">
-                  {formatCount(q.delayedTasks)}
-                </td>
+                <td class="num">{formatCount(q.availableTasks)}</td>
+                <td class="num">{formatCount(q.leasedTasks)}</td>
+                <td class="num">{formatCount(q.delayedTasks)}</td>
                 <td class="num" data-sort={String(q.oldestAvailableAgeSeconds ?? -1)}>
                   {formatAge(q.oldestAvailableAgeSeconds)}
                 </td>
@@ -82,7 +80,10 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
                   {percent !== null && (
                     <>
                       {' '}
-                      <span class={percent >= STORAGE_WARNING_PERCENT ? 'badge dead' : 'hint'} title={`of ${formatBytes(q.storageLimitBytes ?? 0)}`}>
+                      <span
+                        class={percent >= STORAGE_WARNING_PERCENT ? 'badge dead' : 'hint'}
+                        title={`of ${formatBytes(q.storageLimitBytes ?? 0)}`}
+                      >
                         {`${percent}%`}
                       </span>
                     </>
@@ -96,7 +97,9 @@ export function QueuesTable(props: { readonly queues: readonly QueueOverview[]; 
           })}
           {shown.length === 0 && (
             <tr>
-              <td colspan={11}>{props.filter === '' ? 'No queue to show.' : `No queue name contains "${props.filter}".`}</td>
+              <td colspan={11}>
+                {props.filter === '' ? 'No queue to show.' : `No queue name contains "${props.filter}".`}
+              </td>
             </tr>
           )}
         </tbody>
@@ -131,7 +134,8 @@ function SortHeader(props: { readonly label: string; readonly sortKey: string; r
 function Summary(props: { readonly summary: QueueSummary; readonly filter: string }) {
   const s = props.summary;
   const parts: string[] = [];
-  if (s.withDeadLetters > 0) parts.push(`${plural(s.deadLetters, 'dead letter')} in ${plural(s.withDeadLetters, 'queue')}`);
+  if (s.withDeadLetters > 0)
+    parts.push(`${plural(s.deadLetters, 'dead letter')} in ${plural(s.withDeadLetters, 'queue')}`);
   if (s.nearStorageLimit > 0) parts.push(`${s.nearStorageLimit} near the storage limit`);
   if (s.oldTasks > 0) parts.push(`${s.oldTasks} with old tasks`);
   if (s.paused > 0) parts.push(`${s.paused} paused`);

@@ -20,6 +20,8 @@ export function formatAbsolute(ms: number, zone: 'UTC' | 'local'): string {
   const d = new Date(ms);
   const pad = (n: number) => String(n).padStart(2, '0');
   if (zone === 'UTC') return `${d.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-  const name = new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')?.value ?? 'local';
+  const name =
+    new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(d).find((p) => p.type === 'timeZoneName')
+      ?.value ?? 'local';
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${name}`;
 }

@@ -8,7 +8,12 @@ import { Layout } from './layout.js';
 /** Sends a whole page: the layout around `body`, as HTML with a doctype. */
 export async function renderPage(
   c: Context,
-  page: { readonly title: string; readonly viewer: Viewer | null; readonly body: Child; readonly refreshSeconds?: number },
+  page: {
+    readonly title: string;
+    readonly viewer: Viewer | null;
+    readonly body: Child;
+    readonly refreshSeconds?: number;
+  },
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   const assets = await consoleAssets();

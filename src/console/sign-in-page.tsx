@@ -7,7 +7,10 @@ export function SignInPage(props: { readonly message: string | null; readonly ne
   return (
     <section class="sign-in">
       <h1>Sign in</h1>
-      <p>Paste a bearer token the REST API accepts. Administrators can act on queues; everyone else sees the queues their ACLs let them read.</p>
+      <p>
+        Paste a bearer token the REST API accepts. Administrators can act on queues; everyone else sees the queues their
+        ACLs let them read.
+      </p>
       {props.message && (
         <p class="error" role="alert" id="sign-in-reason">
           {props.message}

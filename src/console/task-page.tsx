@@ -33,14 +33,25 @@ export function TaskPage(props: {
   const view = payloadView(task.payload);
   return (
     <section>
-      <QueueHeader viewer={viewer} overview={props.overview} pausedBy={props.pausedBy} nowMs={nowMs} notice={null} tab="task" />
+      <QueueHeader
+        viewer={viewer}
+        overview={props.overview}
+        pausedBy={props.pausedBy}
+        nowMs={nowMs}
+        notice={null}
+        tab="task"
+      />
       <h2 class="name" id="task-name">
         {task.name}
       </h2>
       <dl class="details" id="task-details">
         <dt>State</dt>
         <dd>
-          {pushState === null ? <span class={`badge state-${state}`}>{state}</span> : <span class={`badge ${pushStateClass(pushState)}`}>{pushState}</span>}
+          {pushState === null ? (
+            <span class={`badge state-${state}`}>{state}</span>
+          ) : (
+            <span class={`badge ${pushStateClass(pushState)}`}>{pushState}</span>
+          )}
         </dd>
         <dt>{capitalized(pushState === null ? etaMeaning(state, task.retryCount) : pushEtaMeaning(pushState))}</dt>
         <dd>
@@ -68,12 +79,20 @@ export function TaskPage(props: {
       {viewer.admin && (
         <div class="actions">
           {state === 'leased' && !push && (
-            <ConfirmedForm viewer={viewer} action={`${base}/release`} confirm={`Release the lease on ${task.name}? Its worker loses it.`}>
+            <ConfirmedForm
+              viewer={viewer}
+              action={`${base}/release`}
+              confirm={`Release the lease on ${task.name}? Its worker loses it.`}
+            >
               <input type="hidden" name="task" value={task.name} />
               <button type="submit">Release lease</button>
             </ConfirmedForm>
           )}
-          <ConfirmedForm viewer={viewer} action={`${base}/delete`} confirm={`Delete task ${task.name}? This cannot be undone.`}>
+          <ConfirmedForm
+            viewer={viewer}
+            action={`${base}/delete`}
+            confirm={`Delete task ${task.name}? This cannot be undone.`}
+          >
             <input type="hidden" name="task" value={task.name} />
             <button type="submit" class="quiet danger-text">
               Delete

@@ -12,7 +12,12 @@ export function When(props: { readonly usec: number; readonly nowMs: number; rea
   const absolute = formatUsec(props.usec);
   const relative = formatRelative(ms - props.nowMs);
   return (
-    <time datetime={new Date(ms).toISOString()} data-at={String(ms)} data-show={props.absolute ? 'absolute' : 'relative'} title={props.absolute ? relative : absolute}>
+    <time
+      datetime={new Date(ms).toISOString()}
+      data-at={String(ms)}
+      data-show={props.absolute ? 'absolute' : 'relative'}
+      title={props.absolute ? relative : absolute}
+    >
       {props.absolute ? absolute : relative}
     </time>
   );

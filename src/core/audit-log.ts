@@ -79,4 +79,3 @@ export interface AuditLog {
   /** Newest first. */
   list(options: AuditListOptions): Promise<AuditEntry[]>;
 }
-

@@ -28,11 +28,17 @@ export async function browseTasks(ctx: QueueContext, options: BrowseOptions = {}
   const queue = ctx.ref.queueName;
   const limit = requireIntegerIn(options.limit ?? 100, 'limit', 1, 1000, queue);
   if (options.after && (!Number.isSafeInteger(options.after.etaUsec) || typeof options.after.name !== 'string')) {
-    throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', { queue, field: 'after' });
+    throw new QueueError('INVALID_REQUEST', 'after must be a task (integer etaUsec and a name)', {
+      queue,
+      field: 'after',
+    });
   }
   const state = options.state;
   if (state !== undefined && state !== 'available' && state !== 'leased' && state !== 'delayed') {
-    throw new QueueError('INVALID_REQUEST', `state must be available, leased or delayed, got "${String(state)}"`, { queue, field: 'state' });
+    throw new QueueError('INVALID_REQUEST', `state must be available, leased or delayed, got "${String(state)}"`, {
+      queue,
+      field: 'state',
+    });
   }
   const tag = options.tag === undefined ? undefined : validateTag(options.tag, { queue, field: 'tag' });
   return ctx.store.listTasks({

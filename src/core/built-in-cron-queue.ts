@@ -12,5 +12,9 @@ export const CRON_QUEUE_NAME = 'cron';
  * (store/settle-queue-definitions.ts), and it counts in no fingerprint.
  */
 export function builtInCronQueue(): QueueConfig {
-  return { ...defaultQueueConfig(), name: CRON_QUEUE_NAME, push: { ...DEFAULT_PUSH_SETTINGS, ratePerSecond: 50, bucketSize: 250 } };
+  return {
+    ...defaultQueueConfig(),
+    name: CRON_QUEUE_NAME,
+    push: { ...DEFAULT_PUSH_SETTINGS, ratePerSecond: 50, bucketSize: 250 },
+  };
 }

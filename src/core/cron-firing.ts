@@ -7,7 +7,12 @@ import type { TaskOptions } from './task.js';
  * retry_parameters: no retry (job_retry_limit 0), backoff from 5 s to 1 h,
  * 5 doublings, no age limit.
  */
-export const CRON_RETRY_DEFAULTS = { jobRetryLimit: 0, minBackoffSeconds: 5, maxBackoffSeconds: 3600, maxDoublings: 5 } as const;
+export const CRON_RETRY_DEFAULTS = {
+  jobRetryLimit: 0,
+  minBackoffSeconds: 5,
+  maxBackoffSeconds: 3600,
+  maxDoublings: 5,
+} as const;
 
 /** A job's retry parameters as a push task's retryOptions (job_retry_limit is task_retry_limit, job_age_limit task_age_limit). */
 export function cronRetryOptions(job: CronJob): TaskRetryOptions {
@@ -35,6 +40,10 @@ export function cronFiringTask(job: CronJob, instant: Date, name: string): TaskO
     method: 'GET',
     url: job.url,
     retryOptions: cronRetryOptions(job),
-    [CRON_FIRING]: { job: job.name, scheduleTime: instant.toISOString(), ...(job.target === null ? {} : { target: job.target }) },
+    [CRON_FIRING]: {
+      job: job.name,
+      scheduleTime: instant.toISOString(),
+      ...(job.target === null ? {} : { target: job.target }),
+    },
   };
 }

@@ -54,7 +54,12 @@ const SLUG_LENGTH = 40;
  * names on every process and after every restart; changing the url or the
  * schedule makes it another job.
  */
-export function defaultCronJobName(job: { url: string; schedule: string; timezone?: string | null; target?: string | null }): string {
+export function defaultCronJobName(job: {
+  url: string;
+  schedule: string;
+  timezone?: string | null;
+  target?: string | null;
+}): string {
   const identity = [job.url, job.schedule, job.timezone ?? '', job.target ?? ''].join('\n');
   const hash = createHash('sha256').update(identity).digest('hex').slice(0, 8);
   const slug = job.url
@@ -74,15 +79,27 @@ export function defaultCronJobName(job: { url: string; schedule: string; timezon
  */
 export function cronTaskName(jobName: string, instant: Date): string {
   if (!CRON_JOB_NAME_PATTERN.test(jobName)) {
-    throw new QueueError('INVALID_CONFIG', `cron job name must match ${CRON_JOB_NAME_PATTERN.source}, got ${JSON.stringify(jobName)}`, {
-      field: 'name',
-    });
+    throw new QueueError(
+      'INVALID_CONFIG',
+      `cron job name must match ${CRON_JOB_NAME_PATTERN.source}, got ${JSON.stringify(jobName)}`,
+      {
+        field: 'name',
+      },
+    );
   }
   const time = instant.getTime();
-  if (!Number.isFinite(time)) throw new QueueError('INVALID_REQUEST', 'a firing needs a valid instant', { field: 'instant' });
-  const stamp = instant.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  if (!Number.isFinite(time))
+    throw new QueueError('INVALID_REQUEST', 'a firing needs a valid instant', { field: 'instant' });
+  const stamp = instant
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   if (!/^\d{8}T\d{6}Z$/.test(stamp)) {
-    throw new QueueError('INVALID_REQUEST', `a firing instant must fall in years 0000-9999, got ${instant.toISOString()}`, { field: 'instant' });
+    throw new QueueError(
+      'INVALID_REQUEST',
+      `a firing instant must fall in years 0000-9999, got ${instant.toISOString()}`,
+      { field: 'instant' },
+    );
   }
   return `cron-${jobName}-${stamp}`;
 }
@@ -105,7 +122,8 @@ export function isCronTaskName(name: string): boolean {
 }
 
 /** Why a producer's add of a name in the reserved form is refused (the service and the SQL API say the same). */
-export const RESERVED_CRON_NAME_REASON = 'has the form of a cron firing (cron-<job>-<YYYYMMDDTHHMMSS>Z), which only the cron service adds';
+export const RESERVED_CRON_NAME_REASON =
+  'has the form of a cron firing (cron-<job>-<YYYYMMDDTHHMMSS>Z), which only the cron service adds';
 
 /**
  * What marks a push task as a cron firing: the job and its scheduled

@@ -98,7 +98,8 @@ export class CronScheduler {
   /** Fires `name` now, once, outside its schedule (`taskqueue cron run`). */
   async runNow(name: string): Promise<CronFiring> {
     const scheduled = this.#options.jobs.find((candidate) => candidate.job.name === name);
-    if (scheduled === undefined) throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job', job: name });
+    if (scheduled === undefined)
+      throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job', job: name });
     const now = await this.#clock.now();
     return this.#fire(scheduled, now, cronRunTaskName(name, now), false);
   }
@@ -121,7 +122,10 @@ export class CronScheduler {
         seenAt = now.getTime();
         break;
       } catch (error) {
-        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not start; trying again');
+        logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'cron: could not start; trying again',
+        );
         await this.#clock.sleep(RETRY_WAIT_MS, signal);
         if (signal.aborted) return;
       }
@@ -132,23 +136,39 @@ export class CronScheduler {
       try {
         now = await this.#clock.now();
       } catch (error) {
-        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not read the database clock');
+        logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'cron: could not read the database clock',
+        );
         await this.#clock.sleep(RETRY_WAIT_MS, signal);
         continue;
       }
       if (now.getTime() - seenAt >= CRON_SEEN_INTERVAL_MS) {
         // Still running these jobs: their rows stay, even retired by a server with another file.
         seenAt = now.getTime();
-        await store.markSeen(jobs.map(({ job }) => job.name), now).catch((error: unknown) => {
-          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'cron: could not mark the jobs seen');
-        });
+        await store
+          .markSeen(
+            jobs.map(({ job }) => job.name),
+            now,
+          )
+          .catch((error: unknown) => {
+            logger.warn(
+              { err: error instanceof Error ? error.message : String(error) },
+              'cron: could not mark the jobs seen',
+            );
+          });
       }
       const due = [...pending].filter(([, instant]) => instant.getTime() <= now.getTime());
       if (due.length > 0) {
-        await Promise.all(due.map(([scheduled, instant]) => this.#fire(scheduled, instant, cronTaskName(scheduled.job.name, instant), true)));
+        await Promise.all(
+          due.map(([scheduled, instant]) =>
+            this.#fire(scheduled, instant, cronTaskName(scheduled.job.name, instant), true),
+          ),
+        );
         for (const [scheduled, instant] of due) {
           const { next, passed } = firstAfter(scheduled, instant, now);
-          if (passed > 0) logger.warn({ job: scheduled.job.name, skipped: passed }, 'cron: firings skipped (this process was late)');
+          if (passed > 0)
+            logger.warn({ job: scheduled.job.name, skipped: passed }, 'cron: firings skipped (this process was late)');
           pending.set(scheduled, next);
         }
         continue;
@@ -221,13 +241,16 @@ export class CronScheduler {
         // Inside a claim (or for a run, whose name has the milliseconds) no process of ours added this name: someone else did.
         outcome = 'skipped';
         error = `task name ${task} was taken by a task the cron service did not add (${message}); this firing did not happen`;
-        logger.error({ job, task, queue: scheduled.queue, err: message }, 'cron: firing skipped: its task name was taken');
+        logger.error(
+          { job, task, queue: scheduled.queue, err: message },
+          'cron: firing skipped: its task name was taken',
+        );
       } else {
         outcome = 'failed';
         // Said where the operator sees it (cron run, cron list): which queue, and who defines it.
         error = isQueueError(caught, 'UNKNOWN_QUEUE')
           ? `${message} (job "${job}" fires through queue "${scheduled.queue}", which is not active in the database: ` +
-            'servers define their queue file\'s queues, and the built-in cron queue when they start with a cron file)'
+            "servers define their queue file's queues, and the built-in cron queue when they start with a cron file)"
           : message;
         logger.error({ job, task, queue: scheduled.queue, err: error }, 'cron: firing failed');
       }
@@ -237,10 +260,14 @@ export class CronScheduler {
       try {
         await store.recordFiring({ job, instant, task, outcome, error, scheduled: isScheduled });
       } catch (caught) {
-        logger.warn({ job, task, err: caught instanceof Error ? caught.message : String(caught) }, 'cron: could not record the firing');
+        logger.warn(
+          { job, task, err: caught instanceof Error ? caught.message : String(caught) },
+          'cron: could not record the firing',
+        );
       }
     }
-    if (outcome === 'added') logger.info({ job, task, queue: scheduled.queue, instant: instant.toISOString() }, 'cron job fired');
+    if (outcome === 'added')
+      logger.info({ job, task, queue: scheduled.queue, instant: instant.toISOString() }, 'cron job fired');
     return { job, queue: scheduled.queue, instant, task, outcome, error };
   }
 }
@@ -251,7 +278,11 @@ export class CronScheduler {
  * after `from` and at or before `now`). Past MAX_MISSED_COUNT steps it
  * restarts the chain at `now`.
  */
-export function firstAfter(scheduled: Pick<ScheduledCronJob, 'next'>, from: Date, now: Date): { next: Date; passed: number } {
+export function firstAfter(
+  scheduled: Pick<ScheduledCronJob, 'next'>,
+  from: Date,
+  now: Date,
+): { next: Date; passed: number } {
   let passed = 0;
   let at = scheduled.next(from);
   while (at.getTime() <= now.getTime()) {

@@ -1,7 +1,14 @@
 import type { AuditLog, Operator } from './audit-log.js';
 import type { CallerTransaction } from './caller-transaction.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
-import { CronScheduler, firstAfter, type CronClock, type CronEvents, type CronFiring, type ScheduledCronJob } from './cron-scheduler.js';
+import {
+  CronScheduler,
+  firstAfter,
+  type CronClock,
+  type CronEvents,
+  type CronFiring,
+  type ScheduledCronJob,
+} from './cron-scheduler.js';
 import { QueueError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Task, TaskOptions } from './task.js';
@@ -62,7 +69,10 @@ export class CronService {
 
   /** Every job the servers recorded, with its last firing and its next three. */
   async list(): Promise<CronJobStatus[]> {
-    const [records, now] = await Promise.all([this.#options.store.listJobs(), this.#options.clock?.now() ?? this.#options.store.now()]);
+    const [records, now] = await Promise.all([
+      this.#options.store.listJobs(),
+      this.#options.clock?.now() ?? this.#options.store.now(),
+    ]);
     return records.map((record) => {
       const next = this.#options.scheduleOf(record);
       const firings: Date[] = [];
@@ -84,16 +94,28 @@ export class CronService {
   async run(name: string, operator: Operator = APPLICATION): Promise<CronFiring> {
     const firing = await this.#fire(name);
     if (firing.outcome === 'added') {
-      await this.#options.auditLog?.record({ actor: operator.actor, source: operator.source, action: 'cron_run', queue: firing.queue, target: firing.task, count: 1 });
+      await this.#options.auditLog?.record({
+        actor: operator.actor,
+        source: operator.source,
+        action: 'cron_run',
+        queue: firing.queue,
+        target: firing.task,
+        count: 1,
+      });
     }
     return firing;
   }
 
   async #fire(name: string): Promise<CronFiring> {
-    if ((this.#options.jobs ?? []).some((scheduled) => scheduled.job.name === name)) return this.#scheduler.runNow(name);
+    if ((this.#options.jobs ?? []).some((scheduled) => scheduled.job.name === name))
+      return this.#scheduler.runNow(name);
     const record = (await this.#options.store.listJobs()).find((candidate) => candidate.name === name);
     if (record === undefined) {
-      throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}" (the jobs are recorded when a server starts with the cron file)`, { field: 'job' });
+      throw new QueueError(
+        'UNKNOWN_TASK',
+        `no cron job named "${name}" (the jobs are recorded when a server starts with the cron file)`,
+        { field: 'job' },
+      );
     }
     const next = this.#options.scheduleOf(record) ?? ((after: Date) => after);
     return this.#schedulerOf([{ job: record.job, queue: record.queue, next }]).runNow(name);

@@ -94,7 +94,10 @@ export interface CronStore {
    * claimed again (the add may succeed elsewhere). If `add` throws, nothing
    * is claimed and the error propagates.
    */
-  claimFiring(firing: { readonly job: string; readonly instant: Date; readonly task: string }, add: (transaction: CallerTransaction) => Promise<void>): Promise<CronClaim>;
+  claimFiring(
+    firing: { readonly job: string; readonly instant: Date; readonly task: string },
+    add: (transaction: CallerTransaction) => Promise<void>,
+  ): Promise<CronClaim>;
   /**
    * Records a firing as the job's last, unless a later instant is recorded
    * already, or this one was recorded `added` (by a claim).

@@ -26,7 +26,10 @@ export interface DepthHistory {
    * that now falls in (a later sample in the same bucket replaces it), and
    * forgets samples older than `keepSeconds`.
    */
-  record(samples: readonly DepthSample[], options: { readonly bucketSeconds: number; readonly keepSeconds: number }): Promise<void>;
+  record(
+    samples: readonly DepthSample[],
+    options: { readonly bucketSeconds: number; readonly keepSeconds: number },
+  ): Promise<void>;
   /** One queue's samples over the last `seconds`, oldest first. */
   series(queue: string, seconds: number): Promise<DepthSeries>;
 }

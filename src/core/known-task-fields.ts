@@ -49,7 +49,14 @@ export function checkKnownTaskFields(options: TaskOptions, queue: string, index:
   const retry: unknown = options.retryOptions;
   if (typeof retry !== 'object' || retry === null) return;
   for (const key in retry) {
-    if (!RETRY_FIELDS.has(key)) throw unknownField(key, RETRY_FIELDS, 'retryOptions', { queue, field: `retryOptions.${key}`, index }, 'retryOptions.');
+    if (!RETRY_FIELDS.has(key))
+      throw unknownField(
+        key,
+        RETRY_FIELDS,
+        'retryOptions',
+        { queue, field: `retryOptions.${key}`, index },
+        'retryOptions.',
+      );
   }
 }
 
@@ -64,13 +71,27 @@ const ADD_OPTIONS: readonly string[] = ['transaction', 'restore'];
 export function checkKnownAddOptions(options: object, queue: string): void {
   for (const key in options) {
     if (!ADD_OPTIONS.includes(key)) {
-      throw new QueueError('INVALID_REQUEST', `unknown add option "${key.slice(0, 60)}"; the options are ${ADD_OPTIONS.join(', ')}`, { queue, field: key });
+      throw new QueueError(
+        'INVALID_REQUEST',
+        `unknown add option "${key.slice(0, 60)}"; the options are ${ADD_OPTIONS.join(', ')}`,
+        { queue, field: key },
+      );
     }
   }
 }
 
-function unknownField(key: string, known: ReadonlySet<string>, of: string, details: Record<string, unknown>, prefix = ''): QueueError {
+function unknownField(
+  key: string,
+  known: ReadonlySet<string>,
+  of: string,
+  details: Record<string, unknown>,
+  prefix = '',
+): QueueError {
   const shown = key.slice(0, 60);
   const hint = PYTHON_NAMES[key] === undefined ? '' : ` (did you mean ${PYTHON_NAMES[key]}?)`;
-  return new QueueError('INVALID_REQUEST', `unknown field "${prefix}${shown}" in ${of}${hint}; its fields are ${[...known].join(', ')}`, details);
+  return new QueueError(
+    'INVALID_REQUEST',
+    `unknown field "${prefix}${shown}" in ${of}${hint}; its fields are ${[...known].join(', ')}`,
+    details,
+  );
 }

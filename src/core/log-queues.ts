@@ -37,9 +37,17 @@ export function logQueues(
         '(an older instance during a deploy must not undo it; to go back on purpose: taskqueue config sync --force FILE)',
     );
   } else if (role === 'use') {
-    logger.info({ source: config.source, revision }, `no configuration here: serving the queue definitions of ${config.source}, writing none`);
+    logger.info(
+      { source: config.source, revision },
+      `no configuration here: serving the queue definitions of ${config.source}, writing none`,
+    );
   } else {
-    logger.info({ source: config.source, revision, wrote }, wrote ? `queue definitions written (revision ${String(revision)})` : `queue definitions current (revision ${String(revision)})`);
+    logger.info(
+      { source: config.source, revision, wrote },
+      wrote
+        ? `queue definitions written (revision ${String(revision)})`
+        : `queue definitions current (revision ${String(revision)})`,
+    );
   }
   for (const queue of config.queues) {
     const settings = queueFacts(queue, routes);
@@ -55,11 +63,17 @@ export function logQueues(
     } else logger.info({ queue: queue.name, settings }, line);
   }
   for (const { queue, target } of unroutedTargets(config, routes)) {
-    logger.warn({ queue, target }, `queue ${queue}: target "${target}" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL`);
+    logger.warn(
+      { queue, target },
+      `queue ${queue}: target "${target}" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL`,
+    );
   }
   for (const job of facts.cronJobs) {
     if (job.target !== null && routeOfTarget(job.target, routes) === null) {
-      logger.warn({ job: job.name, target: job.target }, `cron job ${job.name}: target "${job.target}" has no route in TASKQUEUE_TARGET_URLS; its requests go to its queue's URL`);
+      logger.warn(
+        { job: job.name, target: job.target },
+        `cron job ${job.name}: target "${job.target}" has no route in TASKQUEUE_TARGET_URLS; its requests go to its queue's URL`,
+      );
     }
   }
 }

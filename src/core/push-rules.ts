@@ -89,7 +89,10 @@ export const DROPPED_HEADERS = {
 /** Whether a header (its name in lower case) is dropped from a task. */
 export function isDroppedHeader(lower: string): boolean {
   if ((DROPPED_HEADERS.kept as readonly string[]).includes(lower)) return false;
-  return DROPPED_HEADERS.prefixes.some((prefix) => lower.startsWith(prefix)) || (DROPPED_HEADERS.names as readonly string[]).includes(lower);
+  return (
+    DROPPED_HEADERS.prefixes.some((prefix) => lower.startsWith(prefix)) ||
+    (DROPPED_HEADERS.names as readonly string[]).includes(lower)
+  );
 }
 
 /**

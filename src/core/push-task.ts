@@ -15,7 +15,14 @@ import {
   type PushMethod,
 } from './push-rules.js';
 import { pathClimbsOut } from './push-url.js';
-import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, routeOfTarget, type QueueConfig, type RetryParameters, type TargetRoutes } from './queue-config.js';
+import {
+  DEFAULT_PUSH_SETTINGS,
+  DEFAULT_RETRY_PARAMETERS,
+  routeOfTarget,
+  type QueueConfig,
+  type RetryParameters,
+  type TargetRoutes,
+} from './queue-config.js';
 
 export { PUSH_LIMITS, PUSH_METHODS, type PushMethod } from './push-rules.js';
 
@@ -92,7 +99,11 @@ export function validatePushTask(
     new QueueError(code, `task "${name}": ${message}`, { ...where(field), task: name });
   const rawMethod = options.method ?? DEFAULT_PUSH_METHOD;
   if (rawMethod === 'PULL') {
-    throw new QueueError('INVALID_QUEUE_MODE', `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`, where('method'));
+    throw new QueueError(
+      'INVALID_QUEUE_MODE',
+      `queue "${queue.name}" is a push queue; a PULL task cannot be added to it`,
+      where('method'),
+    );
   }
   const push = queue.push ?? DEFAULT_PUSH_SETTINGS;
   const cron = (options as CronFiringOptions)[CRON_FIRING];
@@ -104,7 +115,10 @@ export function validatePushTask(
   if ((push.baseUrl === undefined ? (push.targetUrl ?? undefined) : push.baseUrl) === null) {
     const target = cron?.target;
     if (target === undefined || routes === undefined || routeOfTarget(target, routes) === null) {
-      const unrouted = cron?.target === undefined ? '' : `cron job "${cron.job}": target "${cron.target}" has no route in TASKQUEUE_TARGET_URLS, and `;
+      const unrouted =
+        cron?.target === undefined
+          ? ''
+          : `cron job "${cron.job}": target "${cron.target}" has no route in TASKQUEUE_TARGET_URLS, and `;
       throw new QueueError(
         'INVALID_REQUEST',
         `${unrouted}push queue "${queue.name}" has nowhere to deliver: set <target-url> (target_url in queue.yaml) on the queue or TASKQUEUE_PUSH_BASE_URL`,
@@ -114,13 +128,20 @@ export function validatePushTask(
   }
   const method = (rawMethod === 'PUSH' ? DEFAULT_PUSH_METHOD : rawMethod) as PushMethod;
   if (!PUSH_METHODS.includes(method)) {
-    throw bad('method', `method must be one of ${PUSH_METHODS.join(', ')} (or PULL for a pull queue), got ${JSON.stringify(rawMethod)}`);
+    throw bad(
+      'method',
+      `method must be one of ${PUSH_METHODS.join(', ')} (or PULL for a pull queue), got ${JSON.stringify(rawMethod)}`,
+    );
   }
-  if (options.tag !== undefined && options.tag !== null) throw bad('tag', 'tags belong to pull tasks; a push task has none');
+  if (options.tag !== undefined && options.tag !== null)
+    throw bad('tag', 'tags belong to pull tasks; a push task has none');
 
   let url = options.url ?? `${DEFAULT_PUSH_URL_PREFIX}${queue.name}`;
   if (typeof url !== 'string' || !URL_PATH.test(url)) {
-    throw bad('url', `url must be a path starting with "/" (printable characters, no spaces, no fragment), got ${JSON.stringify(String(url).slice(0, 80))}`);
+    throw bad(
+      'url',
+      `url must be a path starting with "/" (printable characters, no spaces, no fragment), got ${JSON.stringify(String(url).slice(0, 80))}`,
+    );
   }
 
   const headers = headerPairs(options.headers, bad);
@@ -141,12 +162,19 @@ export function validatePushTask(
   if (!BODY_METHODS.includes(method) && payload.byteLength > 0) {
     throw bad('payload', `a ${method} task cannot have a body (only POST, PUT and PATCH can)`, 'INVALID_PAYLOAD');
   }
-  if (url.length > PUSH_LIMITS.maxUrlLength) throw bad('url', `url is ${url.length} characters; the limit is ${PUSH_LIMITS.maxUrlLength}`);
+  if (url.length > PUSH_LIMITS.maxUrlLength)
+    throw bad('url', `url is ${url.length} characters; the limit is ${PUSH_LIMITS.maxUrlLength}`);
   if (pathClimbsOut(url)) {
-    throw bad('url', `url ${JSON.stringify(url.slice(0, 80))} climbs above its root with "..": it would leave the path of the queue's target URL`);
+    throw bad(
+      'url',
+      `url ${JSON.stringify(url.slice(0, 80))} climbs above its root with "..": it would leave the path of the queue's target URL`,
+    );
   }
 
-  const size = Buffer.byteLength(url) + headers.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) + payload.byteLength;
+  const size =
+    Buffer.byteLength(url) +
+    headers.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) +
+    payload.byteLength;
   if (size > PUSH_LIMITS.maxTaskBytes) {
     throw new QueueError(
       'TASK_TOO_LARGE',
@@ -158,8 +186,16 @@ export function validatePushTask(
   let deadlineSeconds: number | null = null;
   if (options.dispatchDeadlineSeconds !== undefined) {
     const d = options.dispatchDeadlineSeconds;
-    if (typeof d !== 'number' || !Number.isFinite(d) || d < PUSH_LIMITS.minDeadlineSeconds || d > PUSH_LIMITS.maxDeadlineSeconds) {
-      throw bad('dispatchDeadlineSeconds', `dispatchDeadlineSeconds must be from ${PUSH_LIMITS.minDeadlineSeconds} to ${PUSH_LIMITS.maxDeadlineSeconds} (24 hours), got ${String(d)}`);
+    if (
+      typeof d !== 'number' ||
+      !Number.isFinite(d) ||
+      d < PUSH_LIMITS.minDeadlineSeconds ||
+      d > PUSH_LIMITS.maxDeadlineSeconds
+    ) {
+      throw bad(
+        'dispatchDeadlineSeconds',
+        `dispatchDeadlineSeconds must be from ${PUSH_LIMITS.minDeadlineSeconds} to ${PUSH_LIMITS.maxDeadlineSeconds} (24 hours), got ${String(d)}`,
+      );
     }
     deadlineSeconds = d;
   }
@@ -171,7 +207,10 @@ export function validatePushTask(
  * push-rules.ts). The count is checked before a pair is read and each pair
  * costs the same, so a hostile list costs no more than the limit's.
  */
-function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, message: string) => QueueError): [string, string][] {
+function headerPairs(
+  headers: PushTaskOptions['headers'],
+  bad: (field: string, message: string) => QueueError,
+): [string, string][] {
   if (headers === undefined) return [];
   if (typeof headers !== 'object' || headers === null) {
     throw bad('headers', 'headers must be an object of names to values, or a list of [name, value] pairs');
@@ -186,26 +225,40 @@ function headerPairs(headers: PushTaskOptions['headers'], bad: (field: string, m
   let bytes = 0;
   for (const pair of pairs) {
     const [key, value] = Array.isArray(pair) ? pair : [undefined, undefined];
-    if (typeof key !== 'string' || !HEADER_NAME.test(key)) throw bad('headers', `header name ${JSON.stringify(key)} is not a valid HTTP header name`);
+    if (typeof key !== 'string' || !HEADER_NAME.test(key))
+      throw bad('headers', `header name ${JSON.stringify(key)} is not a valid HTTP header name`);
     if (typeof value !== 'string' || !HEADER_VALUE.test(value)) {
-      throw bad('headers', `header ${key} must have a string value of tab, space, visible ASCII and U+0080 to U+00FF only (no control characters, nothing above U+00FF): the HTTP client sends no other`);
+      throw bad(
+        'headers',
+        `header ${key} must have a string value of tab, space, visible ASCII and U+0080 to U+00FF only (no control characters, nothing above U+00FF): the HTTP client sends no other`,
+      );
     }
     const lower = key.toLowerCase();
     if ((REFUSED_HEADERS as readonly string[]).includes(lower)) {
-      throw bad('headers', `header ${key} cannot be sent: the HTTP client refuses ${REFUSED_HEADERS.join(', ')} (it manages the connection itself)`);
+      throw bad(
+        'headers',
+        `header ${key} cannot be sent: the HTTP client refuses ${REFUSED_HEADERS.join(', ')} (it manages the connection itself)`,
+      );
     }
     bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
     if (isDroppedHeader(lower)) continue;
     out.push([key, value]);
   }
   if (bytes > PUSH_LIMITS.maxHeaderBytes) {
-    throw bad('headers', `headers are ${bytes} bytes; a push task's headers may have at most ${PUSH_LIMITS.maxHeaderBytes} (names and values)`);
+    throw bad(
+      'headers',
+      `headers are ${bytes} bytes; a push task's headers may have at most ${PUSH_LIMITS.maxHeaderBytes} (names and values)`,
+    );
   }
   return out;
 }
 
-function formEncode(params: NonNullable<PushTaskOptions['params']>, bad: (field: string, message: string) => QueueError): string {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) throw bad('params', 'params must be an object of names to values');
+function formEncode(
+  params: NonNullable<PushTaskOptions['params']>,
+  bad: (field: string, message: string) => QueueError,
+): string {
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw bad('params', 'params must be an object of names to values');
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     const values: readonly unknown[] = Array.isArray(value) ? value : [value];
@@ -217,7 +270,10 @@ function formEncode(params: NonNullable<PushTaskOptions['params']>, bad: (field:
   return form.toString();
 }
 
-function toBytes(payload: PushTaskOptions['payload'], bad: (field: string, message: string, code: 'INVALID_PAYLOAD') => QueueError): Uint8Array {
+function toBytes(
+  payload: PushTaskOptions['payload'],
+  bad: (field: string, message: string, code: 'INVALID_PAYLOAD') => QueueError,
+): Uint8Array {
   if (payload === undefined) return new Uint8Array(0);
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
   if (payload instanceof Uint8Array) return payload;
@@ -231,7 +287,10 @@ function retryRules(options: TaskRetryOptions, bad: (field: string, message: str
     const v = options[key];
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max || (integer && !Number.isInteger(v))) {
-      throw bad('retryOptions', `retryOptions.${key} must be ${integer ? 'an integer' : 'a number'} from 0 to ${max}, got ${String(v)}`);
+      throw bad(
+        'retryOptions',
+        `retryOptions.${key} must be ${integer ? 'an integer' : 'a number'} from 0 to ${max}, got ${String(v)}`,
+      );
     }
     return v;
   };
@@ -242,7 +301,10 @@ function retryRules(options: TaskRetryOptions, bad: (field: string, message: str
   const doublings = num('maxDoublings');
   if (age === 0) throw bad('retryOptions', 'retryOptions.taskAgeLimitSeconds must be more than 0');
   if (min !== undefined && max !== undefined && min > max) {
-    throw bad('retryOptions', `retryOptions.minBackoffSeconds (${min}) must not be greater than maxBackoffSeconds (${max})`);
+    throw bad(
+      'retryOptions',
+      `retryOptions.minBackoffSeconds (${min}) must not be greater than maxBackoffSeconds (${max})`,
+    );
   }
   const d = DEFAULT_RETRY_PARAMETERS;
   return {

@@ -109,7 +109,11 @@ export function routeOfTarget(target: string, routes: TargetRoutes): string | nu
  * (the start log warns: unroutedTargets). The routes are kept with it: a
  * cron job's target goes by them too (validatePushTask, the dispatcher).
  */
-export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null, routes: TargetRoutes = new Map()): ServiceConfig {
+export function withPushBaseUrl(
+  config: ServiceConfig,
+  baseUrl: string | null,
+  routes: TargetRoutes = new Map(),
+): ServiceConfig {
   return {
     ...config,
     targetRoutes: routes,
@@ -123,10 +127,19 @@ export function withPushBaseUrl(config: ServiceConfig, baseUrl: string | null, r
 }
 
 /** Push queues whose `<target>` has no route (and no `<target-url>` decides instead): their tasks go to TASKQUEUE_PUSH_BASE_URL. */
-export function unroutedTargets(config: ServiceConfig, routes: TargetRoutes): { readonly queue: string; readonly target: string }[] {
+export function unroutedTargets(
+  config: ServiceConfig,
+  routes: TargetRoutes,
+): { readonly queue: string; readonly target: string }[] {
   return config.queues.flatMap((queue) => {
     const target = queue.push?.target ?? null;
-    if (queue.mode !== 'push' || target === null || queue.push?.targetUrl != null || routeOfTarget(target, routes) !== null) return [];
+    if (
+      queue.mode !== 'push' ||
+      target === null ||
+      queue.push?.targetUrl != null ||
+      routeOfTarget(target, routes) !== null
+    )
+      return [];
     return [{ queue: queue.name, target }];
   });
 }

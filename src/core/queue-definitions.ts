@@ -60,7 +60,11 @@ export function definitionsFingerprint(config: ServiceConfig): string {
  * `partial` names the queues whose stored row predates sql/0029 (no retry
  * parameters or ACL kept): only their columns are compared.
  */
-export function definitionDifferences(own: ServiceConfig, stored: ServiceConfig, partial: ReadonlySet<string> = new Set()): string[] {
+export function definitionDifferences(
+  own: ServiceConfig,
+  stored: ServiceConfig,
+  partial: ReadonlySet<string> = new Set(),
+): string[] {
   const differences: string[] = [];
   const byName = new Map(stored.queues.map((queue) => [queue.name, queue]));
   for (const queue of own.queues) {
@@ -73,13 +77,29 @@ export function definitionDifferences(own: ServiceConfig, stored: ServiceConfig,
     if (fields.length > 0) differences.push(`"${queue.name}" differs in ${fields.join(', ')}`);
   }
   if (own.totalStorageLimitBytes !== stored.totalStorageLimitBytes) {
-    differences.push(`the total storage limit differs (${String(own.totalStorageLimitBytes)} here, ${String(stored.totalStorageLimitBytes)} in the database)`);
+    differences.push(
+      `the total storage limit differs (${String(own.totalStorageLimitBytes)} here, ${String(stored.totalStorageLimitBytes)} in the database)`,
+    );
   }
   return differences;
 }
 
-const COMPARED: readonly (keyof QueueConfig)[] = ['mode', 'maxLeases', 'storageLimitBytes', 'leaseRate', 'push', 'retry', 'acl'];
-const COLUMNS_ONLY: ReadonlySet<keyof QueueConfig> = new Set(['mode', 'maxLeases', 'storageLimitBytes', 'leaseRate', 'push']);
+const COMPARED: readonly (keyof QueueConfig)[] = [
+  'mode',
+  'maxLeases',
+  'storageLimitBytes',
+  'leaseRate',
+  'push',
+  'retry',
+  'acl',
+];
+const COLUMNS_ONLY: ReadonlySet<keyof QueueConfig> = new Set([
+  'mode',
+  'maxLeases',
+  'storageLimitBytes',
+  'leaseRate',
+  'push',
+]);
 
 /** The fields of two definitions of one queue that differ, as the file names them loosely (`push` covers rate, bucket, target). */
 function changedFields(a: QueueConfig, b: QueueConfig, columnsOnly: boolean): string[] {
@@ -92,9 +112,10 @@ function changedFields(a: QueueConfig, b: QueueConfig, columnsOnly: boolean): st
     retry: 'retry parameters',
     acl: 'acl',
   };
-  return COMPARED.filter((field) => (!columnsOnly || COLUMNS_ONLY.has(field)) && canonicalJson(a[field] ?? null) !== canonicalJson(b[field] ?? null)).map(
-    (field) => names[field]!,
-  );
+  return COMPARED.filter(
+    (field) =>
+      (!columnsOnly || COLUMNS_ONLY.has(field)) && canonicalJson(a[field] ?? null) !== canonicalJson(b[field] ?? null),
+  ).map((field) => names[field]!);
 }
 
 /** Whether two definitions of a queue say the same (base URLs aside). */
@@ -111,7 +132,11 @@ export function isBuiltInCronQueue(queue: QueueConfig): boolean {
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .filter(([, x]) => x !== undefined)
+            .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)),
+        )
       : v,
   );
 }

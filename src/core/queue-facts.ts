@@ -13,7 +13,11 @@ export function queueFacts(queue: QueueConfig, routes: TargetRoutes = new Map())
 
 function pullFacts(queue: QueueConfig): string[] {
   const facts = ['pull', leaseLimit(queue.maxLeases)];
-  facts.push(queue.leaseRate === null ? 'lease rate unlimited' : `lease rate ${queue.leaseRate.calls}/${queue.leaseRate.windowSeconds}s`);
+  facts.push(
+    queue.leaseRate === null
+      ? 'lease rate unlimited'
+      : `lease rate ${queue.leaseRate.calls}/${queue.leaseRate.windowSeconds}s`,
+  );
   if (queue.storageLimitBytes !== null) facts.push(`storage limit ${queue.storageLimitBytes} B`);
   if (queue.acl.userEmails.length + queue.acl.writerEmails.length > 0) {
     facts.push(`acl ${queue.acl.userEmails.length} user(s), ${queue.acl.writerEmails.length} writer(s)`);
@@ -23,7 +27,8 @@ function pullFacts(queue: QueueConfig): string[] {
 
 function leaseLimit(maxLeases: number | null): string {
   if (maxLeases === null) return 'leases unlimited';
-  if (maxLeases === 0) return 'retry limit 0: never leased, each task goes to the dead letters at its first lease attempt (App Engine)';
+  if (maxLeases === 0)
+    return 'retry limit 0: never leased, each task goes to the dead letters at its first lease attempt (App Engine)';
   return `at most ${maxLeases} lease(s)`;
 }
 
@@ -56,7 +61,8 @@ function destination(push: typeof DEFAULT_PUSH_SETTINGS, routes: TargetRoutes): 
 
 /** App Engine's rule (mayRetry): with both limits, a task is retried while either allows it. */
 function retries(limit: number | null, ageLimitSeconds: number | null): string {
-  const count = limit === null ? null : limit === 0 ? 'no retry (one attempt)' : `up to ${limit} retries (${limit + 1} attempts)`;
+  const count =
+    limit === null ? null : limit === 0 ? 'no retry (one attempt)' : `up to ${limit} retries (${limit + 1} attempts)`;
   if (ageLimitSeconds === null) return count ?? 'retries unlimited';
   if (count === null) return `retried until ${ageLimitSeconds} s after the first attempt`;
   return `${count}, or more while under ${ageLimitSeconds} s since the first attempt`;

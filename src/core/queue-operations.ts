@@ -58,8 +58,15 @@ export class QueueOperations {
   readonly #operator: Operator;
 
   constructor(ctx: QueueContext, queue: TaskQueue, operator: Operator) {
-    if (typeof operator?.actor !== 'string' || operator.actor === '' || typeof operator.source !== 'string' || operator.source === '') {
-      throw new QueueError('INVALID_REQUEST', 'an operator needs an actor and a source (for the audit log)', { queue: ctx.ref.queueName });
+    if (
+      typeof operator?.actor !== 'string' ||
+      operator.actor === '' ||
+      typeof operator.source !== 'string' ||
+      operator.source === ''
+    ) {
+      throw new QueueError('INVALID_REQUEST', 'an operator needs an actor and a source (for the audit log)', {
+        queue: ctx.ref.queueName,
+      });
     }
     this.#ctx = ctx;
     this.#queue = queue;
@@ -111,9 +118,13 @@ export class QueueOperations {
   async deleteTasks(names: readonly string[]): Promise<boolean[]> {
     this.#requireNames(names, 'deleteTasks');
     if (names.length > LIMITS.maxTasksPerDelete) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${names.length}`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${names.length}`,
+        {
+          queue: this.name,
+        },
+      );
     }
     const unique = [...new Set(names)];
     const deleted = new Set(
@@ -137,7 +148,11 @@ export class QueueOperations {
    */
   async releaseLease(name: string): Promise<{ task: Task; released: boolean }> {
     this.#requireNames([name], 'releaseLease');
-    const result = await this.#ctx.store.releaseLease({ ...this.#ctx.ref, name, audit: this.#intent('release_lease', name) });
+    const result = await this.#ctx.store.releaseLease({
+      ...this.#ctx.ref,
+      name,
+      audit: this.#intent('release_lease', name),
+    });
     if (result) return result;
     throw await missingTaskError(this.#ctx, name);
   }
@@ -152,9 +167,13 @@ export class QueueOperations {
   async releaseLeases(names: readonly string[]): Promise<boolean[]> {
     this.#requireNames(names, 'releaseLeases');
     if (names.length > LIMITS.maxTasksPerDelete) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} leases may be released at once, got ${names.length}`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerDelete} leases may be released at once, got ${names.length}`,
+        {
+          queue: this.name,
+        },
+      );
     }
     if (names.length === 0) return [];
     const unique = [...new Set(names)];
@@ -190,7 +209,11 @@ export class QueueOperations {
     const target = unique?.length === 1 ? unique[0]! : null;
     let redriven = 0;
     try {
-      redriven = await this.#ctx.store.redriveDeadLetters({ ...this.#ctx.ref, names: unique, batchSize: REDRIVE_BATCH });
+      redriven = await this.#ctx.store.redriveDeadLetters({
+        ...this.#ctx.ref,
+        names: unique,
+        batchSize: REDRIVE_BATCH,
+      });
     } catch (error) {
       // Earlier batches were put back before a later one failed: they are recorded.
       const done = isQueueError(error) ? error.details.redriven : undefined;
@@ -215,9 +238,13 @@ export class QueueOperations {
   async deleteDeadLetters(names: readonly string[]): Promise<number> {
     this.#requireNames(names, 'deleteDeadLetters');
     if (names.length > LIMITS.maxTasksPerDelete) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} dead letters may be deleted at once, got ${names.length}`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerDelete} dead letters may be deleted at once, got ${names.length}`,
+        {
+          queue: this.name,
+        },
+      );
     }
     // No names asked for: nothing to do, and nothing to record.
     if (names.length === 0) return 0;
@@ -276,7 +303,10 @@ export class QueueOperations {
     const limit = requireIntegerIn(options.limit, 'limit', 1, 1000, this.name);
     const after = options.after;
     if (after && (!Number.isSafeInteger(after.diedUsec) || typeof after.name !== 'string')) {
-      throw new QueueError('INVALID_REQUEST', 'after must be a dead letter (integer diedUsec and a name)', { queue: this.name, field: 'after' });
+      throw new QueueError('INVALID_REQUEST', 'after must be a dead letter (integer diedUsec and a name)', {
+        queue: this.name,
+        field: 'after',
+      });
     }
     const tag = options.tag === undefined ? null : validateTag(options.tag, { queue: this.name, field: 'tag' });
     return this.#ctx.store.listDeadLetters({
@@ -304,7 +334,10 @@ export class QueueOperations {
    * or the retry limit), newest first, with the reason each task went.
    */
   async listTombstones(options: { limit?: number } = {}): Promise<Tombstone[]> {
-    return this.#ctx.store.listTombstones({ ...this.#ctx.ref, limit: requireIntegerIn(options.limit ?? 50, 'limit', 1, 1000, this.name) });
+    return this.#ctx.store.listTombstones({
+      ...this.#ctx.ref,
+      limit: requireIntegerIn(options.limit ?? 50, 'limit', 1, 1000, this.name),
+    });
   }
 
   /**
@@ -331,7 +364,9 @@ export class QueueOperations {
   /** Task names only: anything else (markup, 600 characters) is refused before it reaches the store or the log. */
   #requireNames(names: readonly string[], method: string): void {
     if (!Array.isArray(names) || names.some((name) => typeof name !== 'string' || !TASK_NAME_PATTERN.test(name))) {
-      throw new QueueError('INVALID_TASK_NAME', `${method} takes task names (letters, digits, _ and -; 1 to 500)`, { queue: this.name });
+      throw new QueueError('INVALID_TASK_NAME', `${method} takes task names (letters, digits, _ and -; 1 to 500)`, {
+        queue: this.name,
+      });
     }
   }
 }

@@ -26,7 +26,12 @@ export function retryBackoffSeconds(n: number, parameters: RetryParameters): num
  * both are passed; with neither it retries forever (App Engine's stub,
  * `Retry.CanRetry`).
  */
-export function mayRetry(retries: number, ageSeconds: number, retryLimit: number | null, parameters: RetryParameters): boolean {
+export function mayRetry(
+  retries: number,
+  ageSeconds: number,
+  retryLimit: number | null,
+  parameters: RetryParameters,
+): boolean {
   const { ageLimitSeconds } = parameters;
   if (retryLimit === null && ageLimitSeconds === null) return true;
   const withinCount = retryLimit !== null && retries <= retryLimit;

@@ -46,7 +46,12 @@ const RETRY_KEYS = ['taskRetryLimit', 'taskAgeLimitSeconds', 'minBackoffSeconds'
 
 /** A task as an export line. */
 export function toExportLine(task: Task): ExportLine {
-  const line = { name: task.name, etaUsec: task.etaUsec, tag: task.tag, payloadBase64: task.payload.toString('base64') };
+  const line = {
+    name: task.name,
+    etaUsec: task.etaUsec,
+    tag: task.tag,
+    payloadBase64: task.payload.toString('base64'),
+  };
   return task.push ? { ...line, push: exportedPush(task.push) } : line;
 }
 
@@ -70,7 +75,12 @@ function exportedPush(push: PushRequest): ExportedPushRequest {
 
 /** An export line as the task to add (the add checks a push request again, as any other). */
 export function importedTask(line: ExportLine): TaskOptions {
-  const task = { name: line.name, etaUsec: line.etaUsec, tag: line.tag, payload: Buffer.from(line.payloadBase64, 'base64') };
+  const task = {
+    name: line.name,
+    etaUsec: line.etaUsec,
+    tag: line.tag,
+    payload: Buffer.from(line.payloadBase64, 'base64'),
+  };
   const push = line.push;
   if (!push) return task;
   return {
@@ -95,13 +105,20 @@ export function parseExportLine(value: unknown, line: number): ExportLine {
   };
   const record = objectOf(value, KEYS, 'a JSON object', fail);
   const { name, etaUsec, tag, payloadBase64 } = record;
-  if (typeof name !== 'string' || !TASK_NAME_PATTERN.test(name)) fail('name must be a task name (letters, digits, _ and -; 1 to 500)');
-  if (typeof etaUsec !== 'number' || !Number.isSafeInteger(etaUsec) || etaUsec < 0) fail('etaUsec must be microseconds since the epoch');
+  if (typeof name !== 'string' || !TASK_NAME_PATTERN.test(name))
+    fail('name must be a task name (letters, digits, _ and -; 1 to 500)');
+  if (typeof etaUsec !== 'number' || !Number.isSafeInteger(etaUsec) || etaUsec < 0)
+    fail('etaUsec must be microseconds since the epoch');
   if (tag !== undefined && tag !== null && typeof tag !== 'string') fail('tag must be a string or null');
   if (typeof payloadBase64 !== 'string' || !BASE64.test(payloadBase64) || payloadBase64.length % 4 !== 0) {
     fail('payloadBase64 must be standard, padded base64');
   }
-  const parsed = { name: name as string, etaUsec: etaUsec as number, tag: (tag as string | null | undefined) ?? null, payloadBase64: payloadBase64 as string };
+  const parsed = {
+    name: name as string,
+    etaUsec: etaUsec as number,
+    tag: (tag as string | null | undefined) ?? null,
+    payloadBase64: payloadBase64 as string,
+  };
   return record.push === undefined ? parsed : { ...parsed, push: parsePush(record.push, fail) };
 }
 
@@ -113,15 +130,20 @@ function parsePush(value: unknown, fail: (why: string) => never): ExportedPushRe
   const push = objectOf(value, PUSH_KEYS, 'push to be an object', fail, 'push.');
   const { url, method, headers, retryOptions, dispatchDeadlineSeconds } = push;
   if (typeof url !== 'string') fail('push.url must be a string');
-  if (typeof method !== 'string' || !(PUSH_METHODS as readonly string[]).includes(method)) fail(`push.method must be one of ${PUSH_METHODS.join(', ')}`);
+  if (typeof method !== 'string' || !(PUSH_METHODS as readonly string[]).includes(method))
+    fail(`push.method must be one of ${PUSH_METHODS.join(', ')}`);
   const pairs = headers ?? [];
-  if (!Array.isArray(pairs) || !pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))) {
+  if (
+    !Array.isArray(pairs) ||
+    !pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === 'string'))
+  ) {
     fail('push.headers must be a list of [name, value] pairs of strings');
   }
   let retry: TaskRetryOptions | null = null;
   if (retryOptions !== undefined && retryOptions !== null) {
     const options = objectOf(retryOptions, RETRY_KEYS, 'push.retryOptions to be an object', fail, 'push.retryOptions.');
-    for (const [key, v] of Object.entries(options)) if (typeof v !== 'number') fail(`push.retryOptions.${key} must be a number`);
+    for (const [key, v] of Object.entries(options))
+      if (typeof v !== 'number') fail(`push.retryOptions.${key} must be a number`);
     retry = options as TaskRetryOptions;
   }
   const deadline = dispatchDeadlineSeconds ?? null;
@@ -136,7 +158,13 @@ function parsePush(value: unknown, fail: (why: string) => never): ExportedPushRe
 }
 
 /** `value` as a plain object with no key outside `keys`. */
-function objectOf(value: unknown, keys: readonly string[], expected: string, fail: (why: string) => never, prefix = ''): Record<string, unknown> {
+function objectOf(
+  value: unknown,
+  keys: readonly string[],
+  expected: string,
+  fail: (why: string) => never,
+  prefix = '',
+): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(`expected ${expected}`);
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {

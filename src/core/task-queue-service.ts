@@ -47,7 +47,12 @@ export class TaskQueueService {
   #cleanupRunning: Promise<unknown> | null = null;
   #closed = false;
 
-  constructor(store: TaskStore, config: ServiceConfig, queueIds: ReadonlyMap<string, number>, options: TaskQueueServiceOptions = {}) {
+  constructor(
+    store: TaskStore,
+    config: ServiceConfig,
+    queueIds: ReadonlyMap<string, number>,
+    options: TaskQueueServiceOptions = {},
+  ) {
     this.#store = store;
     this.#config = config;
     this.#retentionMs = options.tombstoneRetentionMs ?? DEFAULT_TOMBSTONE_RETENTION_MS;
@@ -56,7 +61,8 @@ export class TaskQueueService {
     this.#logger = options.logger ?? silentLogger;
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
-      if (id === undefined) throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
+      if (id === undefined)
+        throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
       const ctx: QueueContext = {
         store,
         config: queue,
@@ -105,7 +111,9 @@ export class TaskQueueService {
   #entry(name: string): { readonly queue: TaskQueue; readonly ctx: QueueContext } {
     const entry = this.#queues.get(name);
     if (!entry) {
-      throw new QueueError('UNKNOWN_QUEUE', `queue "${name}" is not defined in ${this.#config.source}`, { queue: name });
+      throw new QueueError('UNKNOWN_QUEUE', `queue "${name}" is not defined in ${this.#config.source}`, {
+        queue: name,
+      });
     }
     return entry;
   }
@@ -128,7 +136,9 @@ export class TaskQueueService {
    */
   async overview(names?: readonly string[]): Promise<QueueOverview[]> {
     const wanted = names === undefined ? null : new Set(names);
-    const ids = [...this.#queues.values()].filter(({ queue }) => wanted === null || wanted.has(queue.name)).map(({ queue }) => queue.id);
+    const ids = [...this.#queues.values()]
+      .filter(({ queue }) => wanted === null || wanted.has(queue.name))
+      .map(({ queue }) => queue.id);
     if (ids.length === 0) return [];
     const rows = await this.#store.overview({ queueIds: ids });
     const byName = new Map(rows.map((row) => [row.name, row]));
@@ -138,7 +148,11 @@ export class TaskQueueService {
   /** Runs the cleanup job once (it also runs on a timer). Concurrent calls share one run. */
   runCleanup(): Promise<unknown> {
     this.#cleanupRunning ??= this.#store
-      .cleanup({ tombstoneRetentionMs: this.#retentionMs, deadLetterRetentionMs: this.#deadLetterRetentionMs, batchSize: 5000 })
+      .cleanup({
+        tombstoneRetentionMs: this.#retentionMs,
+        deadLetterRetentionMs: this.#deadLetterRetentionMs,
+        batchSize: 5000,
+      })
       .finally(() => {
         this.#cleanupRunning = null;
       });

@@ -113,10 +113,14 @@ export class TaskQueue {
     checkKnownAddOptions(options, this.name);
     if (list.length === 0) return [];
     if (list.length > LIMITS.maxTasksPerAdd) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerAdd} tasks may be added at once, got ${list.length}`, {
-        queue: this.name,
-        limit: LIMITS.maxTasksPerAdd,
-      });
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerAdd} tasks may be added at once, got ${list.length}`,
+        {
+          queue: this.name,
+          limit: LIMITS.maxTasksPerAdd,
+        },
+      );
     }
     const validated = list.map((task, i) => validateNewTask(this.#ctx.config, task, i, this.#ctx.routes));
     // The 5-per-transaction limit is counted inside the caller's transaction
@@ -150,12 +154,19 @@ export class TaskQueue {
     this.#requirePull('lease');
     const maxTasks = requireIntegerIn(options.maxTasks, 'maxTasks', 1, LIMITS.maxTasksPerLease, this.name);
     const leaseMs = this.#leaseMs(options.lease, options.unit);
-    const budget = requireIntegerIn(options.payloadLimitBytes ?? LIMITS.maxLeasePayloadBytes, 'payloadLimitBytes', 0, LIMITS.maxLeasePayloadBytes, this.name);
+    const budget = requireIntegerIn(
+      options.payloadLimitBytes ?? LIMITS.maxLeasePayloadBytes,
+      'payloadLimitBytes',
+      0,
+      LIMITS.maxLeasePayloadBytes,
+      this.name,
+    );
     const waitMs = requireIntegerIn(options.waitMs ?? 0, 'waitMs', 0, LIMITS.maxLeaseWaitMs, this.name);
 
     // Without a tag, "group by tag" takes the tag of the oldest leasable task: the lease statement picks it.
     const tag = validateTag(options.tag, { queue: this.name, field: 'tag' });
-    const filter: TagFilter = tag !== null ? { kind: 'tag', tag } : options.groupByTag ? { kind: 'oldest' } : { kind: 'any' };
+    const filter: TagFilter =
+      tag !== null ? { kind: 'tag', tag } : options.groupByTag ? { kind: 'oldest' } : { kind: 'any' };
     const params: TaskLeaseParams = {
       ...this.#ctx.ref,
       maxTasks,
@@ -168,12 +179,20 @@ export class TaskQueue {
     const leaseOnce = (p: TaskLeaseParams) => this.#leaseOnce(p);
     const result =
       waitMs > 0
-        ? await leaseWithWait(this.#ctx.store, leaseOnce, params, { waitMs, signal: options.signal, now: this.#ctx.now })
+        ? await leaseWithWait(this.#ctx.store, leaseOnce, params, {
+            waitMs,
+            signal: options.signal,
+            now: this.#ctx.now,
+          })
         : await leaseOnce(params);
     if (result.paused) {
-      throw new QueueError('QUEUE_PAUSED', `queue "${this.name}" is paused; leases return no tasks until it is resumed`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'QUEUE_PAUSED',
+        `queue "${this.name}" is paused; leases return no tasks until it is resumed`,
+        {
+          queue: this.name,
+        },
+      );
     }
     return result.tasks;
   }
@@ -216,11 +235,17 @@ export class TaskQueue {
    * modifyTaskLease, plus an optional tag or last error change (the REST
    * update and patch methods). `null` clears either; leaving it out keeps it.
    */
-  async updateTask(task: TaskLeaseRef, change: { lease: number; unit?: TimeUnit; tag?: string | null; lastError?: string | null }): Promise<Task> {
+  async updateTask(
+    task: TaskLeaseRef,
+    change: { lease: number; unit?: TimeUnit; tag?: string | null; lastError?: string | null },
+  ): Promise<Task> {
     this.#requirePull('modify the lease of');
     const leaseMs = this.#leaseMs(change.lease, change.unit);
     if (!Number.isSafeInteger(task.etaUsec)) {
-      throw new QueueError('INVALID_REQUEST', 'the task must carry its lease token (etaUsec)', { queue: this.name, field: 'etaUsec' });
+      throw new QueueError('INVALID_REQUEST', 'the task must carry its lease token (etaUsec)', {
+        queue: this.name,
+        field: 'etaUsec',
+      });
     }
     const tag = change.tag === undefined ? undefined : validateTag(change.tag, { queue: this.name, field: 'tag' });
     // A modify that matched nothing is explained by the store (lease
@@ -274,9 +299,13 @@ export class TaskQueue {
   async deleteTask(tasks: string | TaskLeaseRef | readonly (string | TaskLeaseRef)[]): Promise<boolean | boolean[]> {
     const list = Array.isArray(tasks) ? tasks : [tasks as string | TaskLeaseRef];
     if (list.length > LIMITS.maxTasksPerDelete) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${list.length}`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${list.length}`,
+        {
+          queue: this.name,
+        },
+      );
     }
     const names = list.map((t) => (typeof t === 'string' ? t : t.name));
     for (const name of names) {
@@ -331,16 +360,23 @@ export class TaskQueue {
 
   #requirePull(action: string): void {
     if (this.#ctx.config.mode !== 'pull') {
-      throw new QueueError('INVALID_QUEUE_MODE', `cannot ${action} tasks of push queue "${this.name}"; only pull queues can be leased`, {
-        queue: this.name,
-      });
+      throw new QueueError(
+        'INVALID_QUEUE_MODE',
+        `cannot ${action} tasks of push queue "${this.name}"; only pull queues can be leased`,
+        {
+          queue: this.name,
+        },
+      );
     }
   }
 
   #leaseMs(lease: number, unit: TimeUnit | undefined): number {
     const ms = durationToMs(lease, unit ?? 'seconds', 'lease');
     if (ms > LIMITS.maxLeaseMs) {
-      throw new QueueError('INVALID_REQUEST', `a lease may last at most one week (604800 seconds)`, { queue: this.name, field: 'lease' });
+      throw new QueueError('INVALID_REQUEST', `a lease may last at most one week (604800 seconds)`, {
+        queue: this.name,
+        field: 'lease',
+      });
     }
     return ms;
   }

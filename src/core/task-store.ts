@@ -115,9 +115,7 @@ export interface TaskInsertParams extends QueueRef {
  * which the lease statement itself finds ("group by tag" without a tag).
  */
 export type TagFilter =
-  | { readonly kind: 'any' }
-  | { readonly kind: 'tag'; readonly tag: string }
-  | { readonly kind: 'oldest' };
+  { readonly kind: 'any' } | { readonly kind: 'tag'; readonly tag: string } | { readonly kind: 'oldest' };
 
 export interface TaskLeaseParams extends QueueRef {
   readonly maxTasks: number;

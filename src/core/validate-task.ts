@@ -15,7 +15,12 @@ import { checkKnownTaskFields } from './known-task-fields.js';
  * `routes` (TASKQUEUE_TARGET_URLS) say whether a cron firing's target has
  * somewhere to go; absent where the process does not know them.
  */
-export function validateNewTask(queue: QueueConfig, options: TaskOptions, index: number, routes?: TargetRoutes): NewTask {
+export function validateNewTask(
+  queue: QueueConfig,
+  options: TaskOptions,
+  index: number,
+  routes?: TargetRoutes,
+): NewTask {
   // Error details are built only when a rule fails, and no closure is made
   // per task on the way through: this runs once per task of every add, and
   // those allocations were most of its cost.
@@ -43,7 +48,11 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   // Only the cron scheduler's add carries the mark (a symbol no REST, CLI or
   // JSON caller can send); anyone else naming a task so would pre-empt a firing.
   if (named && isCronTaskName(given) && (options as CronFiringOptions)[CRON_FIRING] === undefined) {
-    throw new QueueError('INVALID_TASK_NAME', `task name "${given}" ${RESERVED_CRON_NAME_REASON}`, fieldOf(queue, index, 'name'));
+    throw new QueueError(
+      'INVALID_TASK_NAME',
+      `task name "${given}" ${RESERVED_CRON_NAME_REASON}`,
+      fieldOf(queue, index, 'name'),
+    );
   }
   const name = named ? given : generateTaskName();
 
@@ -62,7 +71,8 @@ export function validateNewTask(queue: QueueConfig, options: TaskOptions, index:
   }
 
   const rawTag = options.tag;
-  const tag = rawTag === undefined || rawTag === null || rawTag === '' ? null : validateTag(rawTag, fieldOf(queue, index, 'tag'));
+  const tag =
+    rawTag === undefined || rawTag === null || rawTag === '' ? null : validateTag(rawTag, fieldOf(queue, index, 'tag'));
   if (options.countdownSeconds === undefined && options.eta === undefined && options.etaUsec === undefined) {
     return { name, named, payload, tag, etaUsec: null, delayMs: 0 };
   }
@@ -76,8 +86,14 @@ function fieldOf(queue: QueueConfig, index: number, field: string): Record<strin
 }
 
 /** The ETA of a new task: none (now), a countdown, or an absolute time (at most one of them). */
-function taskTiming(options: TaskOptions, where: (field: string) => Record<string, unknown>): { etaUsec: number | null; delayMs: number } {
-  const timing = (options.countdownSeconds !== undefined ? 1 : 0) + (options.eta !== undefined ? 1 : 0) + (options.etaUsec !== undefined ? 1 : 0);
+function taskTiming(
+  options: TaskOptions,
+  where: (field: string) => Record<string, unknown>,
+): { etaUsec: number | null; delayMs: number } {
+  const timing =
+    (options.countdownSeconds !== undefined ? 1 : 0) +
+    (options.eta !== undefined ? 1 : 0) +
+    (options.etaUsec !== undefined ? 1 : 0);
   if (timing > 1) {
     throw new QueueError('INVALID_ETA', 'give at most one of countdownSeconds, eta and etaUsec', where('eta'));
   }
@@ -85,18 +101,32 @@ function taskTiming(options: TaskOptions, where: (field: string) => Record<strin
   let delayMs = 0;
   if (options.countdownSeconds !== undefined) {
     const seconds = options.countdownSeconds;
-    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds * 1000 > LIMITS.maxEtaAheadMs) {
-      throw new QueueError('INVALID_ETA', `countdownSeconds must be between 0 and 30 days (2592000), got ${String(seconds)}`, where('countdownSeconds'));
+    if (
+      typeof seconds !== 'number' ||
+      !Number.isFinite(seconds) ||
+      seconds < 0 ||
+      seconds * 1000 > LIMITS.maxEtaAheadMs
+    ) {
+      throw new QueueError(
+        'INVALID_ETA',
+        `countdownSeconds must be between 0 and 30 days (2592000), got ${String(seconds)}`,
+        where('countdownSeconds'),
+      );
     }
     delayMs = seconds * 1000;
   } else if (options.eta !== undefined) {
     const ms = options.eta instanceof Date ? options.eta.getTime() : Number.NaN;
-    if (!Number.isFinite(ms) || ms < 0) throw new QueueError('INVALID_ETA', 'eta must be a valid Date after 1970', where('eta'));
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new QueueError('INVALID_ETA', 'eta must be a valid Date after 1970', where('eta'));
     etaUsec = ms * 1000;
   } else if (options.etaUsec !== undefined) {
     const usec = options.etaUsec;
     if (!Number.isSafeInteger(usec) || usec < 0) {
-      throw new QueueError('INVALID_ETA', `etaUsec must be a non-negative integer (microseconds since the epoch), got ${String(usec)}`, where('etaUsec'));
+      throw new QueueError(
+        'INVALID_ETA',
+        `etaUsec must be a non-negative integer (microseconds since the epoch), got ${String(usec)}`,
+        where('etaUsec'),
+      );
     }
     etaUsec = usec;
   }
@@ -107,5 +137,9 @@ function toPayload(payload: TaskOptions['payload'], queue: QueueConfig, index: n
   if (payload === undefined) return new Uint8Array(0);
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
   if (payload instanceof Uint8Array) return payload;
-  throw new QueueError('INVALID_PAYLOAD', 'payload must be a string or a Uint8Array/Buffer', fieldOf(queue, index, 'payload'));
+  throw new QueueError(
+    'INVALID_PAYLOAD',
+    'payload must be a string or a Uint8Array/Buffer',
+    fieldOf(queue, index, 'payload'),
+  );
 }

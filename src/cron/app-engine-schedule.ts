@@ -117,7 +117,10 @@ class Parser {
     if (next.kind === 'synchronized') {
       this.index += 1;
       if (minutes > MINUTES_PER_DAY || MINUTES_PER_DAY % minutes !== 0) {
-        this.fail(next, `"synchronized" needs an interval that divides 24 hours evenly, and ${count.text} ${unit.text} does not`);
+        this.fail(
+          next,
+          `"synchronized" needs an interval that divides 24 hours evenly, and ${count.text} ${unit.text} does not`,
+        );
       }
       return { kind: 'interval', minutes, synchronized: true, window: { start: 0, end: MINUTES_PER_DAY - 1 } };
     }
@@ -244,7 +247,8 @@ class Parser {
   private expectOneOf(token: Token, kinds: readonly TokenKind[]): void {
     if (kinds.includes(token.kind)) return;
     const wanted = kinds.map((kind) => DESCRIBE[kind]);
-    const list = wanted.length === 1 ? wanted[0]! : `${wanted.slice(0, -1).join(', ')} or ${wanted[wanted.length - 1]!}`;
+    const list =
+      wanted.length === 1 ? wanted[0]! : `${wanted.slice(0, -1).join(', ')} or ${wanted[wanted.length - 1]!}`;
     this.fail(token, `expected ${list}`);
   }
 

@@ -82,7 +82,9 @@ function compileAppEngine(text: string, timeZone: string): CompiledSchedule {
   const parsed = parseAppEngineSchedule(text);
   const next = (after: Date): Date => {
     const ms = after.getTime();
-    return new Date(parsed.kind === 'interval' ? nextIntervalFiring(parsed, ms, timeZone) : nextSpecificFiring(parsed, ms, timeZone));
+    return new Date(
+      parsed.kind === 'interval' ? nextIntervalFiring(parsed, ms, timeZone) : nextSpecificFiring(parsed, ms, timeZone),
+    );
   };
   return { text, syntax: 'app-engine', parsed, timeZone, next };
 }
@@ -94,7 +96,12 @@ function compileCron(text: string, timeZone: string): CompiledSchedule {
   const fields = trimmed.split(/\s+/);
   const nickname = fields.length === 1 && trimmed.startsWith('@');
   if (nickname && !NICKNAMES.has(trimmed.toLowerCase())) {
-    throw new ScheduleError(text, text.indexOf('@'), trimmed, `unknown nickname; use one of ${[...NICKNAMES].join(', ')}`);
+    throw new ScheduleError(
+      text,
+      text.indexOf('@'),
+      trimmed,
+      `unknown nickname; use one of ${[...NICKNAMES].join(', ')}`,
+    );
   }
   if (!nickname && fields.length !== 5) {
     throw new ScheduleError(
@@ -114,7 +121,12 @@ function compileCron(text: string, timeZone: string): CompiledSchedule {
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : String(error);
-    throw new ScheduleError(text, offsetOfField(text, fieldOf(reason)), fields[fieldOf(reason)] ?? trimmed, `not a valid cron expression: ${reason}`);
+    throw new ScheduleError(
+      text,
+      offsetOfField(text, fieldOf(reason)),
+      fields[fieldOf(reason)] ?? trimmed,
+      `not a valid cron expression: ${reason}`,
+    );
   }
   const next = (after: Date): Date => {
     const firing = cron.nextRun(after);
@@ -146,10 +158,14 @@ function offsetOfField(text: string, n: number): number {
 function checkTimeZone(timeZone: string, job: string | undefined): string {
   if (canonicalTimeZone(timeZone) === undefined) {
     const prefix = job === undefined ? '' : `job ${JSON.stringify(job)}: `;
-    throw new QueueError('INVALID_CONFIG', `${prefix}unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Paris" or "UTC"`, {
-      field: 'timezone',
-      ...(job === undefined ? {} : { job }),
-    });
+    throw new QueueError(
+      'INVALID_CONFIG',
+      `${prefix}unknown time zone ${JSON.stringify(timeZone)}; use an IANA name such as "Europe/Paris" or "UTC"`,
+      {
+        field: 'timezone',
+        ...(job === undefined ? {} : { job }),
+      },
+    );
   }
   return timeZone;
 }

@@ -66,5 +66,12 @@ function onLocalDay(instant: number, days: number, minuteOfDay: MinuteOfDay, tim
   const date = new Date(Date.UTC(2000, 0, 1));
   date.setUTCFullYear(local.year, local.month - 1, local.day + days);
   const hour = Math.floor(minuteOfDay / 60);
-  return instantOfLocal(date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), hour, minuteOfDay % 60, timeZone);
+  return instantOfLocal(
+    date.getUTCFullYear(),
+    date.getUTCMonth() + 1,
+    date.getUTCDate(),
+    hour,
+    minuteOfDay % 60,
+    timeZone,
+  );
 }

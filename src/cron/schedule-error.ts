@@ -33,7 +33,8 @@ export class ScheduleError extends QueueError {
 }
 
 function describe(schedule: string, offset: number, found: string, reason: string, job: string | undefined): string {
-  const where = offset >= schedule.length ? 'stopped at the end' : `stopped at column ${offset + 1} (${JSON.stringify(found)})`;
+  const where =
+    offset >= schedule.length ? 'stopped at the end' : `stopped at column ${offset + 1} (${JSON.stringify(found)})`;
   const prefix = job === undefined ? '' : `job ${JSON.stringify(job)}: `;
   return `${prefix}schedule ${JSON.stringify(schedule)}: ${where}: ${reason}`;
 }

@@ -113,7 +113,8 @@ function readToken(lower: string, original: string, at: number): Token {
   for (const keyword of KEYWORDS) {
     if (rest.startsWith(keyword[0]) && (best === undefined || keyword[0].length > best[0].length)) best = keyword;
   }
-  if (best !== undefined) return { kind: best[1], text: original.slice(at, at + best[0].length), offset: at, value: best[2] };
+  if (best !== undefined)
+    return { kind: best[1], text: original.slice(at, at + best[0].length), offset: at, value: best[2] };
   const digits = /^[0-9]+/.exec(rest);
   if (digits !== null && digits[0].length <= MAX_DIGITS && rest[digits[0].length] !== ':') {
     return { kind: 'number', text: digits[0], offset: at, value: Number(digits[0]) };

@@ -6,7 +6,11 @@ import type { RestService } from './rest-service.js';
 /** Whether the server can take traffic, and if not, why (a short machine-readable reason and a sentence). */
 export type Readiness =
   | { readonly ready: true }
-  | { readonly ready: false; readonly reason: 'database' | 'migrations' | 'config' | 'stopping'; readonly message: string };
+  | {
+      readonly ready: false;
+      readonly reason: 'database' | 'migrations' | 'config' | 'stopping';
+      readonly message: string;
+    };
 
 /** The Prometheus exposition the server renders (see ops/service-metrics.ts). */
 export interface MetricsSource {

@@ -25,7 +25,10 @@ export function decodePayloadBase64(text: string, field = 'payloadBase64'): Buff
     dataLength % 4 !== 1 &&
     (padding === 0 || (text.length % 4 === 0 && padding === (4 - (dataLength % 4)) % 4));
   if (!valid) {
-    throw invalidField(field, `Invalid ${field} value: expected base64 (standard or URL-safe alphabet, padding optional)`);
+    throw invalidField(
+      field,
+      `Invalid ${field} value: expected base64 (standard or URL-safe alphabet, padding optional)`,
+    );
   }
   return Buffer.from(text, 'base64');
 }

@@ -30,7 +30,10 @@ export type { AppDeps } from './app-deps.js';
  * The queue paths: the discovery's canonical form, then the spec's short
  * form without the project (section 4), which means this service's project.
  */
-const QUEUE_PATHS = ['/taskqueue/v1beta2/projects/:project/taskqueues/:taskqueue', '/taskqueue/v1beta2/projects/taskqueues/:taskqueue'];
+const QUEUE_PATHS = [
+  '/taskqueue/v1beta2/projects/:project/taskqueues/:taskqueue',
+  '/taskqueue/v1beta2/projects/taskqueues/:taskqueue',
+];
 
 /**
  * The HTTP application: the eight methods of the TaskQueue v1beta2 REST API
@@ -49,7 +52,10 @@ export function createApp(deps: AppDeps): Hono {
   };
   const app = new Hono();
 
-  app.use('*', requestLog({ logger: deps.logger ?? silentLogger, observer: deps.httpObserver, shutdown: deps.shutdown }));
+  app.use(
+    '*',
+    requestLog({ logger: deps.logger ?? silentLogger, observer: deps.httpObserver, shutdown: deps.shutdown }),
+  );
   app.get('/healthz', (c) => health(c, resolved));
   const ready = deps.readiness ?? (() => databaseAnswers(resolved));
   app.get('/readyz', (c) => readiness(c, ready));
@@ -92,7 +98,13 @@ export function createApp(deps: AppDeps): Hono {
     app.all(path, methodNotAllowed);
   }
 
-  app.notFound((c) => writeError(c, new HttpError(404, 'notFound', `Not Found: ${c.req.method} ${quote(new URL(c.req.url).pathname)}`), true));
+  app.notFound((c) =>
+    writeError(
+      c,
+      new HttpError(404, 'notFound', `Not Found: ${c.req.method} ${quote(new URL(c.req.url).pathname)}`),
+      true,
+    ),
+  );
   app.onError((error, c) => writeError(c, error, true));
   return app;
 }

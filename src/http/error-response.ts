@@ -51,7 +51,11 @@ export function errorParts(error: unknown): ErrorParts {
     // The access control may name a more precise Google reason (keyInvalid,
     // insufficientPermissions, required) and the offending parameter.
     const detailReason = error.details.reason;
-    const item: ErrorItem = { domain: 'global', reason: typeof detailReason === 'string' && status !== 500 ? detailReason : reason, message };
+    const item: ErrorItem = {
+      domain: 'global',
+      reason: typeof detailReason === 'string' && status !== 500 ? detailReason : reason,
+      message,
+    };
     const { location, locationType } = error.details;
     if (typeof location === 'string' && typeof locationType === 'string') {
       item.location = location;

@@ -60,9 +60,14 @@ export function checkIfMatch(header: string | undefined, current: string): void 
   if (header === undefined) return;
   const tags = entityTags(header);
   if (tags.includes('*') || tags.includes(current)) return;
-  throw new HttpError(412, 'conditionNotMet', 'Precondition Failed: the resource has changed (If-Match does not match its ETag)', {
-    location: { type: 'header', name: 'If-Match' },
-  });
+  throw new HttpError(
+    412,
+    'conditionNotMet',
+    'Precondition Failed: the resource has changed (If-Match does not match its ETag)',
+    {
+      location: { type: 'header', name: 'If-Match' },
+    },
+  );
 }
 
 /** `If-None-Match` on a read: true when the client's copy is current, so the answer is 304. */

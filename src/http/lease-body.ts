@@ -65,7 +65,10 @@ function jsonParams(json: Record<string, unknown>, query: QueryParams): QueryPar
     // lease parameter (it found Object.prototype's and answered 500).
     const name = Object.hasOwn(JSON_NAMES, field) ? JSON_NAMES[field] : undefined;
     if (name === undefined) {
-      throw invalidField(field, `Unknown field ${quote(field)} in a lease body; its fields are ${Object.keys(JSON_NAMES).join(', ')}`);
+      throw invalidField(
+        field,
+        `Unknown field ${quote(field)} in a lease body; its fields are ${Object.keys(JSON_NAMES).join(', ')}`,
+      );
     }
     const earlier = from.get(name);
     if (earlier !== undefined) throw invalidField(field, `Give either ${earlier} or ${field}, not both`);

@@ -28,9 +28,14 @@ async function overridden(app: Hono, c: Context, next: Next, override: string): 
   if (method !== 'PATCH') {
     return writeError(
       c,
-      new HttpError(400, 'badRequest', `X-HTTP-Method-Override ${quote(override)} is not supported; only PATCH may override POST`, {
-        location: { type: 'header', name: 'X-HTTP-Method-Override' },
-      }),
+      new HttpError(
+        400,
+        'badRequest',
+        `X-HTTP-Method-Override ${quote(override)} is not supported; only PATCH may override POST`,
+        {
+          location: { type: 'header', name: 'X-HTTP-Method-Override' },
+        },
+      ),
       true,
     );
   }

@@ -39,7 +39,8 @@ export class QueryParams {
   with(other: QueryParams): QueryParams {
     const values = new Map(this.#values);
     for (const [name, list] of other.#values) {
-      if (values.has(name)) throw invalidParameter(name, `Parameter ${name} is given both in the query string and in the body`);
+      if (values.has(name))
+        throw invalidParameter(name, `Parameter ${name} is given both in the query string and in the body`);
       values.set(name, list);
     }
     return new QueryParams(values);
@@ -53,7 +54,8 @@ export class QueryParams {
   string(name: string): string | undefined {
     const list = this.#values.get(name);
     if (list === undefined) return undefined;
-    if (list.length > 1) throw invalidParameter(name, `Parameter ${name} may be given only once, got ${list.length} values`);
+    if (list.length > 1)
+      throw invalidParameter(name, `Parameter ${name} may be given only once, got ${list.length} values`);
     return list[0];
   }
 
@@ -63,7 +65,10 @@ export class QueryParams {
     if (raw === undefined) return undefined;
     const value = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
     if (!(value >= range.min && value <= range.max)) {
-      throw invalidParameter(name, `Invalid value ${quote(raw)} for parameter ${name}: must be an integer from ${range.min} to ${range.max}`);
+      throw invalidParameter(
+        name,
+        `Invalid value ${quote(raw)} for parameter ${name}: must be an integer from ${range.min} to ${range.max}`,
+      );
     }
     return value;
   }

@@ -38,9 +38,14 @@ export async function readBody(c: Context, limit = MAX_REQUEST_BODY_BYTES): Prom
   const encoding = (c.req.header('content-encoding') ?? 'identity').trim().toLowerCase();
   const gzipped = encoding === 'gzip' || encoding === 'x-gzip';
   if (!gzipped && encoding !== 'identity' && encoding !== '') {
-    throw new HttpError(415, 'unsupportedMediaType', `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; use gzip or none`, {
-      location: { type: 'header', name: 'Content-Encoding' },
-    });
+    throw new HttpError(
+      415,
+      'unsupportedMediaType',
+      `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; use gzip or none`,
+      {
+        location: { type: 'header', name: 'Content-Encoding' },
+      },
+    );
   }
   const declared = c.req.header('content-length');
   if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > limit) throw tooLarge(limit);
@@ -48,7 +53,10 @@ export async function readBody(c: Context, limit = MAX_REQUEST_BODY_BYTES): Prom
   const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
   let raw: Buffer;
   if (incoming instanceof Readable) {
-    raw = declared === '0' || (declared === undefined && c.req.header('transfer-encoding') === undefined) ? Buffer.alloc(0) : await readStream(incoming, limit);
+    raw =
+      declared === '0' || (declared === undefined && c.req.header('transfer-encoding') === undefined)
+        ? Buffer.alloc(0)
+        : await readStream(incoming, limit);
   } else {
     raw = await readWebStream(c.req.raw.body, limit);
   }

@@ -26,7 +26,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
  * echoed in the response's `X-Request-Id`. While the server shuts down,
  * every response says `Connection: close`, so keep-alive clients move on.
  */
-export function requestLog(deps: { logger: Logger; observer?: HttpObserver | undefined; shutdown?: AbortSignal | undefined }): MiddlewareHandler {
+export function requestLog(deps: {
+  logger: Logger;
+  observer?: HttpObserver | undefined;
+  shutdown?: AbortSignal | undefined;
+}): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     const sent = c.req.header('x-request-id');

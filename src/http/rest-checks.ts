@@ -72,7 +72,11 @@ export async function runRestChecks(
 }
 
 /** Steps 1 and 2, and the queue's lookup; null when the path may be the short form of another route. */
-export function checkBeforeAccess(deps: ResolvedDeps, shape: ResponseShape | null, target: RestTarget): PreAccess | null {
+export function checkBeforeAccess(
+  deps: ResolvedDeps,
+  shape: ResponseShape | null,
+  target: RestTarget,
+): PreAccess | null {
   const project = target.project;
   if (project !== undefined && !isOwnProject(project, deps.service.project)) {
     // `projects/taskqueues/taskqueues/...` is also the short form for a queue named "taskqueues".
@@ -89,7 +93,13 @@ export function checkBeforeAccess(deps: ResolvedDeps, shape: ResponseShape | nul
  * and lease updates stay pull-only, and so does queues.get (v1beta2's queue
  * resource describes a pull queue).
  */
-const PUSH_QUEUE_ACTIONS: ReadonlySet<QueueAction> = new Set(['task.insert', 'task.get', 'task.list', 'task.delete', 'queue.admin']);
+const PUSH_QUEUE_ACTIONS: ReadonlySet<QueueAction> = new Set([
+  'task.insert',
+  'task.get',
+  'task.list',
+  'task.delete',
+  'queue.admin',
+]);
 
 /** Steps 4 and 5, once the AccessControl has allowed the call. */
 export function checkAfterAccess(
@@ -100,13 +110,21 @@ export function checkAfterAccess(
   const queueName = target.queueName;
   if (!queue) throw new QueueError('UNKNOWN_QUEUE', `Queue ${quote(queueName)} is not defined`, { queue: queueName });
   if (queue.config.mode !== 'pull' && (action === undefined || !PUSH_QUEUE_ACTIONS.has(action))) {
-    throw new QueueError('INVALID_QUEUE_MODE', `Queue ${quote(queueName)} is a push queue; the REST API serves pull queues only`, {
-      queue: queueName,
-    });
+    throw new QueueError(
+      'INVALID_QUEUE_MODE',
+      `Queue ${quote(queueName)} is a push queue; the REST API serves pull queues only`,
+      {
+        queue: queueName,
+      },
+    );
   }
   const task = target.task ?? '';
   if (target.task !== undefined && !TASK_NAME_PATTERN.test(task)) {
-    throw new QueueError('INVALID_TASK_NAME', `Task name ${quote(task)} is not valid: it must match ${TASK_NAME_PATTERN.source}`, { task });
+    throw new QueueError(
+      'INVALID_TASK_NAME',
+      `Task name ${quote(task)} is not valid: it must match ${TASK_NAME_PATTERN.source}`,
+      { task },
+    );
   }
   return { queue, task };
 }

@@ -53,7 +53,11 @@ export function restHandler(deps: ResolvedDeps, method: RestMethod): Handler {
           credentials: () => requestCredentials(c, parsed),
         },
         async (queue) => {
-          const decision = await deps.accessControl.check(requestCredentials(c, parsed), queue?.config ?? null, method.action);
+          const decision = await deps.accessControl.check(
+            requestCredentials(c, parsed),
+            queue?.config ?? null,
+            method.action,
+          );
           noteCaller(c, decision.principal?.email);
           return decision;
         },

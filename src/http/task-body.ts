@@ -28,7 +28,10 @@ export type UpdateMode = 'merge' | 'replace';
  * back a task as it got it), and the extension `lastError` (answers carry
  * it; an update may set it: a worker reporting a failure).
  */
-const TASK_FIELDS: ReadonlySet<string> = new Set([...Object.keys(DISCOVERY_DOCUMENT.schemas.Task?.properties ?? {}), 'lastError']);
+const TASK_FIELDS: ReadonlySet<string> = new Set([
+  ...Object.keys(DISCOVERY_DOCUMENT.schemas.Task?.properties ?? {}),
+  'lastError',
+]);
 
 /**
  * Refuses a field the Task schema does not have, naming it: silently
@@ -38,7 +41,10 @@ const TASK_FIELDS: ReadonlySet<string> = new Set([...Object.keys(DISCOVERY_DOCUM
 function checkKnownFields(body: Record<string, unknown>): void {
   for (const field of Object.keys(body)) {
     if (!TASK_FIELDS.has(field)) {
-      throw invalidField(field, `Unknown field ${quote(field)} in a Task; its fields are ${[...TASK_FIELDS].join(', ')}`);
+      throw invalidField(
+        field,
+        `Unknown field ${quote(field)} in a Task; its fields are ${[...TASK_FIELDS].join(', ')}`,
+      );
     }
   }
 }
@@ -69,7 +75,10 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
   // App Engine's 400, its tasks being their payloads.
   const payload = body.payloadBase64 ?? (target.mode === 'push' ? '' : undefined);
   if (typeof payload !== 'string') {
-    throw invalidField('payloadBase64', payload === undefined || payload === null ? 'payloadBase64 must be specified' : 'payloadBase64 must be a string');
+    throw invalidField(
+      'payloadBase64',
+      payload === undefined || payload === null ? 'payloadBase64 must be specified' : 'payloadBase64 must be a string',
+    );
   }
   const tag = storableTag(optionalString(body, 'tag'), 'tag');
   const etaUsec = leaseTimestamp(body);
@@ -87,12 +96,17 @@ export function parseInsertBody(body: Record<string, unknown>, target: TaskBodyT
  * `dispatchDeadlineSeconds`), checked for type; the core checks the rest
  * (the deadline's range among it, as for an in-process add).
  */
-function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'method' | 'headers' | 'dispatchDeadlineSeconds'> {
+function pushFields(
+  body: Record<string, unknown>,
+): Pick<TaskOptions, 'url' | 'method' | 'headers' | 'dispatchDeadlineSeconds'> {
   const url = optionalString(body, 'url');
   const method = optionalString(body, 'httpMethod');
   const deadline = body.dispatchDeadlineSeconds;
   if (deadline !== undefined && deadline !== null && typeof deadline !== 'number') {
-    throw invalidField('dispatchDeadlineSeconds', 'dispatchDeadlineSeconds must be a number of seconds, from 15 to 86400 (24 hours)');
+    throw invalidField(
+      'dispatchDeadlineSeconds',
+      'dispatchDeadlineSeconds must be a number of seconds, from 15 to 86400 (24 hours)',
+    );
   }
   const headers = body.headers;
   let pairs: [string, string][] | undefined;
@@ -100,7 +114,8 @@ function pushFields(body: Record<string, unknown>): Pick<TaskOptions, 'url' | 'm
     if (!Array.isArray(headers)) throw invalidField('headers', 'headers must be a list of {name, value} objects');
     pairs = headers.map((entry: unknown) => {
       const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown };
-      if (typeof name !== 'string' || typeof value !== 'string') throw invalidField('headers', 'each header must be an object {name, value} of two strings');
+      if (typeof name !== 'string' || typeof value !== 'string')
+        throw invalidField('headers', 'each header must be an object {name, value} of two strings');
       return [name, value];
     });
   }
@@ -124,8 +139,10 @@ export function parseUpdateBody(body: Record<string, unknown>, target: TaskBodyT
   checkKnownFields(body);
   checkQueueName(body, target);
   if (body.id !== undefined) {
-    if (typeof body.id !== 'string') throw invalidField('id', body.id === null ? 'id cannot be deleted' : 'id must be a string');
-    if (body.id !== target.task) throw invalidField('id', `id ${quote(body.id)} does not match the task of the path; a task cannot be renamed`);
+    if (typeof body.id !== 'string')
+      throw invalidField('id', body.id === null ? 'id cannot be deleted' : 'id must be a string');
+    if (body.id !== target.task)
+      throw invalidField('id', `id ${quote(body.id)} does not match the task of the path; a task cannot be renamed`);
   }
   const tag = storableTag(optionalString(body, 'tag'), 'tag');
   const lastError = storableTag(optionalString(body, 'lastError'), 'lastError');
@@ -159,7 +176,10 @@ function checkQueueName(body: Record<string, unknown>, target: TaskBodyTarget): 
     throw invalidField('queueName', queueName === null ? 'queueName cannot be deleted' : 'queueName must be a string');
   }
   if (!isSameQueueName(queueName, target.queue, target.project)) {
-    throw invalidField('queueName', `queueName ${quote(queueName)} does not match the queue of the path; a task cannot move between queues`);
+    throw invalidField(
+      'queueName',
+      `queueName ${quote(queueName)} does not match the queue of the path; a task cannot move between queues`,
+    );
   }
 }
 
@@ -177,9 +197,17 @@ function optionalString(body: Record<string, unknown>, field: string): string | 
 function leaseTimestamp(body: Record<string, unknown>): number | undefined {
   const value = body.leaseTimestamp;
   if (value === undefined) return undefined;
-  const usec = typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : typeof value === 'number' ? value : Number.NaN;
+  const usec =
+    typeof value === 'string' && /^[0-9]{1,16}$/.test(value)
+      ? Number(value)
+      : typeof value === 'number'
+        ? value
+        : Number.NaN;
   if (!Number.isSafeInteger(usec) || usec < 0) {
-    throw invalidField('leaseTimestamp', 'leaseTimestamp must be microseconds since the epoch, as a decimal string or an integer');
+    throw invalidField(
+      'leaseTimestamp',
+      'leaseTimestamp must be microseconds since the epoch, as a decimal string or an integer',
+    );
   }
   return usec;
 }

@@ -40,7 +40,12 @@ export async function writeJson(c: Context, params: CommonParams, result: JsonRe
 }
 
 /** Sends JSON text (a success or an error envelope), gzip-encoded when the request qualifies. */
-export async function writeJsonText(c: Context, status: number, text: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
+export async function writeJsonText(
+  c: Context,
+  status: number,
+  text: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE, vary: VARY, ...extraHeaders };
   let body: Buffer | string = text;
   if (text.length >= GZIP_THRESHOLD_BYTES && wantsGzip(c.req.header('accept-encoding'), c.req.header('user-agent'))) {

@@ -41,7 +41,13 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const destination =
     options.destination ??
     (options.pretty
-      ? PinoPretty({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      ? PinoPretty({
+          destination: 1,
+          sync: true,
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
       : jsonDestination());
   return pino(
     {
@@ -49,7 +55,18 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       base: { pid: process.pid },
       serializers: { err: stdSerializers.errWithCause },
       redact: {
-        paths: ['authorization', 'token', 'password', 'apiKey', 'payload', 'payloadBase64', '*.authorization', '*.token', '*.password', '*.payload'],
+        paths: [
+          'authorization',
+          'token',
+          'password',
+          'apiKey',
+          'payload',
+          'payloadBase64',
+          '*.authorization',
+          '*.token',
+          '*.password',
+          '*.payload',
+        ],
         censor: '[redacted]',
       },
     },
@@ -71,7 +88,9 @@ function jsonDestination(): DestinationStream {
     const now = performance.now();
     if (now - reportedAt < DROP_REPORT_MS) return;
     reportedAt = now;
-    process.stderr.write(`taskqueue: stdout is not read fast enough (${MAX_PENDING_LOG_BYTES} bytes waiting); ${dropped} log line(s) dropped\n`);
+    process.stderr.write(
+      `taskqueue: stdout is not read fast enough (${MAX_PENDING_LOG_BYTES} bytes waiting); ${dropped} log line(s) dropped\n`,
+    );
     dropped = 0;
   });
   return stream;

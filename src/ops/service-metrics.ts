@@ -13,7 +13,6 @@ import type { CronEvents } from '../core/cron-scheduler.js';
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;
 
-
 /** What the gauges read once the service is open. */
 export interface MetricsSources {
   /** Every configured queue at a glance, from one query (TaskQueueService.overview). */
@@ -79,15 +78,22 @@ export class ServiceMetrics {
       },
     };
 
-    const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['queue'] as const, registers });
-    const added = counter('taskqueue_tasks_added_total', 'Tasks added by this process (including redriven dead letters).');
+    const counter = (name: string, help: string) =>
+      new Counter({ name, help, labelNames: ['queue'] as const, registers });
+    const added = counter(
+      'taskqueue_tasks_added_total',
+      'Tasks added by this process (including redriven dead letters).',
+    );
     const leased = counter('taskqueue_tasks_leased_total', 'Tasks leased by this process.');
     const deleted = counter('taskqueue_tasks_deleted_total', 'Tasks deleted by this process (including purges).');
     const expired = counter(
       'taskqueue_tasks_expired_total',
       'Leases that lapsed: tasks leased again (or dead-lettered) by this process after an earlier lease ran out undeleted.',
     );
-    const deadLettered = counter('taskqueue_tasks_dead_lettered_total', 'Tasks this process moved to the dead letters at the retry limit.');
+    const deadLettered = counter(
+      'taskqueue_tasks_dead_lettered_total',
+      'Tasks this process moved to the dead letters at the retry limit.',
+    );
     this.#taskCounters = [added, leased, deleted, expired, deadLettered];
     this.push = createPushMetrics(this.registry);
     this.cron = createCronMetrics(this.registry);
@@ -117,7 +123,10 @@ export class ServiceMetrics {
         if (failedReading !== reading) {
           failedReading = reading;
           scrapeErrors.inc();
-          this.#logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'metrics: could not read the queue gauges');
+          this.#logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'metrics: could not read the queue gauges',
+          );
         }
         return [];
       }
@@ -155,18 +164,31 @@ export class ServiceMetrics {
       ['queue'],
       (gauge, row) => gauge.set({ queue: row.name }, row.oldestAvailableAgeSeconds ?? 0),
     );
-    queueGauge('taskqueue_queue_dead_letters', 'Dead letters held for a queue. From the database.', ['queue'], (gauge, row) =>
-      gauge.set({ queue: row.name }, row.deadLetters),
+    queueGauge(
+      'taskqueue_queue_dead_letters',
+      'Dead letters held for a queue. From the database.',
+      ['queue'],
+      (gauge, row) => gauge.set({ queue: row.name }, row.deadLetters),
     );
     queueGauge('taskqueue_queue_paused', '1 when a queue is paused. From the database.', ['queue'], (gauge, row) =>
       gauge.set({ queue: row.name }, row.paused ? 1 : 0),
     );
-    queueGauge('taskqueue_push_queue_in_flight', 'Push requests in flight for a queue, across every process. From the database.', ['queue'], (gauge, row) => {
-      if (row.push) gauge.set({ queue: row.name }, row.push.inFlight);
-    });
-    queueGauge('taskqueue_push_queue_tokens', "Tokens in a push queue's bucket now (refilled since its last claim). From the database.", ['queue'], (gauge, row) => {
-      if (row.push?.tokens !== undefined && row.push.tokens !== null) gauge.set({ queue: row.name }, row.push.tokens);
-    });
+    queueGauge(
+      'taskqueue_push_queue_in_flight',
+      'Push requests in flight for a queue, across every process. From the database.',
+      ['queue'],
+      (gauge, row) => {
+        if (row.push) gauge.set({ queue: row.name }, row.push.inFlight);
+      },
+    );
+    queueGauge(
+      'taskqueue_push_queue_tokens',
+      "Tokens in a push queue's bucket now (refilled since its last claim). From the database.",
+      ['queue'],
+      (gauge, row) => {
+        if (row.push?.tokens !== undefined && row.push.tokens !== null) gauge.set({ queue: row.name }, row.push.tokens);
+      },
+    );
 
     const poolConnections = new Gauge({
       name: 'taskqueue_db_pool_connections',
@@ -232,10 +254,20 @@ export class ServiceMetrics {
  * leases lost and renewed, per queue, and how long handlers ran.
  */
 function workerMetrics(registers: Registry[]): WorkerMetrics {
-  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['queue'] as const, registers });
-  const processed = counter('taskqueue_worker_tasks_processed_total', 'Tasks whose handler succeeded and that the worker deleted.');
-  const failed = counter('taskqueue_worker_tasks_failed_total', 'Tasks whose handler failed (handed back with the backoff delay).');
-  const lost = counter('taskqueue_worker_leases_lost_total', 'Leases a worker lost while it held the task (its success deleted nothing).');
+  const counter = (name: string, help: string) =>
+    new Counter({ name, help, labelNames: ['queue'] as const, registers });
+  const processed = counter(
+    'taskqueue_worker_tasks_processed_total',
+    'Tasks whose handler succeeded and that the worker deleted.',
+  );
+  const failed = counter(
+    'taskqueue_worker_tasks_failed_total',
+    'Tasks whose handler failed (handed back with the backoff delay).',
+  );
+  const lost = counter(
+    'taskqueue_worker_leases_lost_total',
+    'Leases a worker lost while it held the task (its success deleted nothing).',
+  );
   const renewed = counter('taskqueue_worker_leases_renewed_total', 'Leases a worker extended while its handler ran.');
   const duration = new Histogram({
     name: 'taskqueue_worker_handler_duration_seconds',

@@ -38,7 +38,11 @@ export class HttpDelivery implements PushTransport {
         bodyTimeout: req.deadlineMs,
       });
       await response.body.dump({ limit: MAX_RESPONSE_READ }).catch(() => {});
-      return { status: response.statusCode, retryAfterSeconds: retryAfter(response.headers['retry-after']), error: null };
+      return {
+        status: response.statusCode,
+        retryAfterSeconds: retryAfter(response.headers['retry-after']),
+        error: null,
+      };
     } catch (error) {
       return { status: null, retryAfterSeconds: null, error: describe(error, deadline.aborted) };
     }

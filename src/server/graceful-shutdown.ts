@@ -61,7 +61,10 @@ export function gracefulShutdown(options: {
       let forcedConnections = 0;
       if (outcome === 'grace over') {
         forcedConnections = connections.size;
-        logger.warn({ connections: forcedConnections, graceSeconds: graceMs / 1000 }, 'grace period over: closing the remaining connections');
+        logger.warn(
+          { connections: forcedConnections, graceSeconds: graceMs / 1000 },
+          'grace period over: closing the remaining connections',
+        );
         server.closeAllConnections();
         for (const socket of connections) socket.destroy();
         await allClosed;

@@ -12,7 +12,11 @@ export interface Listening {
 }
 
 /** Serves `fetch` on host:port (0: any free port), resolved once it listens. */
-export async function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, host: string): Promise<Listening> {
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  port: number,
+  host: string,
+): Promise<Listening> {
   const server = await new Promise<Server>((resolve, reject) => {
     // The lingering close replaces the adapter's clean-up of unread bodies.
     const started = serve({ fetch, port, hostname: host, autoCleanupIncoming: false }) as Server;

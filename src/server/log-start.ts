@@ -17,14 +17,16 @@ export function logStart(
   },
 ): void {
   const { service, settings, admins } = facts;
-  const engine = service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
+  const engine =
+    service.engine === 'pglite' ? `embedded PGlite in ${settings.dataDir}` : `PostgreSQL (schema ${service.schema})`;
   const adminText =
     admins.length > 0
       ? `administrators: ${admins.join(', ')}`
       : 'no administrator configured (set TASKQUEUE_ADMINS or <admin-email> in the queue config)';
   let tokenText: string;
   if (!facts.authEnabled) tokenText = 'authentication is off: requests need no token';
-  else if (facts.accessControl.localIssuer) tokenText = 'get a token: taskqueue token --email YOU@EXAMPLE.COM [--scope S]';
+  else if (facts.accessControl.localIssuer)
+    tokenText = 'get a token: taskqueue token --email YOU@EXAMPLE.COM [--scope S]';
   else tokenText = 'tokens come from the configured identity provider (the local issuer is off)';
   logger.info(
     {

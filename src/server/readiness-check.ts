@@ -8,7 +8,10 @@ import type { OpenTaskQueue } from '../open-task-queue.js';
  * must run `taskqueue migrate`). Serving older queue definitions than the
  * database's does not make it unready (store/definitions-watch.ts says why).
  */
-export function readinessCheck(service: Pick<OpenTaskQueue, 'schema' | 'schemaStatus'>, stopping: AbortSignal): () => Promise<Readiness> {
+export function readinessCheck(
+  service: Pick<OpenTaskQueue, 'schema' | 'schemaStatus'>,
+  stopping: AbortSignal,
+): () => Promise<Readiness> {
   return async () => {
     if (stopping.aborted) return { ready: false, reason: 'stopping', message: 'the server is shutting down' };
     let status: { current: number; latest: number };

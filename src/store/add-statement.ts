@@ -75,10 +75,11 @@ export function addStatement(
   // The form check only for names of the form's length (a PL/pgSQL call
   // each): the planner orders a qual's cheaper conditions first. A name of
   // that length that is not of the form (its time NULL) is not held.
-  const notHeld = shape.named && shape.checkForm
-    ? sql`
+  const notHeld =
+    shape.named && shape.checkForm
+      ? sql`
          and not (i.given and length(i.name) = ${sql.raw(String(GENERATED_NAME_LENGTH))} and coalesce(${routineOf('generated_name_time')}(i.name) > ${heldFrom}, false))`
-    : sql``;
+      : sql``;
   const refusal = sql`${routineOf('refuse_add')}(${v.queueId}, ${v.count}, (select count(*) from stored),
               (select i.name from input i where i.eta > ${horizon} order by i.ord limit 1),
               ${shape.named ? sql`(select array_agg(i.name order by i.ord) from input i where i.given)` : sql`null::text[]`},
@@ -97,8 +98,12 @@ export function addStatement(
       select ${v.queueId}, i.name, i.eta, i.tag, i.payload${shape.push ? sql`, i.push` : sql``}
         from input i
        where i.eta <= ${horizon}${notHeld}
-      ${shape.named ? sql`on conflict do nothing
-      returning t.name` : sql`returning 1`}
+      ${
+        shape.named
+          ? sql`on conflict do nothing
+      returning t.name`
+          : sql`returning 1`
+      }
     )
     select (select count(*) from stored) as stored, ${usecOf(sql`now()`)} as now_usec,
            -- Only evaluated when a task was refused: it raises that task's error.

@@ -62,7 +62,11 @@ export async function signingKeyListVerifiable(ctx: StoreContext): Promise<Verif
  * lifetime; with `revoke`, it stops verifying now (a leaked key). Keys past
  * their verify_until are deleted on the way.
  */
-export async function signingKeyRotate(ctx: StoreContext, next: NewSigningKey, options: { revoke: boolean }): Promise<void> {
+export async function signingKeyRotate(
+  ctx: StoreContext,
+  next: NewSigningKey,
+  options: { revoke: boolean },
+): Promise<void> {
   const keys = table(ctx, 'auth_signing_keys');
   await guard(() =>
     ctx.db.transaction().execute(async (trx) => {

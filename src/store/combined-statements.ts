@@ -57,12 +57,19 @@ export function refusedByDatabase(error: unknown): boolean {
  * limit), the adds run again one statement each, so only the add at fault
  * fails.
  */
-export async function insertCombined(ctx: StoreContext, guard: Guard, requests: readonly TaskInsertParams[]): Promise<InsertOutcome[]> {
+export async function insertCombined(
+  ctx: StoreContext,
+  guard: Guard,
+  requests: readonly TaskInsertParams[],
+): Promise<InsertOutcome[]> {
   const first = requests[0]!;
   if (requests.length === 1) return [await insertAlone(ctx, guard, first)];
   let stored: Task[];
   try {
-    stored = await guard(() => insertTasks(ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }), first.queueName);
+    stored = await guard(
+      () => insertTasks(ctx, { ...first, tasks: requests.flatMap((r) => r.tasks) }),
+      first.queueName,
+    );
   } catch (error) {
     // The database refused the statement and nothing was stored: find the
     // add at fault by running each alone. Any other failure (the database
@@ -96,10 +103,17 @@ export function combinableLease(params: TaskLeaseParams): boolean {
  * out oldest first. The paused flag goes to every caller; the dead-letter
  * count to the first only, so totals stay right.
  */
-export async function leaseCombined(ctx: StoreContext, guard: Guard, requests: readonly TaskLeaseParams[]): Promise<LeaseResult[]> {
+export async function leaseCombined(
+  ctx: StoreContext,
+  guard: Guard,
+  requests: readonly TaskLeaseParams[],
+): Promise<LeaseResult[]> {
   const first = requests[0]!;
   const maxTasks = requests.reduce((n, r) => n + r.maxTasks, 0);
-  const result = await guard(() => leaseTasks(ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }), first.queueName);
+  const result = await guard(
+    () => leaseTasks(ctx, { ...first, maxTasks, payloadBudgetBytes: maxTasks * MAX_TASK_BYTES }),
+    first.queueName,
+  );
   let offset = 0;
   return requests.map((r, i) => ({
     tasks: result.tasks.slice(offset, (offset += r.maxTasks)),
@@ -109,7 +123,11 @@ export async function leaseCombined(ctx: StoreContext, guard: Guard, requests: r
 }
 
 /** Concurrent deletes of one queue in one statement; each caller gets the names it deleted. */
-export async function deleteCombined(ctx: StoreContext, guard: Guard, requests: readonly TaskDeleteParams[]): Promise<string[][]> {
+export async function deleteCombined(
+  ctx: StoreContext,
+  guard: Guard,
+  requests: readonly TaskDeleteParams[],
+): Promise<string[][]> {
   const first = requests[0]!;
   const names = [...new Set(requests.flatMap((r) => r.names))];
   // Callers decide a name's form by their clocks; should two disagree (a

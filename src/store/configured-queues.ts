@@ -1,5 +1,10 @@
 import { sql } from 'kysely';
-import { DEFAULT_RETRY_PARAMETERS, type PushQueueSettings, type QueueConfig, type ServiceConfig } from '../core/queue-config.js';
+import {
+  DEFAULT_RETRY_PARAMETERS,
+  type PushQueueSettings,
+  type QueueConfig,
+  type ServiceConfig,
+} from '../core/queue-config.js';
 import type { DefinitionsRevision } from '../core/queue-definitions.js';
 import { table, toNumber, type StoreContext } from './store-context.js';
 
@@ -27,13 +32,25 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
   const rows = await ctx.db
     .withSchema(ctx.schema)
     .selectFrom('queues')
-    .select(['id', 'name', 'active', 'mode', 'max_leases', 'storage_limit_bytes', 'lease_rate_calls', 'lease_rate_seconds', 'push_settings', 'definition'])
+    .select([
+      'id',
+      'name',
+      'active',
+      'mode',
+      'max_leases',
+      'storage_limit_bytes',
+      'lease_rate_calls',
+      'lease_rate_seconds',
+      'push_settings',
+      'definition',
+    ])
     .orderBy('name')
     .execute();
   const active = rows.filter((row) => row.active);
   const partial = new Set<string>();
   const queues: QueueConfig[] = active.map((row) => {
-    if (row.definition !== null && row.definition !== undefined) return { ...parsed<QueueConfig>(row.definition), name: row.name };
+    if (row.definition !== null && row.definition !== undefined)
+      return { ...parsed<QueueConfig>(row.definition), name: row.name };
     partial.add(row.name);
     return {
       name: row.name,
@@ -41,7 +58,9 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
       maxLeases: row.max_leases,
       storageLimitBytes: row.storage_limit_bytes === null ? null : toNumber(row.storage_limit_bytes),
       leaseRate:
-        row.lease_rate_calls === null || row.lease_rate_seconds === null ? null : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
+        row.lease_rate_calls === null || row.lease_rate_seconds === null
+          ? null
+          : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
       retry: DEFAULT_RETRY_PARAMETERS,
       acl: { userEmails: [], writerEmails: [] },
       ...(row.push_settings ? { push: parsed<PushQueueSettings>(row.push_settings) } : {}),
@@ -66,23 +85,49 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
 }
 
 /** The newest write of the definitions (null: none since sql/0029). */
-export async function currentRevision(ctx: StoreContext): Promise<(DefinitionsRevision & { readonly adminEmails: string[] }) | null> {
-  const result = await sql<{ revision: string; fingerprint: string; source: string; written_at: Date; admin_emails: string[] }>`/* queue_definitions_current */
+export async function currentRevision(
+  ctx: StoreContext,
+): Promise<(DefinitionsRevision & { readonly adminEmails: string[] }) | null> {
+  const result = await sql<{
+    revision: string;
+    fingerprint: string;
+    source: string;
+    written_at: Date;
+    admin_emails: string[];
+  }>`/* queue_definitions_current */
     select revision, fingerprint, source, written_at, admin_emails from ${table(ctx, 'queue_definitions')}
      order by revision desc limit 1`.execute(ctx.db);
   const row = result.rows[0];
   return row === undefined
     ? null
-    : { revision: toNumber(row.revision), fingerprint: row.fingerprint, source: row.source, writtenAt: new Date(row.written_at), adminEmails: row.admin_emails };
+    : {
+        revision: toNumber(row.revision),
+        fingerprint: row.fingerprint,
+        source: row.source,
+        writtenAt: new Date(row.written_at),
+        adminEmails: row.admin_emails,
+      };
 }
 
 /** The newest earlier revision that wrote definitions with this fingerprint (null: never written). */
 export async function revisionWith(ctx: StoreContext, fingerprint: string): Promise<DefinitionsRevision | null> {
-  const result = await sql<{ revision: string; fingerprint: string; source: string; written_at: Date }>`/* queue_definitions_with */
+  const result = await sql<{
+    revision: string;
+    fingerprint: string;
+    source: string;
+    written_at: Date;
+  }>`/* queue_definitions_with */
     select revision, fingerprint, source, written_at from ${table(ctx, 'queue_definitions')}
      where fingerprint = ${fingerprint} order by revision desc limit 1`.execute(ctx.db);
   const row = result.rows[0];
-  return row === undefined ? null : { revision: toNumber(row.revision), fingerprint: row.fingerprint, source: row.source, writtenAt: new Date(row.written_at) };
+  return row === undefined
+    ? null
+    : {
+        revision: toNumber(row.revision),
+        fingerprint: row.fingerprint,
+        source: row.source,
+        writtenAt: new Date(row.written_at),
+      };
 }
 
 /** jsonb arrives parsed (pg) or as text (some drivers). */

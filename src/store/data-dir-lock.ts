@@ -51,7 +51,8 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** Lock directories this process holds: a second opener in the same process is refused too. */
 const heldHere = new Set<string>();
 
-type Probe = { readonly kind: 'dead' } | { readonly kind: 'live'; readonly state: 'H' | 'C' | '?'; readonly pid: number | null };
+type Probe =
+  { readonly kind: 'dead' } | { readonly kind: 'live'; readonly state: 'H' | 'C' | '?'; readonly pid: number | null };
 
 /**
  * Takes the lock or throws a QueueError (INVALID_CONFIG, details.pid = the
@@ -185,7 +186,9 @@ function probeSocket(path: string): Promise<Probe> {
     };
     const live = (): Probe => {
       const match = /^([HC]) (\d+)\n/.exec(text);
-      return match ? { kind: 'live', state: match[1] as 'H' | 'C', pid: Number(match[2]) } : { kind: 'live', state: '?', pid: null };
+      return match
+        ? { kind: 'live', state: match[1] as 'H' | 'C', pid: Number(match[2]) }
+        : { kind: 'live', state: '?', pid: null };
     };
     socket.setTimeout(PROBE_TIMEOUT_MS, () => finish(live()));
     socket.on('connect', () => (connected = true));

@@ -33,6 +33,9 @@ export class DatabaseWatch {
     if (this.#lostAt !== null || !isQueueError(error, 'TRANSIENT_ERROR')) return;
     this.#lostAt = Date.now();
     const cause = error.cause instanceof Error ? error.cause.message : undefined;
-    this.#logger.error({ reason: error.message, cause, schemaMissing: error.details.schemaMissing === true || undefined }, 'database lost');
+    this.#logger.error(
+      { reason: error.message, cause, schemaMissing: error.details.schemaMissing === true || undefined },
+      'database lost',
+    );
   }
 }

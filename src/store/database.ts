@@ -191,7 +191,9 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   const statementOptions = prepared
     ? { prepared: true, transactionSettings: '' }
     : { prepared: false, transactionSettings: transactionSettings(statementTimeoutMs, planCache) };
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparedStatementPool(pool, statementOptions) }) });
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparedStatementPool(pool, statementOptions) }),
+  });
   return {
     db,
     engine: 'postgres',
@@ -205,7 +207,10 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
 async function openPGlite(dataDir: string | undefined): Promise<OpenDatabase> {
   // The engine is loaded when it is opened: a process on PostgreSQL (and
   // every CLI command) would load its WebAssembly glue for nothing.
-  const [{ PGlite }, { initPGliteDataDir, pgliteStartParams }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-init.js')]);
+  const [{ PGlite }, { initPGliteDataDir, pgliteStartParams }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('./pglite-init.js'),
+  ]);
   let lock: DataDirLock | null = null;
   let instance: PGlite;
   if (dataDir === undefined) {

@@ -12,7 +12,10 @@ export class PgDepthHistory implements DepthHistory {
     this.#ctx = ctx;
   }
 
-  async record(samples: readonly DepthSample[], options: { readonly bucketSeconds: number; readonly keepSeconds: number }): Promise<void> {
+  async record(
+    samples: readonly DepthSample[],
+    options: { readonly bucketSeconds: number; readonly keepSeconds: number },
+  ): Promise<void> {
     const { bucketSeconds, keepSeconds } = options;
     if (!Number.isInteger(bucketSeconds) || bucketSeconds < 1 || !Number.isInteger(keepSeconds) || keepSeconds < 1) {
       throw new QueueError('INVALID_REQUEST', 'depth samples need whole, positive seconds', { field: 'bucketSeconds' });
@@ -27,7 +30,9 @@ export class PgDepthHistory implements DepthHistory {
                         ${samples.map((s) => s.leased)}::int4[], ${samples.map((s) => s.delayed)}::int4[])
                  as s(queue, available, leased, delayed)
           on conflict (queue, at) do update
-            set available = excluded.available, leased = excluded.leased, delayed = excluded.delayed`.execute(this.#ctx.db);
+            set available = excluded.available, leased = excluded.leased, delayed = excluded.delayed`.execute(
+          this.#ctx.db,
+        );
       }
       await sql`/* depth_forget */
         delete from ${table(this.#ctx, 'queue_depth_samples')}

@@ -54,9 +54,7 @@ export function runnerFor(transaction: CallerTransaction): QueryRunner {
       };
     };
   }
-  throw new QueueError(
-    'INVALID_REQUEST',
-    'transaction must be a Kysely transaction or a pg client inside BEGIN',
-    { field: 'transaction' },
-  );
+  throw new QueueError('INVALID_REQUEST', 'transaction must be a Kysely transaction or a pg client inside BEGIN', {
+    field: 'transaction',
+  });
 }

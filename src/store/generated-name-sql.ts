@@ -36,7 +36,10 @@ const FMIX_STEPS: readonly ((h: string) => string)[] = [
 
 /** PL/pgSQL statements that leave the check of `bytes` in the bigint variable `h`. */
 function checkStatements(bytes: string, indent: string): string {
-  const steps = [`h := ${fnv(`${FORM.checkSeed}::int8`, bytes, range(0, CHECKED_BYTES))};`, ...FMIX_STEPS.map((step) => `h := ${step('h')};`)];
+  const steps = [
+    `h := ${fnv(`${FORM.checkSeed}::int8`, bytes, range(0, CHECKED_BYTES))};`,
+    ...FMIX_STEPS.map((step) => `h := ${step('h')};`),
+  ];
   return steps.map((line) => indent + line).join('\n');
 }
 

@@ -8,7 +8,10 @@ import { table, type StoreContext } from './store-context.js';
  * by the oldest task's tag", any leasable task will do). It writes nothing
  * and counts no lease call.
  */
-export async function hasLeasableTasks(ctx: StoreContext, params: QueueRef & { readonly filter: TagFilter }): Promise<boolean> {
+export async function hasLeasableTasks(
+  ctx: StoreContext,
+  params: QueueRef & { readonly filter: TagFilter },
+): Promise<boolean> {
   const byTag = params.filter.kind === 'tag' ? sql`and tag = ${params.filter.tag}` : sql``;
   const result = await sql<{ found: boolean }>`/* has_leasable_tasks */
     select exists (

@@ -151,7 +151,12 @@ async function countInTransaction(ctx: StoreContext, run: QueryRunner, params: T
   // next only inside a transaction block: autocommit discards it at once.
   const marker = randomBytes(8).toString('hex');
   await run(sql`/* mark_transaction */ select set_config(${MARKER_SETTING}, ${marker}, true)`.compile(ctx.db));
-  const query = sql<{ before: number; allowed: boolean; in_transaction: boolean; read_committed: boolean }>`/* count_in_transaction */
+  const query = sql<{
+    before: number;
+    allowed: boolean;
+    in_transaction: boolean;
+    read_committed: boolean;
+  }>`/* count_in_transaction */
     with current as (
       select coalesce(nullif(current_setting(${ADDED_SETTING}, true), ''), '0')::int4 as before
     )

@@ -11,7 +11,12 @@ import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
  * sort; either way no index is added to the hot delete path for a view.
  */
 export async function listTombstones(ctx: StoreContext, params: TombstoneListParams): Promise<Tombstone[]> {
-  const result = await sql<{ name: string; reason: TombstoneReason; deleted_usec: unknown; retry_count: number }>`/* list_tombstones */
+  const result = await sql<{
+    name: string;
+    reason: TombstoneReason;
+    deleted_usec: unknown;
+    retry_count: number;
+  }>`/* list_tombstones */
     select name, reason, ${usecOf(sql`deleted_at`)} as deleted_usec, retry_count
       from ${table(ctx, 'task_tombstones')}
      where queue_id = ${params.queueId}

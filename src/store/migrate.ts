@@ -35,7 +35,8 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
   // the DDL below (six statements). A schema being migrated right now reads
   // as not current (its versions commit with it), and takes the lock.
   const done = await appliedVersions(db, schema);
-  if (done !== null && migrations.every((m) => done.has(m.version))) return { schema, applied: [], current: Math.max(0, ...done) };
+  if (done !== null && migrations.every((m) => done.has(m.version)))
+    return { schema, applied: [], current: Math.max(0, ...done) };
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
@@ -50,7 +51,9 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
         applied_at timestamptz not null default now()
       )`.execute(trx);
     const done = new Set(
-      (await sql<{ version: number }>`/* migrate_applied */ select version from schema_migrations`.execute(trx)).rows.map((r) => r.version),
+      (
+        await sql<{ version: number }>`/* migrate_applied */ select version from schema_migrations`.execute(trx)
+      ).rows.map((r) => r.version),
     );
     const applied: number[] = [];
     for (const migration of migrations) {
@@ -69,7 +72,9 @@ export async function migrate(db: Kysely<Database>, schemaName: string): Promise
 /** The versions applied to a schema; null when it has no migrations table yet (or no schema). */
 async function appliedVersions(db: Kysely<Database>, schema: string): Promise<Set<number> | null> {
   try {
-    const result = await sql<{ version: number }>`/* migrate_check */ select version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+    const result = await sql<{
+      version: number;
+    }>`/* migrate_check */ select version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
     return new Set(result.rows.map((r) => r.version));
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -85,7 +90,9 @@ async function appliedVersions(db: Kysely<Database>, schema: string): Promise<Se
  */
 export async function schemaVersion(db: Kysely<Database>, schemaName: string): Promise<number> {
   const schema = validateSchemaName(schemaName);
-  const result = await sql<{ version: number | null }>`/* schema_version */ select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
+  const result = await sql<{
+    version: number | null;
+  }>`/* schema_version */ select max(version) as version from ${sql.id(schema, 'schema_migrations')}`.execute(db);
   return Number(result.rows[0]?.version ?? 0);
 }
 
@@ -93,7 +100,9 @@ export async function schemaVersion(db: Kysely<Database>, schemaName: string): P
 export async function schemaExists(db: Kysely<Database>, schemaName: string): Promise<boolean> {
   const schema = validateSchemaName(schemaName);
   const result = await sql<{ found: boolean }>`/* schema_exists */
-    select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = 'schema_migrations') as found`.execute(db);
+    select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = 'schema_migrations') as found`.execute(
+    db,
+  );
   return result.rows[0]?.found === true;
 }
 

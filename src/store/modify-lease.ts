@@ -46,7 +46,10 @@ export interface ModifyLeaseValues {
  * runs it with bound values, the SQL API's modify_lease is generated from it
  * (sql-api-functions.ts).
  */
-export function modifyLeaseStatement(tableOf: (name: keyof Database) => RawBuilder<unknown>, v: ModifyLeaseValues): RawBuilder<TaskRow> {
+export function modifyLeaseStatement(
+  tableOf: (name: keyof Database) => RawBuilder<unknown>,
+  v: ModifyLeaseValues,
+): RawBuilder<TaskRow> {
   const setTag = v.tag === undefined ? sql`` : sql`, tag = ${v.tag}`;
   const setError = v.lastError === undefined ? sql`` : sql`, last_error = ${v.lastError}`;
   return sql<TaskRow>`/* modify_lease */

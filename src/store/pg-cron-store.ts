@@ -1,7 +1,14 @@
 import { sql } from 'kysely';
 import type { CallerTransaction } from '../core/caller-transaction.js';
 import type { CronJob, CronRetryParameters } from '../core/cron-job.js';
-import { RETIRED_CRON_JOB_DAYS, type CronClaim, type CronFiringRecord, type CronJobRecord, type CronStore, type RecordedCronOutcome } from '../core/cron-store.js';
+import {
+  RETIRED_CRON_JOB_DAYS,
+  type CronClaim,
+  type CronFiringRecord,
+  type CronJobRecord,
+  type CronStore,
+  type RecordedCronOutcome,
+} from '../core/cron-store.js';
 import { table, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
@@ -33,7 +40,9 @@ export class PgCronStore implements CronStore {
 
   async now(): Promise<Date> {
     try {
-      const result = await sql<{ ms: number }>`/* cron_now */ select (extract(epoch from now()) * 1000)::float8 as ms`.execute(this.#ctx.db);
+      const result = await sql<{
+        ms: number;
+      }>`/* cron_now */ select (extract(epoch from now()) * 1000)::float8 as ms`.execute(this.#ctx.db);
       return new Date(Math.floor(Number(result.rows[0]!.ms)));
     } catch (error) {
       throw translateError(error);
@@ -47,7 +56,9 @@ export class PgCronStore implements CronStore {
       await this.#ctx.db.transaction().execute(async (trx) => {
         // One sync at a time: two servers starting at once with different
         // files would otherwise lock the same rows in different orders.
-        await sql`/* cron_sync_lock */ select pg_advisory_xact_lock(29809, hashtext(${`cron_sync:${this.#ctx.schema}`}))`.execute(trx);
+        await sql`/* cron_sync_lock */ select pg_advisory_xact_lock(29809, hashtext(${`cron_sync:${this.#ctx.schema}`}))`.execute(
+          trx,
+        );
         // Jobs this file does not name are retired, not deleted (sql/0024):
         // a server started from another file may still fire them, and the
         // row holds their chain of instants. Only rows retired and unseen
@@ -55,7 +66,9 @@ export class PgCronStore implements CronStore {
         await sql`/* cron_sync_drop_retired */
           delete from ${table(this.#ctx, 'cron_jobs')}
            where not (name = any(${names}::text[])) and retired_at is not null
-             and seen_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day'`.execute(trx);
+             and seen_at < to_timestamp(${nowMs}::float8 / 1000) - ${RETIRED_CRON_JOB_DAYS}::int4 * interval '1 day'`.execute(
+          trx,
+        );
         await sql`/* cron_sync_retire */
           update ${table(this.#ctx, 'cron_jobs')} set retired_at = to_timestamp(${nowMs}::float8 / 1000)
            where retired_at is null and not (name = any(${names}::text[]))`.execute(trx);
@@ -111,7 +124,10 @@ export class PgCronStore implements CronStore {
                   or (last_instant = to_timestamp(${instant}::float8 / 1000) and last_outcome = 'failed'))
           returning true as claimed`.execute(trx);
         if (claim.rows.length === 0) {
-          const known = await sql`/* cron_job_known */ select 1 from ${table(this.#ctx, 'cron_jobs')} where name = ${firing.job}`.execute(trx);
+          const known =
+            await sql`/* cron_job_known */ select 1 from ${table(this.#ctx, 'cron_jobs')} where name = ${firing.job}`.execute(
+              trx,
+            );
           return known.rows.length === 0 ? 'unrecorded' : 'taken';
         }
         await add(trx);
@@ -135,7 +151,9 @@ export class PgCronStore implements CronStore {
                last_task = ${firing.task}, last_outcome = ${firing.outcome}, last_error = ${firing.error}
          where name = ${firing.job}
            and (${instant}::float8 is null or last_instant is null or last_instant < to_timestamp(${instant}::float8 / 1000)
-                or (last_instant = to_timestamp(${instant}::float8 / 1000) and last_outcome <> 'added'))`.execute(this.#ctx.db);
+                or (last_instant = to_timestamp(${instant}::float8 / 1000) and last_outcome <> 'added'))`.execute(
+        this.#ctx.db,
+      );
     } catch (error) {
       throw translateError(error);
     }

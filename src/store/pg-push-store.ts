@@ -1,6 +1,14 @@
 import { hostname } from 'node:os';
 import { sql } from 'kysely';
-import type { ClaimedPushTask, DeliveredPush, DispatcherHeartbeat, PushClaim, PushClaimParams, PushOutcome, PushStore } from '../core/dispatcher/push-store.js';
+import type {
+  ClaimedPushTask,
+  DeliveredPush,
+  DispatcherHeartbeat,
+  PushClaim,
+  PushClaimParams,
+  PushOutcome,
+  PushStore,
+} from '../core/dispatcher/push-store.js';
 import type { PushRequest } from '../core/push-task.js';
 import type { QueueRef } from '../core/task-store.js';
 import type { PgTaskStore } from './pg-task-store.js';
@@ -57,7 +65,9 @@ export class PgPushStore implements PushStore {
         select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks')}(${args}, ${dispatcher})`.execute(this.#ctx.db)
           : await sql<ClaimRow>`/* claim_push_tasks_after_delivery */
         select * from ${sql.id(this.#ctx.schema, 'claim_push_tasks_after_delivery')}(${args},
-          ${done.map((d) => d.name)}::text[], ${done.map((d) => d.claimUsec)}::int8[], ${done.map((d) => d.tombstone)}::bool[], ${dispatcher})`.execute(this.#ctx.db);
+          ${done.map((d) => d.name)}::text[], ${done.map((d) => d.claimUsec)}::int8[], ${done.map((d) => d.tombstone)}::bool[], ${dispatcher})`.execute(
+              this.#ctx.db,
+            );
       const tasks: ClaimedPushTask[] = [];
       const gone = new Set<string>();
       let waitMs: number | null = null;
@@ -112,7 +122,9 @@ export class PgPushStore implements PushStore {
   retireDispatcher(dispatcherId: string): Promise<readonly number[]> {
     return this.#guard(undefined, async () => {
       const result = await sql<{ released_queues: number[] }>`/* push_dispatcher_retire */
-        select * from ${sql.id(this.#ctx.schema, 'push_dispatcher_retire')}(${dispatcherId}::int8)`.execute(this.#ctx.db);
+        select * from ${sql.id(this.#ctx.schema, 'push_dispatcher_retire')}(${dispatcherId}::int8)`.execute(
+        this.#ctx.db,
+      );
       return (result.rows[0]?.released_queues ?? []).map(Number);
     });
   }

@@ -233,10 +233,15 @@ export class PgTaskStore implements TaskStore {
       }
     } catch (error) {
       if (redriven === 0 || !isQueueError(error)) throw error;
-      throw new QueueError(error.code, `${error.message} (${redriven} dead letters had been put back before)`, {
-        ...error.details,
-        redriven,
-      }, { cause: error });
+      throw new QueueError(
+        error.code,
+        `${error.message} (${redriven} dead letters had been put back before)`,
+        {
+          ...error.details,
+          redriven,
+        },
+        { cause: error },
+      );
     } finally {
       if (redriven > 0) this.#arrivals.wake(params.queueId);
     }

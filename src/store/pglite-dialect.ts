@@ -57,9 +57,7 @@ class PGliteConnection implements DatabaseConnection {
         ? (await this.#client.exec(compiledQuery.sql)).at(-1)
         : await this.#client.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     const rows = (result?.rows ?? []) as R[];
-    return result?.affectedRows === undefined
-      ? { rows }
-      : { rows, numAffectedRows: BigInt(result.affectedRows) };
+    return result?.affectedRows === undefined ? { rows } : { rows, numAffectedRows: BigInt(result.affectedRows) };
   }
 
   // eslint-disable-next-line require-yield
@@ -98,9 +96,7 @@ class PGliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const begin = settings.isolationLevel
-      ? `start transaction isolation level ${settings.isolationLevel}`
-      : 'begin';
+    const begin = settings.isolationLevel ? `start transaction isolation level ${settings.isolationLevel}` : 'begin';
     await connection.executeQuery(CompiledQuery.raw(begin));
   }
 

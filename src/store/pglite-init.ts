@@ -26,7 +26,10 @@ export const PGLITE_MEMORY_SETTINGS: Readonly<Record<string, string>> = {
 
 /** PGlite's start parameters plus the memory settings. */
 export function pgliteStartParams(): string[] {
-  return [...PGlite.defaultStartParams, ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
+  return [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(PGLITE_MEMORY_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ];
 }
 
 /**
@@ -41,19 +44,25 @@ export function pgliteStartParams(): string[] {
 export async function initPGliteDataDir(pgdata: string): Promise<void> {
   if (existsSync(join(pgdata, 'PG_VERSION'))) return;
   if (existsSync(pgdata) && readdirSync(pgdata).length > 0) {
-    throw new Error(`${pgdata} holds files but no database (no PG_VERSION); move them away or choose another data directory`);
+    throw new Error(
+      `${pgdata} holds files but no database (no PG_VERSION); move them away or choose another data directory`,
+    );
   }
   const temp = `${pgdata}.init-${process.pid}`;
   rmSync(temp, { recursive: true, force: true });
   // The package's ES module entry, found from here (works from src/ and dist/ alike).
-  const entry = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'index.js')).href;
+  const entry = pathToFileURL(
+    join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'index.js'),
+  ).href;
   const script = [
     `const { PGlite } = await import(${JSON.stringify(entry)});`,
     `const db = await PGlite.create({ dataDir: process.argv[1] });`,
     `await db.close();`,
   ].join('\n');
   const stderr = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, temp], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, temp], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let text = '';
     child.stderr.on('data', (chunk: Buffer) => (text = (text + chunk.toString('utf8')).slice(-4000)));
     child.once('error', reject);

@@ -19,7 +19,10 @@ import { statementName } from './statement-name.js';
  * one server connection to the next) are set with SET LOCAL at the start of
  * each transaction, in the BEGIN's own round trip.
  */
-export function preparedStatementPool(pool: pg.Pool, options: StatementOptions = { prepared: true, transactionSettings: '' }): PostgresPool {
+export function preparedStatementPool(
+  pool: pg.Pool,
+  options: StatementOptions = { prepared: true, transactionSettings: '' },
+): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
@@ -32,12 +35,16 @@ export function preparedStatementPool(pool: pg.Pool, options: StatementOptions =
           if (parameters.length === 0) {
             if (options.transactionSettings !== '' && BEGIN.test(sql)) {
               // Same round trip: the settings ride on the BEGIN (simple protocol, two statements).
-              const results = (await client.query(`${sql}; ${options.transactionSettings}`)) as unknown as pg.QueryResult[];
+              const results = (await client.query(
+                `${sql}; ${options.transactionSettings}`,
+              )) as unknown as pg.QueryResult[];
               return results[0]!;
             }
             return await client.query(sql);
           }
-          return options.prepared ? await namedQuery(client, statementName(sql), sql, [...parameters]) : await client.query(sql, [...parameters]);
+          return options.prepared
+            ? await namedQuery(client, statementName(sql), sql, [...parameters])
+            : await client.query(sql, [...parameters]);
         } catch (error) {
           // A SQLSTATE means the server answered: the connection is fine.
           const code = (error as { code?: unknown }).code;
@@ -67,7 +74,9 @@ export function preparedStatementPool(pool: pg.Pool, options: StatementOptions =
  */
 function namedQuery(client: pg.PoolClient, name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query = new pg.Query(text, values, (error, result) => (error ? reject(error) : resolve(result as unknown as pg.QueryResult)));
+    const query = new pg.Query(text, values, (error, result) =>
+      error ? reject(error) : resolve(result as unknown as pg.QueryResult),
+    );
     // Typed without `name`, which pg reads from the query object (query.js) to prepare it.
     (query as unknown as { name: string }).name = name;
     client.query(query);
@@ -82,4 +91,3 @@ export interface StatementOptions {
 }
 
 const BEGIN = /^\s*(begin|start transaction)\b/i;
-

@@ -14,7 +14,10 @@ import { table, type StoreContext } from './store-context.js';
  * never wait: SKIP LOCKED). Tasks added while the purge runs may survive
  * it. Returns how many went.
  */
-export async function purgeTasks(ctx: StoreContext, params: QueueRef & { readonly batchSize: number }): Promise<number> {
+export async function purgeTasks(
+  ctx: StoreContext,
+  params: QueueRef & { readonly batchSize: number },
+): Promise<number> {
   const tasks = table(ctx, 'tasks');
   let purged = 0;
   for (;;) {

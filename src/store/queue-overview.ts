@@ -31,7 +31,10 @@ interface OverviewRow {
  * (sql/0009): operators read the same figures with SQL as the service
  * reports, from one definition.
  */
-export async function queueOverview(ctx: StoreContext, params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
+export async function queueOverview(
+  ctx: StoreContext,
+  params: { readonly queueIds: readonly number[] },
+): Promise<QueueOverview[]> {
   const result = await sql<OverviewRow>`/* queue_overview */
     select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
            s.leased_last_minute, s.leased_last_hour, s.dead_letters, s.storage_bytes, s.storage_limit_bytes,
@@ -67,7 +70,8 @@ export async function queueOverview(ctx: StoreContext, params: { readonly queueI
     availableTasks: toNumber(row.available_tasks),
     leasedTasks: toNumber(row.leased_tasks),
     delayedTasks: toNumber(row.delayed_tasks),
-    oldestAvailableAgeSeconds: row.oldest_available_age_seconds === null ? null : Math.max(0, toNumber(row.oldest_available_age_seconds)),
+    oldestAvailableAgeSeconds:
+      row.oldest_available_age_seconds === null ? null : Math.max(0, toNumber(row.oldest_available_age_seconds)),
     leasedLastMinute: toNumber(row.leased_last_minute),
     leasedLastHour: toNumber(row.leased_last_hour),
     deadLetters: toNumber(row.dead_letters),
@@ -83,7 +87,9 @@ export async function queueOverview(ctx: StoreContext, params: { readonly queueI
 }
 
 function pushOverview(row: OverviewRow): PushQueueOverview {
-  const settings = (typeof row.push_settings === 'string' ? JSON.parse(row.push_settings) : row.push_settings) as PushQueueSettings;
+  const settings = (
+    typeof row.push_settings === 'string' ? JSON.parse(row.push_settings) : row.push_settings
+  ) as PushQueueSettings;
   return {
     ratePerSecond: settings.ratePerSecond,
     bucketSize: settings.bucketSize,
@@ -92,7 +98,9 @@ function pushOverview(row: OverviewRow): PushQueueOverview {
     target: settings.target ?? null,
     inFlight: toNumber(row.in_flight),
     tokens: row.tokens === null || row.tokens === undefined ? null : Number(row.tokens),
-    heldUntilUsec: row.held_until_usec === null || row.held_until_usec === undefined ? null : toNumber(row.held_until_usec),
-    slowedUntilUsec: row.slowed_until_usec === null || row.slowed_until_usec === undefined ? null : toNumber(row.slowed_until_usec),
+    heldUntilUsec:
+      row.held_until_usec === null || row.held_until_usec === undefined ? null : toNumber(row.held_until_usec),
+    slowedUntilUsec:
+      row.slowed_until_usec === null || row.slowed_until_usec === undefined ? null : toNumber(row.slowed_until_usec),
   };
 }

@@ -50,7 +50,8 @@ export async function listTasks(ctx: StoreContext, params: TaskListParams): Prom
         : params.state === 'delayed'
           ? sql`and eta > now() and retry_count = 0`
           : sql``;
-  const tag = params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
+  const tag =
+    params.tag === undefined ? sql`` : params.tag === null ? sql`and tag is null` : sql`and tag = ${params.tag}`;
   const result = await sql<TaskRow>`/* list_tasks */
     select name, tag, ${payload}, retry_count, last_error,
            ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${PUSH_COLUMNS}
@@ -87,7 +88,8 @@ export async function queueStats(ctx: StoreContext, params: QueueRef): Promise<Q
   return {
     totalTasks: toNumber(row?.total_tasks),
     totalBytes: toNumber(row?.total_bytes),
-    oldestEtaUsec: row?.oldest_eta_usec === null || row?.oldest_eta_usec === undefined ? null : toNumber(row.oldest_eta_usec),
+    oldestEtaUsec:
+      row?.oldest_eta_usec === null || row?.oldest_eta_usec === undefined ? null : toNumber(row.oldest_eta_usec),
     leasedLastMinute: toNumber(row?.leased_last_minute),
     leasedLastHour: toNumber(row?.leased_last_hour),
   };

@@ -27,7 +27,9 @@ export async function releaseLease(ctx: StoreContext, params: ReleaseLeaseParams
     union all
     select name, tag, payload, retry_count, last_error, ${usecOf(sql`eta`)} as eta_usec, ${usecOf(sql`enqueued_at`)} as enqueued_usec, false as released
       from ${tasks}
-     where queue_id = ${params.queueId} and name = ${params.name} and not exists (select 1 from released)`.execute(ctx.db);
+     where queue_id = ${params.queueId} and name = ${params.name} and not exists (select 1 from released)`.execute(
+    ctx.db,
+  );
   const row = result.rows[0];
   return row ? { task: taskFromRow(params.queueName, row), released: row.released === true } : null;
 }

@@ -2,7 +2,14 @@ import { sql } from 'kysely';
 import { CRON_QUEUE_NAME } from '../core/built-in-cron-queue.js';
 import { QueueError } from '../core/errors.js';
 import { defaultQueueConfig, type ServiceConfig } from '../core/queue-config.js';
-import { definitionDifferences, definitionsFingerprint, isBuiltInCronQueue, sameDefinition, type DefinitionsRevision, type DefinitionsRole } from '../core/queue-definitions.js';
+import {
+  definitionDifferences,
+  definitionsFingerprint,
+  isBuiltInCronQueue,
+  sameDefinition,
+  type DefinitionsRevision,
+  type DefinitionsRole,
+} from '../core/queue-definitions.js';
 import { configuredQueues, currentRevision, revisionWith } from './configured-queues.js';
 import { type StoreContext } from './store-context.js';
 import { refreshPushSettings, upsertQueues, writeQueues } from './sync-queues.js';
@@ -53,11 +60,19 @@ export async function settleQueueDefinitions(
 ): Promise<SettledDefinitions> {
   return ctx.db.transaction().execute(async (trx) => {
     const tx = { db: trx, schema: ctx.schema };
-    await sql`/* queue_definitions_lock */ select pg_advisory_xact_lock(hashtext(${`${ctx.schema}.queue_definitions`}))`.execute(trx);
+    await sql`/* queue_definitions_lock */ select pg_advisory_xact_lock(hashtext(${`${ctx.schema}.queue_definitions`}))`.execute(
+      trx,
+    );
     const stored = await configuredQueues(tx);
     const write = async (written: ServiceConfig = config): Promise<SettledDefinitions> => {
       const ids = await writeQueues(tx, written);
-      return { config: written, ids, revision: (await currentRevision(tx))?.revision ?? null, wrote: true, superseded: null };
+      return {
+        config: written,
+        ids,
+        revision: (await currentRevision(tx))?.revision ?? null,
+        wrote: true,
+        superseded: null,
+      };
     };
     // A fresh database, or one holding only the built-in sample (nobody's definitions), takes a configuration as given.
     const fresh = !stored.anyQueue && stored.revision === null;
@@ -88,7 +103,10 @@ export async function settleQueueDefinitions(
     const earlier = stored.revision === null ? null : await revisionWith(tx, fingerprint);
     if (earlier !== null && stored.revision !== null && !options.force) {
       if (options.superseded !== 'serve') throw superseded(config, earlier, stored.revision);
-      return serveStored(`${stored.config.source} (revision ${stored.revision.revision}; ${config.source} is revision ${earlier.revision}'s, which it replaced)`, earlier);
+      return serveStored(
+        `${stored.config.source} (revision ${stored.revision.revision}; ${config.source} is revision ${earlier.revision}'s, which it replaced)`,
+        earlier,
+      );
     }
     return write(owned);
   });
@@ -112,14 +130,20 @@ function isImplicitDefault(queue: ServiceConfig['queues'][number]): boolean {
 }
 
 function describe(revision: DefinitionsRevision | null): string {
-  return revision === null ? 'the database' : `the database (revision ${revision.revision}, written from ${revision.source} at ${revision.writtenAt.toISOString()})`;
+  return revision === null
+    ? 'the database'
+    : `the database (revision ${revision.revision}, written from ${revision.source} at ${revision.writtenAt.toISOString()})`;
 }
 
-function disagreement(config: ServiceConfig, revision: DefinitionsRevision | null, differences: readonly string[]): QueueError {
+function disagreement(
+  config: ServiceConfig,
+  revision: DefinitionsRevision | null,
+  differences: readonly string[],
+): QueueError {
   return new QueueError(
     'INVALID_CONFIG',
     `${config.source} disagrees with the queue definitions in ${describe(revision)}: ${differences.join('; ')}. ` +
-      'Nothing was written. Give this process the same configuration, or none (it then serves the database\'s queues); ' +
+      "Nothing was written. Give this process the same configuration, or none (it then serves the database's queues); " +
       'to make this configuration the definitions, run taskqueue config sync FILE, start taskqueue serve with it, ' +
       'or open with openTaskQueue({ config, ownQueues: true })',
   );

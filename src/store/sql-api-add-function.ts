@@ -39,7 +39,9 @@ export function addStatementText(shape: AddShape, count: string, input: RawBuild
  * from its characters.
  */
 export function addTasksFunction(): string {
-  const input = (named: boolean) => sql`/* add_tasks_input */ select u.name, nullif(u.tag, '') as tag, coalesce(u.payload, '\\x'::bytea) as payload,
+  const input = (
+    named: boolean,
+  ) => sql`/* add_tasks_input */ select u.name, nullif(u.tag, '') as tag, coalesce(u.payload, '\\x'::bytea) as payload,
        -- Tasks without an ETA are leasable now, one microsecond apart in the
        -- order given (FIFO), like the service's.
        coalesce(u.eta, now() + (u.ord - 1) * interval '1 microsecond') as eta, u.ord${named ? sql`, u.given` : sql``}

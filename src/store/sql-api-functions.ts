@@ -41,9 +41,15 @@ export function sqlApiFunctions(): GeneratedFunction[] {
     { name: 'generated_name_time', text: generatedNameTimeFunction() },
     { name: 'generate_task_names', text: generateTaskNamesFunction() },
     { name: 'refuse_add', text: `${refuseAddFunction()}\n${REFUSE_ADD_SETTINGS}` },
-    { name: 'add_tasks', text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}` },
+    {
+      name: 'add_tasks',
+      text: `${addTasksFunction()}\n${settings('add_tasks(text, bytea[], text[], text[], timestamptz[])')}`,
+    },
     { name: 'add_task', text: addTaskFunction() },
-    { name: 'add_push_task', text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}` },
+    {
+      name: 'add_push_task',
+      text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}`,
+    },
   ];
 }
 
@@ -62,7 +68,8 @@ export function withMarkers(fn: GeneratedFunction): string {
 }
 
 /** A statement's eta_usec (usecOf) as the timestamptz again, exactly: whole seconds and the microsecond rest apart. */
-const FROM_ETA_USEC = "timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond'";
+const FROM_ETA_USEC =
+  "timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond'";
 
 /** The ALTER that gives a generated function 0015's fixed search_path and planner settings again (CREATE OR REPLACE replaced them). */
 function settings(signature: string): string {
@@ -115,7 +122,6 @@ function shapeCondition(shape: LeaseShape): string {
     shape.budgetBinds ? 'v_budget_binds' : 'NOT v_budget_binds',
   ].join(' AND ');
 }
-
 
 /**
  * lease_tasks: the checks of its arguments, then one branch per shape of
@@ -211,7 +217,12 @@ ${settings('lease_tasks(text, integer, integer, text, boolean)')}`;
  */
 function modifyLeaseFunction(): string {
   const statement = statementText(
-    modifyLeaseStatement(tableOf, { queueId: v('v_queue_id'), name: v('v_name'), leaseMs: v('v_lease_ms'), token: v('v_token') }),
+    modifyLeaseStatement(tableOf, {
+      queueId: v('v_queue_id'),
+      name: v('v_name'),
+      leaseMs: v('v_lease_ms'),
+      token: v('v_token'),
+    }),
   );
   return `CREATE OR REPLACE FUNCTION modify_lease(queue text, name text, lease_expires_at timestamptz, lease_seconds integer)
 RETURNS timestamptz

@@ -28,7 +28,8 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const textArray = (items: readonly string[]) => `ARRAY[${items.map(literal).join(', ')}]::text[]`;
 
 /** The signature of add_push_task, as GRANT and ALTER name it. */
-export const ADD_PUSH_TASK_SIGNATURE = 'add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb)';
+export const ADD_PUSH_TASK_SIGNATURE =
+  'add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb)';
 
 /**
  * add_push_task: one push task, with the rules of its request written from

@@ -1,4 +1,12 @@
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, type RawBuilder } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  type RawBuilder,
+} from 'kysely';
 import type { Database } from './schema.js';
 
 /**
@@ -20,7 +28,8 @@ export const compiler = new Kysely<Database>({
 /** The text of a statement whose values are all PL/pgSQL variables (no bound parameter). */
 export function statementText(statement: RawBuilder<unknown>): string {
   const compiled = statement.compile(compiler);
-  if (compiled.parameters.length > 0) throw new Error(`a generated statement binds ${compiled.parameters.length} values`);
+  if (compiled.parameters.length > 0)
+    throw new Error(`a generated statement binds ${compiled.parameters.length} values`);
   return compiled.sql;
 }
 

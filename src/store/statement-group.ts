@@ -45,10 +45,12 @@ export class StatementGroup<Request, Result> {
   #start(key: string, batch: Array<Pending<Request, Result>>): void {
     this.#running.set(key, (this.#running.get(key) ?? 0) + 1);
     const requests = batch.map((p) => p.request);
-    this.#run(key, requests).then(
-      (results) => batch.forEach((p, i) => p.resolve(results[i] as Result)),
-      (error: unknown) => batch.forEach((p) => p.reject(error)),
-    ).finally(() => this.#next(key));
+    this.#run(key, requests)
+      .then(
+        (results) => batch.forEach((p, i) => p.resolve(results[i] as Result)),
+        (error: unknown) => batch.forEach((p) => p.reject(error)),
+      )
+      .finally(() => this.#next(key));
   }
 
   #next(key: string): void {
@@ -61,7 +63,14 @@ export class StatementGroup<Request, Result> {
       return;
     }
     const batch: Array<Pending<Request, Result>> = [];
-    while (queue.length > 0 && (batch.length === 0 || this.#fits(batch.map((p) => p.request), queue[0]!.request))) {
+    while (
+      queue.length > 0 &&
+      (batch.length === 0 ||
+        this.#fits(
+          batch.map((p) => p.request),
+          queue[0]!.request,
+        ))
+    ) {
       batch.push(queue.shift()!);
     }
     if (queue.length === 0) this.#waiting.delete(key);

@@ -28,7 +28,10 @@ export async function syncQueues(ctx: StoreContext, config: ServiceConfig): Prom
  * than `now()` itself: Citus refuses a non-IMMUTABLE function in
  * ON CONFLICT DO UPDATE SET (docs/scaling.md).
  */
-export async function writeQueues(ctx: { readonly db: Kysely<Database>; readonly schema: string }, config: ServiceConfig): Promise<ReadonlyMap<string, number>> {
+export async function writeQueues(
+  ctx: { readonly db: Kysely<Database>; readonly schema: string },
+  config: ServiceConfig,
+): Promise<ReadonlyMap<string, number>> {
   const trx = ctx.db;
   const ids = await upsertQueues(ctx, config.queues);
   await sql`/* sync_queues_deactivate */
@@ -49,7 +52,10 @@ export async function writeQueues(ctx: { readonly db: Kysely<Database>; readonly
  * queue an owner with a cron file adds to definitions that lack it (it is
  * in no fingerprint, so its row is no new revision).
  */
-export async function upsertQueues(ctx: { readonly db: Kysely<Database>; readonly schema: string }, queues: ServiceConfig['queues']): Promise<Map<string, number>> {
+export async function upsertQueues(
+  ctx: { readonly db: Kysely<Database>; readonly schema: string },
+  queues: ServiceConfig['queues'],
+): Promise<Map<string, number>> {
   const trx = ctx.db;
   const ids = new Map<string, number>();
   if (queues.length > 0) {
@@ -80,7 +86,10 @@ export async function upsertQueues(ctx: { readonly db: Kysely<Database>; readonl
  * the base URL is the process's (TASKQUEUE_PUSH_BASE_URL, target routes),
  * not the definition's, and the SQL API's add_push_task checks it.
  */
-export async function refreshPushSettings(ctx: { readonly db: Kysely<Database>; readonly schema: string }, config: ServiceConfig): Promise<void> {
+export async function refreshPushSettings(
+  ctx: { readonly db: Kysely<Database>; readonly schema: string },
+  config: ServiceConfig,
+): Promise<void> {
   const push = config.queues.filter((queue) => queue.push !== undefined);
   if (push.length === 0) return;
   await sql`/* sync_queues_push_settings */

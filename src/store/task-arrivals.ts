@@ -52,7 +52,10 @@ export class TaskArrivals {
     this.#logger = logger;
     this.#notified = database.listen !== null;
     if (!this.#notified) {
-      logger.info({}, 'task notifications: off (a pooler, and no TASKQUEUE_LISTEN_DATABASE_URL); long-polls check every 250 ms');
+      logger.info(
+        {},
+        'task notifications: off (a pooler, and no TASKQUEUE_LISTEN_DATABASE_URL); long-polls check every 250 ms',
+      );
     }
   }
 
@@ -107,7 +110,11 @@ export class TaskArrivals {
         this.#listening = null;
         const fields = { err: error instanceof Error ? error.message : String(error) };
         if (this.#listenFailing) this.#logger.debug(fields, 'task notifications: could not listen');
-        else this.#logger.warn(fields, 'task notifications: could not listen; long-polls fall back to once-a-second checks');
+        else
+          this.#logger.warn(
+            fields,
+            'task notifications: could not listen; long-polls fall back to once-a-second checks',
+          );
         this.#listenFailing = true;
       },
     );

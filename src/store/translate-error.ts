@@ -29,17 +29,32 @@ export function translateError(error: unknown, context: { queue?: string } = {})
       return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
     // The add statement's refusals (refuse_add, sql/0023), in the service's words.
     case 'TQ010':
-      return new QueueError('DUPLICATE_TASK_NAME', `task name "${task ?? '?'}" appears twice in one add`, { queue, task }, { cause: error });
+      return new QueueError(
+        'DUPLICATE_TASK_NAME',
+        `task name "${task ?? '?'}" appears twice in one add`,
+        { queue, task },
+        { cause: error },
+      );
     case 'TQ011':
-      return new QueueError('TASK_ALREADY_EXISTS', `task "${task ?? '?'}" already exists`, { queue, task }, { cause: error });
+      return new QueueError(
+        'TASK_ALREADY_EXISTS',
+        `task "${task ?? '?'}" already exists`,
+        { queue, task },
+        { cause: error },
+      );
     case 'TQ008':
       return new QueueError('INVALID_ETA', message.replace(/^eta: /, ''), { queue, task }, { cause: error });
     case '23505':
       if (isDuplicateTask(constraint, e.message, e.detail)) {
         const name = nameFromKeyDetail(e.detail);
-        return new QueueError('TASK_ALREADY_EXISTS', `task "${name ?? '?'}" already exists`, { queue, task: name }, {
-          cause: error,
-        });
+        return new QueueError(
+          'TASK_ALREADY_EXISTS',
+          `task "${name ?? '?'}" already exists`,
+          { queue, task: name },
+          {
+            cause: error,
+          },
+        );
       }
       break;
     case '25P02': // in_failed_sql_transaction: the caller's, after an earlier error
@@ -61,9 +76,14 @@ export function translateError(error: unknown, context: { queue?: string } = {})
         { cause: error },
       );
     case '57014': // query_canceled: statement_timeout
-      return new QueueError('DEADLINE_EXCEEDED', 'the database did not answer in time; back off and retry', { queue }, {
-        cause: error,
-      });
+      return new QueueError(
+        'DEADLINE_EXCEEDED',
+        'the database did not answer in time; back off and retry',
+        { queue },
+        {
+          cause: error,
+        },
+      );
     case '40001': // serialization_failure
     case '40P01': // deadlock_detected
     case '55P03': // lock_not_available
@@ -81,17 +101,27 @@ export function translateError(error: unknown, context: { queue?: string } = {})
   if (isNetworkError(code, message)) return transient(error, queue);
   if (/timeout/i.test(message) && !code) {
     // pg's client-side timeouts (connect or query_timeout) carry no SQLSTATE.
-    return new QueueError('DEADLINE_EXCEEDED', 'the database did not answer in time; back off and retry', { queue }, {
-      cause: error,
-    });
+    return new QueueError(
+      'DEADLINE_EXCEEDED',
+      'the database did not answer in time; back off and retry',
+      { queue },
+      {
+        cause: error,
+      },
+    );
   }
   return new QueueError('INTERNAL_ERROR', 'internal database error', { queue }, { cause: error });
 }
 
 function transient(error: unknown, queue: string | undefined): QueueError {
-  return new QueueError('TRANSIENT_ERROR', 'the database is unavailable; back off and retry', { queue }, {
-    cause: error,
-  });
+  return new QueueError(
+    'TRANSIENT_ERROR',
+    'the database is unavailable; back off and retry',
+    { queue },
+    {
+      cause: error,
+    },
+  );
 }
 
 const NETWORK_CODES = new Set([

@@ -40,7 +40,12 @@ export async function waitForDatabase(url: string, options: WaitForDatabaseOptio
     const reason = error.cause instanceof Error ? error.cause.message : error.message;
     const curable = isQueueError(error, 'TRANSIENT_ERROR') || isQueueError(error, 'DEADLINE_EXCEEDED');
     if (!curable) {
-      throw new QueueError('TRANSIENT_ERROR', `could not use the database at DATABASE_URL ${shown}: ${reason}`, { field: 'DATABASE_URL' }, { cause: error });
+      throw new QueueError(
+        'TRANSIENT_ERROR',
+        `could not use the database at DATABASE_URL ${shown}: ${reason}`,
+        { field: 'DATABASE_URL' },
+        { cause: error },
+      );
     }
     const left = deadline - Date.now();
     if (left <= 0) {
@@ -59,7 +64,11 @@ export async function waitForDatabase(url: string, options: WaitForDatabaseOptio
 }
 
 async function probe(url: string, timeoutMs: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'taskqueue' });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    application_name: 'taskqueue',
+  });
   // A connection that fails after connecting must not crash the process.
   client.on('error', () => {});
   try {

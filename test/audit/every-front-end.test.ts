@@ -88,7 +88,12 @@ describe('every operator action from every front-end is in the audit log', () =>
     await b.signIn(ADMIN);
     const csrf = csrfOf(await b.send('/console/queues/jobs'));
     const bulk = async (op: string, names: string[]) => {
-      const fields: [string, string][] = [['_csrf', csrf], ['op', op], ['confirm', String(names.length)], ...names.map((name): [string, string] => ['task', name])];
+      const fields: [string, string][] = [
+        ['_csrf', csrf],
+        ['op', op],
+        ['confirm', String(names.length)],
+        ...names.map((name): [string, string] => ['task', name]),
+      ];
       const response = await b.send('/console/queues/jobs/bulk', { form: fields });
       expect(response.status).toBe(303);
       return response.headers.get('location');
@@ -104,7 +109,9 @@ describe('every operator action from every front-end is in the audit log', () =>
       await jobs().leaseTasks({ lease: 60, maxTasks: 10 });
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
-    expect(await bulk('forget', ['doomed-again', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=forget&n=1');
+    expect(await bulk('forget', ['doomed-again', 'never-died'])).toBe(
+      '/console/queues/jobs/dead-letters?done=forget&n=1',
+    );
     expect(await h.t.operate('jobs').listDeadLetters({ limit: 10 })).toEqual([]);
     expect(await log()).toEqual([
       ['console', ADMIN, 'release_lease', null, 1],

@@ -74,7 +74,9 @@ describe('ACL matrix through AccessControl.check', () => {
     expect(await outcomeOf(control.check(admin, queueNamed('alpha'), 'queue.admin'))).toMatchObject({ status: 200 });
     for (const email of [ACL_USERS.producer, ACL_USERS.consumer, ACL_USERS.stranger]) {
       const credentials = await issuer.credentials(email);
-      expect(await outcomeOf(control.check(credentials, queueNamed('alpha'), 'queue.admin')), email).toMatchObject({ status: 403 });
+      expect(await outcomeOf(control.check(credentials, queueNamed('alpha'), 'queue.admin')), email).toMatchObject({
+        status: 403,
+      });
       expect(await outcomeOf(control.check(credentials, null, 'queue.admin')), email).toMatchObject({ status: 403 });
     }
     const consumerScoped = await issuer.credentials(ACL_USERS.admin, [TASKQUEUE_CONSUMER_SCOPE]);
@@ -87,7 +89,11 @@ describe('ACL matrix through AccessControl.check', () => {
     });
     const decision = await withConfigAdmins.check(await issuer.credentials('Root@Example.com'), null, 'task.delete');
     expect(decision.mayReadAcl).toBe(true);
-    expect(await outcomeOf(withConfigAdmins.check(await issuer.credentials(ACL_USERS.admin), queueNamed('alpha'), 'task.get'))).toMatchObject({
+    expect(
+      await outcomeOf(
+        withConfigAdmins.check(await issuer.credentials(ACL_USERS.admin), queueNamed('alpha'), 'task.get'),
+      ),
+    ).toMatchObject({
       status: 403,
     });
   });
@@ -96,10 +102,13 @@ describe('ACL matrix through AccessControl.check', () => {
     const consumerScoped = await issuer.credentials(ACL_USERS.admin, [TASKQUEUE_CONSUMER_SCOPE]);
     expect(await outcomeOf(control.check(consumerScoped, queueNamed('alpha'), 'task.insert'))).toEqual({
       status: 403,
-      wwwAuthenticate: 'Bearer realm="taskqueue", error="insufficient_scope", scope="https://www.googleapis.com/auth/taskqueue"',
+      wwwAuthenticate:
+        'Bearer realm="taskqueue", error="insufficient_scope", scope="https://www.googleapis.com/auth/taskqueue"',
       reason: 'insufficientPermissions',
     });
-    await expect(control.check(consumerScoped, queueNamed('alpha'), 'task.lease')).resolves.toMatchObject({ mayReadAcl: true });
+    await expect(control.check(consumerScoped, queueNamed('alpha'), 'task.lease')).resolves.toMatchObject({
+      mayReadAcl: true,
+    });
   });
 
   it('lets the consumer scope do every consuming action the ACL allows, and queue.get', async () => {

@@ -59,7 +59,14 @@ export function aclMatrixConfig(): ServiceConfig {
   return serviceConfig([...ACL_QUEUES]);
 }
 
-const CONSUMING: readonly QueueAction[] = ['queue.get', 'task.lease', 'task.get', 'task.list', 'task.update', 'task.delete'];
+const CONSUMING: readonly QueueAction[] = [
+  'queue.get',
+  'task.lease',
+  'task.get',
+  'task.list',
+  'task.update',
+  'task.delete',
+];
 const PRODUCING: readonly QueueAction[] = ['queue.get', 'task.insert'];
 
 /** What each non-administrator may do, per queue. Administrators may do everything everywhere. */

@@ -42,7 +42,15 @@ describe('API keys', () => {
     await expect(control.check(withToken, queue, 'task.lease')).resolves.toMatchObject({
       principal: { email: 'u@example.com', application: 'billing' },
     });
-    expect(await outcomeOf(control.check({ authorization: undefined, oauthToken: undefined, apiKey: 'key-of-billing' }, queue, 'task.lease'))).toEqual({
+    expect(
+      await outcomeOf(
+        control.check(
+          { authorization: undefined, oauthToken: undefined, apiKey: 'key-of-billing' },
+          queue,
+          'task.lease',
+        ),
+      ),
+    ).toEqual({
       status: 401,
       wwwAuthenticate: 'Bearer realm="taskqueue"',
       reason: 'required',

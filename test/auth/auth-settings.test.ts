@@ -18,7 +18,15 @@ function refusal(env: Record<string, string>): string {
 }
 
 const issuer = (fields: Record<string, unknown>) =>
-  JSON.stringify([{ issuer: 'https://idp.example', audience: 'taskqueue', jwksUrl: 'https://idp.example/jwks', algorithms: ['RS256'], ...fields }]);
+  JSON.stringify([
+    {
+      issuer: 'https://idp.example',
+      audience: 'taskqueue',
+      jwksUrl: 'https://idp.example/jwks',
+      algorithms: ['RS256'],
+      ...fields,
+    },
+  ]);
 
 const { publicKey: rsaPem, privateKey: rsaPrivatePem } = generateKeyPairSync('rsa', {
   modulusLength: 2048,
@@ -40,27 +48,45 @@ describe('authSettingsFromEnvironment', () => {
   });
 
   it('reads administrators, refusing anything that is not an e-mail', () => {
-    expect(authSettingsFromEnvironment({ TASKQUEUE_ADMINS: 'a@example.com, b@example.com,' }).admins).toEqual(['a@example.com', 'b@example.com']);
+    expect(authSettingsFromEnvironment({ TASKQUEUE_ADMINS: 'a@example.com, b@example.com,' }).admins).toEqual([
+      'a@example.com',
+      'b@example.com',
+    ]);
     expect(refusal({ TASKQUEUE_ADMINS: 'a@example.com b@example.com' })).toContain('TASKQUEUE_ADMINS');
   });
 
   it('reads JWT issuers with their defaults', () => {
-    const [parsed] = authSettingsFromEnvironment({ TASKQUEUE_JWT_ISSUERS: issuer({ audience: ['a', 'b'], typ: 'at+jwt' }) }).issuers;
+    const [parsed] = authSettingsFromEnvironment({
+      TASKQUEUE_JWT_ISSUERS: issuer({ audience: ['a', 'b'], typ: 'at+jwt' }),
+    }).issuers;
     expect(parsed).toEqual({
       issuer: 'https://idp.example',
       audiences: ['a', 'b'],
       algorithms: ['RS256'],
-      keys: { kind: 'remote', url: 'https://idp.example/jwks', cacheMaxAgeMs: 600_000, cooldownMs: 30_000, timeoutMs: 2000 },
+      keys: {
+        kind: 'remote',
+        url: 'https://idp.example/jwks',
+        cacheMaxAgeMs: 600_000,
+        cooldownMs: 30_000,
+        timeoutMs: 2000,
+      },
       clockToleranceSeconds: 30,
       typ: 'at+jwt',
     });
-    const tolerant = authSettingsFromEnvironment({ TASKQUEUE_JWT_ISSUERS: issuer({}), TASKQUEUE_CLOCK_TOLERANCE_SECONDS: '5' });
+    const tolerant = authSettingsFromEnvironment({
+      TASKQUEUE_JWT_ISSUERS: issuer({}),
+      TASKQUEUE_CLOCK_TOLERANCE_SECONDS: '5',
+    });
     expect(tolerant.issuers[0]?.clockToleranceSeconds).toBe(5);
   });
 
   it('binds a static PEM key to the one algorithm that fits it', () => {
     const [parsed] = authSettingsFromEnvironment({
-      TASKQUEUE_JWT_ISSUERS: issuer({ jwksUrl: undefined, keys: [{ pem: rsaPem, kid: 'k1' }], algorithms: ['RS256', 'ES256'] }),
+      TASKQUEUE_JWT_ISSUERS: issuer({
+        jwksUrl: undefined,
+        keys: [{ pem: rsaPem, kid: 'k1' }],
+        algorithms: ['RS256', 'ES256'],
+      }),
     }).issuers;
     expect(parsed?.keys).toMatchObject({ kind: 'static', keys: [{ kty: 'RSA', alg: 'RS256', kid: 'k1' }] });
   });
@@ -77,10 +103,26 @@ describe('authSettingsFromEnvironment', () => {
     ['neither jwksUrl nor keys', issuer({ jwksUrl: undefined }), 'exactly one of'],
     ['a plain-http JWKS off loopback', issuer({ jwksUrl: 'http://idp.example/jwks' }), 'https'],
     ['a private PEM key', issuer({ jwksUrl: undefined, keys: [{ pem: rsaPrivatePem }] }), 'private key'],
-    ['a private JWK', issuer({ jwksUrl: undefined, keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }], algorithms: ['ES256'] }), 'private key'],
+    [
+      'a private JWK',
+      issuer({
+        jwksUrl: undefined,
+        keys: [{ kty: 'EC', crv: 'P-256', x: 'x', y: 'y', d: 'd' }],
+        algorithms: ['ES256'],
+      }),
+      'private key',
+    ],
     ['a symmetric key', issuer({ jwksUrl: undefined, keys: [{ kty: 'oct', k: 'c2VjcmV0' }] }), 'key type'],
-    ['a key that fits two algorithms', issuer({ jwksUrl: undefined, keys: [{ pem: rsaPem }], algorithms: ['RS256', 'PS256'] }), 'give it an "alg"'],
-    ['a key of another family', issuer({ jwksUrl: undefined, keys: [{ pem: rsaPem }], algorithms: ['ES256'] }), 'fits none'],
+    [
+      'a key that fits two algorithms',
+      issuer({ jwksUrl: undefined, keys: [{ pem: rsaPem }], algorithms: ['RS256', 'PS256'] }),
+      'give it an "alg"',
+    ],
+    [
+      'a key of another family',
+      issuer({ jwksUrl: undefined, keys: [{ pem: rsaPem }], algorithms: ['ES256'] }),
+      'fits none',
+    ],
     ['a tolerance of ten minutes', issuer({ clockToleranceSeconds: 600 }), 'clockToleranceSeconds'],
     ['the same issuer twice', JSON.stringify([...JSON.parse(issuer({})), ...JSON.parse(issuer({}))]), 'listed twice'],
   ])('refuses an issuer with %s', (_name, json, message) => {
@@ -95,8 +137,16 @@ describe('authSettingsFromEnvironment', () => {
       TASKQUEUE_INTROSPECTION_AUDIENCE: 'taskqueue, api',
       TASKQUEUE_INTROSPECTION_CACHE_SECONDS: '60',
     }).introspection;
-    expect(settings).toMatchObject({ audiences: ['taskqueue', 'api'], maxCacheSeconds: 60, timeoutMs: 2000, cacheEntries: 10_000, issuer: null });
-    expect(refusal({ TASKQUEUE_INTROSPECTION_URL: 'https://as.example/introspect' })).toContain('TASKQUEUE_INTROSPECTION_CLIENT_ID');
+    expect(settings).toMatchObject({
+      audiences: ['taskqueue', 'api'],
+      maxCacheSeconds: 60,
+      timeoutMs: 2000,
+      cacheEntries: 10_000,
+      issuer: null,
+    });
+    expect(refusal({ TASKQUEUE_INTROSPECTION_URL: 'https://as.example/introspect' })).toContain(
+      'TASKQUEUE_INTROSPECTION_CLIENT_ID',
+    );
     expect(
       refusal({
         TASKQUEUE_INTROSPECTION_URL: 'ftp://as.example',
@@ -112,12 +162,25 @@ describe('authSettingsFromEnvironment', () => {
       TASKQUEUE_TOKEN_TTL_SECONDS: '600',
       TASKQUEUE_TOKEN_MAX_TTL_SECONDS: '7200',
     }).localIssuer;
-    expect(local).toMatchObject({ issuer: 'urn:example', audience: 'taskqueue', defaultTtlSeconds: 600, maxTtlSeconds: 7200 });
-    expect(refusal({ TASKQUEUE_TOKEN_TTL_SECONDS: '7200', TASKQUEUE_TOKEN_MAX_TTL_SECONDS: '3600' })).toContain('TASKQUEUE_TOKEN_TTL_SECONDS');
+    expect(local).toMatchObject({
+      issuer: 'urn:example',
+      audience: 'taskqueue',
+      defaultTtlSeconds: 600,
+      maxTtlSeconds: 7200,
+    });
+    expect(refusal({ TASKQUEUE_TOKEN_TTL_SECONDS: '7200', TASKQUEUE_TOKEN_MAX_TTL_SECONDS: '3600' })).toContain(
+      'TASKQUEUE_TOKEN_TTL_SECONDS',
+    );
     expect(refusal({ TASKQUEUE_LOCAL_ISSUER: 'off' })).toContain('no token would ever be accepted');
-    expect(authSettingsFromEnvironment({ TASKQUEUE_LOCAL_ISSUER: 'off', TASKQUEUE_AUTH: 'off' }).localIssuer).toBeNull();
-    expect(authSettingsFromEnvironment({ TASKQUEUE_LOCAL_ISSUER: 'off', TASKQUEUE_JWT_ISSUERS: issuer({}) }).localIssuer).toBeNull();
-    expect(refusal({ TASKQUEUE_JWT_ISSUERS: issuer({ issuer: 'urn:taskqueue:local' }) })).toContain('TASKQUEUE_LOCAL_ISSUER_NAME');
+    expect(
+      authSettingsFromEnvironment({ TASKQUEUE_LOCAL_ISSUER: 'off', TASKQUEUE_AUTH: 'off' }).localIssuer,
+    ).toBeNull();
+    expect(
+      authSettingsFromEnvironment({ TASKQUEUE_LOCAL_ISSUER: 'off', TASKQUEUE_JWT_ISSUERS: issuer({}) }).localIssuer,
+    ).toBeNull();
+    expect(refusal({ TASKQUEUE_JWT_ISSUERS: issuer({ issuer: 'urn:taskqueue:local' }) })).toContain(
+      'TASKQUEUE_LOCAL_ISSUER_NAME',
+    );
   });
 
   it('reads API keys as hashes, refusing a key given in clear without echoing it', () => {
@@ -132,20 +195,32 @@ describe('authSettingsFromEnvironment', () => {
   });
 
   it('adds scope aliases to the defaults, only for the two taskqueue scopes', () => {
-    const aliases = authSettingsFromEnvironment({ TASKQUEUE_SCOPE_ALIASES: `tq=${TASKQUEUE_SCOPE}, tq.read=${TASKQUEUE_CONSUMER_SCOPE}` }).scopeAliases;
-    expect(aliases).toMatchObject({ tq: TASKQUEUE_SCOPE, 'tq.read': TASKQUEUE_CONSUMER_SCOPE, taskqueue: TASKQUEUE_SCOPE });
-    expect(refusal({ TASKQUEUE_SCOPE_ALIASES: 'admin=https://www.googleapis.com/auth/cloud-platform' })).toContain('must stand for');
+    const aliases = authSettingsFromEnvironment({
+      TASKQUEUE_SCOPE_ALIASES: `tq=${TASKQUEUE_SCOPE}, tq.read=${TASKQUEUE_CONSUMER_SCOPE}`,
+    }).scopeAliases;
+    expect(aliases).toMatchObject({
+      tq: TASKQUEUE_SCOPE,
+      'tq.read': TASKQUEUE_CONSUMER_SCOPE,
+      taskqueue: TASKQUEUE_SCOPE,
+    });
+    expect(refusal({ TASKQUEUE_SCOPE_ALIASES: 'admin=https://www.googleapis.com/auth/cloud-platform' })).toContain(
+      'must stand for',
+    );
   });
 });
 
 describe('createAccessControl with auth off', () => {
   it('lets everything through and warns loudly, once', async () => {
     const warnings: string[] = [];
-    const control = createAccessControl(authSettingsFromEnvironment({ TASKQUEUE_AUTH: 'off' }), { warn: (m) => warnings.push(m) });
+    const control = createAccessControl(authSettingsFromEnvironment({ TASKQUEUE_AUTH: 'off' }), {
+      warn: (m) => warnings.push(m),
+    });
     expect(warnings).toEqual([AUTH_OFF_WARNING]);
     expect(control.open).toBe(true);
     expect(control.localIssuer).toBeNull();
-    await expect(control.check({ authorization: undefined, oauthToken: undefined, apiKey: undefined }, null, 'task.delete')).resolves.toEqual({
+    await expect(
+      control.check({ authorization: undefined, oauthToken: undefined, apiKey: undefined }, null, 'task.delete'),
+    ).resolves.toEqual({
       principal: null,
       mayReadAcl: true,
     });

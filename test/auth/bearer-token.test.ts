@@ -36,6 +36,8 @@ describe('bearerTokenOf', () => {
       thrown = error;
     }
     expect(isQueueError(thrown, 'INVALID_REQUEST')).toBe(true);
-    expect((thrown as { details: { wwwAuthenticate: string } }).details.wwwAuthenticate).toMatch(/error="invalid_request"/);
+    expect((thrown as { details: { wwwAuthenticate: string } }).details.wwwAuthenticate).toMatch(
+      /error="invalid_request"/,
+    );
   });
 });

@@ -53,21 +53,32 @@ function bearer(token: string): RequestCredentials {
 }
 
 function active(overrides: Record<string, unknown> = {}) {
-  return { active: true, aud: 'taskqueue', email: EMAIL, scope: TASKQUEUE_SCOPE, exp: Math.floor(clock / 1000) + 300, ...overrides };
+  return {
+    active: true,
+    aud: 'taskqueue',
+    email: EMAIL,
+    scope: TASKQUEUE_SCOPE,
+    exp: Math.floor(clock / 1000) + 300,
+    ...overrides,
+  };
 }
 
 describe('token introspection', () => {
   it('accepts an active token and asks the endpoint once, as RFC 7662 describes', async () => {
     idp.introspection.set('opaque-1', active());
     const control = controlWith();
-    await expect(control.check(bearer('opaque-1'), QUEUE, 'task.lease')).resolves.toMatchObject({ principal: { email: EMAIL } });
+    await expect(control.check(bearer('opaque-1'), QUEUE, 'task.lease')).resolves.toMatchObject({
+      principal: { email: EMAIL },
+    });
     await control.check(bearer('opaque-1'), QUEUE, 'task.insert');
     expect(idp.introspectionRequests).toHaveLength(1);
     const request = idp.introspectionRequests[0];
     expect(request?.body.get('token')).toBe('opaque-1');
     expect(request?.body.get('token_type_hint')).toBe('access_token');
     // RFC 6749 §2.3.1: form-encoded, then base64.
-    expect(Buffer.from(request?.authorization?.replace('Basic ', '') ?? '', 'base64').toString()).toBe('task-queue%2Fapi:s3cret%3Ax');
+    expect(Buffer.from(request?.authorization?.replace('Basic ', '') ?? '', 'base64').toString()).toBe(
+      'task-queue%2Fapi:s3cret%3Ax',
+    );
   });
 
   it('refuses an inactive token with 401 and remembers that briefly', async () => {
@@ -131,8 +142,16 @@ describe('token introspection', () => {
 
   it('takes the user from username when it is an e-mail, and checks iss when configured', async () => {
     idp.introspection.set('by-username', active({ email: undefined, username: EMAIL, iss: 'https://as.example' }));
-    await expect(controlWith({ issuer: 'https://as.example' }).check(bearer('by-username'), QUEUE, 'task.lease')).resolves.toBeTruthy();
-    expect((await outcomeOf(controlWith({ issuer: 'https://other.example' }).check(bearer('by-username'), QUEUE, 'task.lease'))).status).toBe(401);
+    await expect(
+      controlWith({ issuer: 'https://as.example' }).check(bearer('by-username'), QUEUE, 'task.lease'),
+    ).resolves.toBeTruthy();
+    expect(
+      (
+        await outcomeOf(
+          controlWith({ issuer: 'https://other.example' }).check(bearer('by-username'), QUEUE, 'task.lease'),
+        )
+      ).status,
+    ).toBe(401);
     idp.introspection.set('nobody', active({ email: undefined, username: 'service-account-7' }));
     expect(await outcomeOf(controlWith().check(bearer('nobody'), QUEUE, 'task.lease'))).toMatchObject({
       status: 401,
@@ -143,7 +162,11 @@ describe('token introspection', () => {
   it('answers 503, never access, when the endpoint fails, and does not cache that', async () => {
     idp.introspection.set('t', 'error');
     const control = controlWith();
-    expect(await outcomeOf(control.check(bearer('t'), QUEUE, 'task.lease'))).toEqual({ status: 503, wwwAuthenticate: null, reason: null });
+    expect(await outcomeOf(control.check(bearer('t'), QUEUE, 'task.lease'))).toEqual({
+      status: 503,
+      wwwAuthenticate: null,
+      reason: null,
+    });
     idp.introspection.set('t', active());
     await expect(control.check(bearer('t'), QUEUE, 'task.lease')).resolves.toBeTruthy();
   });
@@ -152,7 +175,11 @@ describe('token introspection', () => {
     idp.introspection.set('t', 'hang');
     // The timeout is what is under test here, so it is short; the endpoint never answers, however busy the machine.
     const control = controlWith({ timeoutMs: 200 });
-    expect(await outcomeOf(control.check(bearer('t'), QUEUE, 'task.lease'))).toEqual({ status: 503, wwwAuthenticate: null, reason: null });
+    expect(await outcomeOf(control.check(bearer('t'), QUEUE, 'task.lease'))).toEqual({
+      status: 503,
+      wwwAuthenticate: null,
+      reason: null,
+    });
     idp.introspection.set('t', active());
     // Not cached: the next check asks the endpoint again. (Whether its answer beats
     // 200 ms depends on the machine's load; the test above checks access after a failure.)

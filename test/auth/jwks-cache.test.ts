@@ -63,7 +63,9 @@ describe('JWKS cache', () => {
     await control.check(await credentials(key), QUEUE, 'task.lease');
     const strangers = await Promise.all(Array.from({ length: 5 }, () => idp.newKey('ES256', { publish: false })));
     for (let i = 0; i < 25; i++) {
-      const outcome = await outcomeOf(control.check(await credentials(strangers[i % 5] as FakeKey), QUEUE, 'task.lease'));
+      const outcome = await outcomeOf(
+        control.check(await credentials(strangers[i % 5] as FakeKey), QUEUE, 'task.lease'),
+      );
       expect(outcome.status).toBe(401);
     }
     expect(idp.jwksFetches).toBe(1);
@@ -78,7 +80,9 @@ describe('JWKS cache', () => {
     expect((await outcomeOf(control.check(await credentials(next), QUEUE, 'task.lease'))).status).toBe(401);
     expect(idp.jwksFetches).toBe(1);
     await sleep(1100);
-    await expect(control.check(await credentials(next), QUEUE, 'task.lease')).resolves.toMatchObject({ principal: { email: EMAIL } });
+    await expect(control.check(await credentials(next), QUEUE, 'task.lease')).resolves.toMatchObject({
+      principal: { email: EMAIL },
+    });
     expect(idp.jwksFetches).toBe(2);
     // The old key still verifies: it is still published.
     await control.check(await credentials(key), QUEUE, 'task.lease');

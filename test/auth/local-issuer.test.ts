@@ -21,7 +21,10 @@ function bearer(token: string): RequestCredentials {
   return { authorization: `Bearer ${token}`, oauthToken: undefined, apiKey: undefined };
 }
 
-function issuerOn(ctx: StoreContext, options: { settings?: Partial<LocalIssuerSettings>; now?: () => number; cooldownMs?: number } = {}) {
+function issuerOn(
+  ctx: StoreContext,
+  options: { settings?: Partial<LocalIssuerSettings>; now?: () => number; cooldownMs?: number } = {},
+) {
   return new LocalIssuer({ ...DEFAULT_LOCAL_ISSUER, ...options.settings }, new PgAuthStore(ctx), {
     scopeAliases: DEFAULT_SCOPE_ALIASES,
     ...(options.now === undefined ? {} : { now: options.now }),
@@ -77,12 +80,22 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
     const token = minted?.accessToken ?? '';
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: rows[0]?.kid });
     const claims = decodeJwt(token);
-    expect(claims).toMatchObject({ iss: 'urn:taskqueue:local', aud: 'taskqueue', sub: EMAIL, email: EMAIL, email_verified: true });
+    expect(claims).toMatchObject({
+      iss: 'urn:taskqueue:local',
+      aud: 'taskqueue',
+      sub: EMAIL,
+      email: EMAIL,
+      email_verified: true,
+    });
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(3600);
 
     const decision = await control.check(bearer(token), QUEUE, 'task.insert');
     // The principal carries the token's expiry (the console's session ends with it).
-    expect(decision.principal).toEqual({ email: EMAIL, scopes: [TASKQUEUE_SCOPE], expiresAt: (claims.exp ?? 0) * 1000 });
+    expect(decision.principal).toEqual({
+      email: EMAIL,
+      scopes: [TASKQUEUE_SCOPE],
+      expiresAt: (claims.exp ?? 0) * 1000,
+    });
     expect(decision.mayReadAcl).toBe(false);
     // The same key signs the next token.
     await control.localIssuer?.mint({ email: EMAIL });
@@ -156,7 +169,12 @@ describe.each(ENGINES)('local issuer on %s', (engine) => {
 
     const rows = await keyRows();
     expect(rows).toEqual([
-      { kid: decodeProtectedHeader(old).kid, retired: true, has_private: false, grace_seconds: DEFAULT_LOCAL_ISSUER.maxTtlSeconds },
+      {
+        kid: decodeProtectedHeader(old).kid,
+        retired: true,
+        has_private: false,
+        grace_seconds: DEFAULT_LOCAL_ISSUER.maxTtlSeconds,
+      },
       { kid: newKid, retired: false, has_private: true, grace_seconds: null },
     ]);
     const b = issuerOn(await other(), { now });

@@ -33,11 +33,16 @@ export async function createTestTokenIssuer(): Promise<TestTokenIssuer> {
     clockToleranceSeconds: 30,
     typ: null,
   };
-  const mint = (email: string, scopes: readonly string[] = [TASKQUEUE_SCOPE]) => signTestToken(privateKey, kid, email, scopes);
+  const mint = (email: string, scopes: readonly string[] = [TASKQUEUE_SCOPE]) =>
+    signTestToken(privateKey, kid, email, scopes);
   return {
     settings,
     mint,
-    credentials: async (email, scopes) => ({ authorization: `Bearer ${await mint(email, scopes)}`, oauthToken: undefined, apiKey: undefined }),
+    credentials: async (email, scopes) => ({
+      authorization: `Bearer ${await mint(email, scopes)}`,
+      oauthToken: undefined,
+      apiKey: undefined,
+    }),
   };
 }
 

@@ -9,7 +9,12 @@ import { createLocalTokenApp, LOCAL_SECRET_HEADER } from '../../src/auth/local-t
 import { readTokenEndpointFile, TOKEN_ENDPOINT_FILE } from '../../src/auth/local-token-endpoint-file.js';
 import { startLocalTokenServer } from '../../src/auth/local-token-server.js';
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE } from '../../src/auth/scopes.js';
-import { issueTokenCommand, parseTokenCommandArgs, runTokenCommand, type TokenCommandDeps } from '../../src/cli/commands/token.js';
+import {
+  issueTokenCommand,
+  parseTokenCommandArgs,
+  runTokenCommand,
+  type TokenCommandDeps,
+} from '../../src/cli/commands/token.js';
 import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
 import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
 import { PgAuthStore } from '../../src/store/pg-auth-store.js';
@@ -40,25 +45,41 @@ function deps(overrides: Partial<TokenCommandDeps> = {}): TokenCommandDeps {
 }
 
 function issuerOn(database: OpenDatabase, schema = 'taskqueue'): LocalIssuer {
-  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore({ db: database.db, schema }), { scopeAliases: DEFAULT_SCOPE_ALIASES });
+  return new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore({ db: database.db, schema }), {
+    scopeAliases: DEFAULT_SCOPE_ALIASES,
+  });
 }
 
 describe('parseTokenCommandArgs', () => {
   it('reads --email, repeated or comma-separated --scope, and --ttl', () => {
     expect(parseTokenCommandArgs(['--email', EMAIL])).toEqual({ email: EMAIL });
-    expect(parseTokenCommandArgs(['--email', EMAIL, '--scope', 'taskqueue,taskqueue.consumer', '--scope', 'x', '--ttl', '60'])).toEqual({
+    expect(
+      parseTokenCommandArgs([
+        '--email',
+        EMAIL,
+        '--scope',
+        'taskqueue,taskqueue.consumer',
+        '--scope',
+        'x',
+        '--ttl',
+        '60',
+      ]),
+    ).toEqual({
       email: EMAIL,
       scopes: ['taskqueue', 'taskqueue.consumer', 'x'],
       ttlSeconds: 60,
     });
   });
 
-  it.each([[[]], [['--email']], [['--email', EMAIL, '--ttl', '1h']], [['--email', EMAIL, '--bogus']], [['--email', EMAIL, 'extra']]])(
-    'refuses %j',
-    (argv) => {
-      expect(() => parseTokenCommandArgs(argv)).toThrow();
-    },
-  );
+  it.each([
+    [[]],
+    [['--email']],
+    [['--email', EMAIL, '--ttl', '1h']],
+    [['--email', EMAIL, '--bogus']],
+    [['--email', EMAIL, 'extra']],
+  ])('refuses %j', (argv) => {
+    expect(() => parseTokenCommandArgs(argv)).toThrow();
+  });
 });
 
 describe('issueTokenCommand', () => {
@@ -70,7 +91,10 @@ describe('issueTokenCommand', () => {
     );
     const server = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
     try {
-      await expect(issuerOn(server, schema).verify(token)).resolves.toMatchObject({ email: EMAIL, scopes: [TASKQUEUE_CONSUMER_SCOPE] });
+      await expect(issuerOn(server, schema).verify(token)).resolves.toMatchObject({
+        email: EMAIL,
+        scopes: [TASKQUEUE_CONSUMER_SCOPE],
+      });
       const claims = decodeJwt(token);
       expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(120);
     } finally {
@@ -81,46 +105,52 @@ describe('issueTokenCommand', () => {
 
   // One story, so the embedded engine is created once (PGlite's first open of a directory is slow):
   // the CLI mints straight into the free directory, a server takes it over, then the CLI asks that server.
-  it('mints in a free embedded data directory, then through the server that holds it', { timeout: 120_000 }, async () => {
-    const early = await issueTokenCommand({ email: EMAIL }, deps());
+  it(
+    'mints in a free embedded data directory, then through the server that holds it',
+    { timeout: 120_000 },
+    async () => {
+      const early = await issueTokenCommand({ email: EMAIL }, deps());
 
-    // The CLI let go of the directory: a server can take it, and accepts the token.
-    const server = await openDatabase({ kind: 'pglite', dataDir });
-    const issuer = issuerOn(server);
-    const endpoint = await startLocalTokenServer({ dataDir, minter: issuer });
-    try {
-      await expect(issuer.verify(early)).resolves.toMatchObject({ email: EMAIL });
-      const info = readTokenEndpointFile(dataDir);
-      expect(info).toMatchObject({ pid: process.pid, url: endpoint.url });
-      expect(statSync(join(dataDir, TOKEN_ENDPOINT_FILE)).mode & 0o777).toBe(0o600);
-      expect(endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/token$/);
+      // The CLI let go of the directory: a server can take it, and accepts the token.
+      const server = await openDatabase({ kind: 'pglite', dataDir });
+      const issuer = issuerOn(server);
+      const endpoint = await startLocalTokenServer({ dataDir, minter: issuer });
+      try {
+        await expect(issuer.verify(early)).resolves.toMatchObject({ email: EMAIL });
+        const info = readTokenEndpointFile(dataDir);
+        expect(info).toMatchObject({ pid: process.pid, url: endpoint.url });
+        expect(statSync(join(dataDir, TOKEN_ENDPOINT_FILE)).mode & 0o777).toBe(0o600);
+        expect(endpoint.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/token$/);
 
-      const token = await issueTokenCommand({ email: EMAIL, scopes: ['taskqueue.consumer'] }, deps());
-      await expect(issuer.verify(token)).resolves.toMatchObject({ email: EMAIL, scopes: [TASKQUEUE_CONSUMER_SCOPE] });
+        const token = await issueTokenCommand({ email: EMAIL, scopes: ['taskqueue.consumer'] }, deps());
+        await expect(issuer.verify(token)).resolves.toMatchObject({ email: EMAIL, scopes: [TASKQUEUE_CONSUMER_SCOPE] });
 
-      // Mint errors come back as errors, not tokens.
-      await expect(issueTokenCommand({ email: 'nobody' }, deps())).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+        // Mint errors come back as errors, not tokens.
+        await expect(issueTokenCommand({ email: 'nobody' }, deps())).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
 
-      // Without the secret the endpoint mints nothing.
-      const refused = await fetch(endpoint.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [LOCAL_SECRET_HEADER]: 'guess' },
-        body: JSON.stringify({ email: EMAIL }),
-      });
-      expect(refused.status).toBe(401);
-      expect(await refused.text()).not.toContain('eyJ');
-    } finally {
-      await endpoint.close();
-      await server.close();
-    }
-    expect(readTokenEndpointFile(dataDir)).toBeNull();
-  });
+        // Without the secret the endpoint mints nothing.
+        const refused = await fetch(endpoint.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', [LOCAL_SECRET_HEADER]: 'guess' },
+          body: JSON.stringify({ email: EMAIL }),
+        });
+        expect(refused.status).toBe(401);
+        expect(await refused.text()).not.toContain('eyJ');
+      } finally {
+        await endpoint.close();
+        await server.close();
+      }
+      expect(readTokenEndpointFile(dataDir)).toBeNull();
+    },
+  );
 
   it('waits, then gives up, when a live process holds the directory without an endpoint', async () => {
     const lock = await acquireDataDirLock(dataDir);
     try {
       const started = Date.now();
-      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 300 }))).rejects.toThrow(/offers no local token endpoint/);
+      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 300 }))).rejects.toThrow(
+        /offers no local token endpoint/,
+      );
       expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     } finally {
       await lock.release();
@@ -130,8 +160,13 @@ describe('issueTokenCommand', () => {
   it('ignores an endpoint file left by another process than the lock holder', async () => {
     const lock = await acquireDataDirLock(dataDir);
     try {
-      writeFileSync(join(dataDir, TOKEN_ENDPOINT_FILE), JSON.stringify({ pid: 999_999_999, url: 'http://127.0.0.1:9/token', secret: 'x' }));
-      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 200 }))).rejects.toThrow(/offers no local token endpoint/);
+      writeFileSync(
+        join(dataDir, TOKEN_ENDPOINT_FILE),
+        JSON.stringify({ pid: 999_999_999, url: 'http://127.0.0.1:9/token', secret: 'x' }),
+      );
+      await expect(issueTokenCommand({ email: EMAIL }, deps({ waitMs: 200 }))).rejects.toThrow(
+        /offers no local token endpoint/,
+      );
     } finally {
       await lock.release();
     }
@@ -156,12 +191,12 @@ describe('issueTokenCommand', () => {
   });
 
   it('refuses when auth or the local issuer is off, or the engine runs in memory', async () => {
-    await expect(issueTokenCommand({ email: EMAIL }, deps({ auth: { ...DEFAULT_AUTH_SETTINGS, enabled: false } }))).rejects.toThrow(
-      /TASKQUEUE_AUTH=off/,
-    );
-    await expect(issueTokenCommand({ email: EMAIL }, deps({ auth: { ...DEFAULT_AUTH_SETTINGS, localIssuer: null } }))).rejects.toThrow(
-      /switched off/,
-    );
+    await expect(
+      issueTokenCommand({ email: EMAIL }, deps({ auth: { ...DEFAULT_AUTH_SETTINGS, enabled: false } })),
+    ).rejects.toThrow(/TASKQUEUE_AUTH=off/);
+    await expect(
+      issueTokenCommand({ email: EMAIL }, deps({ auth: { ...DEFAULT_AUTH_SETTINGS, localIssuer: null } })),
+    ).rejects.toThrow(/switched off/);
     await expect(issueTokenCommand({ email: EMAIL }, deps({ dataDir: ':memory:' }))).rejects.toThrow(/in memory/);
   });
 });

@@ -77,13 +77,18 @@ const ROWS: Row[] = [
   {
     name: 'alg none (unsigned)',
     credentials: async () =>
-      header(`${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: idp.issuer, iat: now(), exp: now() + 600, ...claims() })}.`),
+      header(
+        `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ iss: idp.issuer, iat: now(), exp: now() + 600, ...claims() })}.`,
+      ),
     expected: { status: 401, header: INVALID_TOKEN, why: 'the signing algorithm is not allowed' },
   },
   {
     name: 'HS256 signed with the RSA public key as the secret (CVE-2015-9235)',
     credentials: async () => {
-      const pem = createPublicKey({ key: rsa.publicJwk as JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string;
+      const pem = createPublicKey({ key: rsa.publicJwk as JsonWebKey, format: 'jwk' }).export({
+        type: 'spki',
+        format: 'pem',
+      }) as string;
       const token = await new SignJWT({ iss: idp.issuer, iat: now(), exp: now() + 600, ...claims() })
         .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
         .sign(new TextEncoder().encode(pem));
@@ -133,13 +138,16 @@ const ROWS: Row[] = [
     name: 'bad signature (payload changed after signing)',
     credentials: async () => {
       const [h, , s] = (await idp.sign(rsa, claims())).split('.');
-      return header(`${h}.${b64({ iss: idp.issuer, iat: now(), exp: now() + 600, ...claims({ email: 'mallory@example.com' }) })}.${s}`);
+      return header(
+        `${h}.${b64({ iss: idp.issuer, iat: now(), exp: now() + 600, ...claims({ email: 'mallory@example.com' }) })}.${s}`,
+      );
     },
     expected: { status: 401, header: INVALID_TOKEN, why: 'signature verification failed' },
   },
   {
     name: 'signed by an unpublished key that reuses a published kid',
-    credentials: async () => header(await idp.sign({ ...(await idp.newKey('RS256', { publish: false })), kid: rsa.kid }, claims())),
+    credentials: async () =>
+      header(await idp.sign({ ...(await idp.newKey('RS256', { publish: false })), kid: rsa.kid }, claims())),
     expected: { status: 401, header: INVALID_TOKEN, why: 'signature verification failed' },
   },
   {
@@ -158,7 +166,17 @@ const ROWS: Row[] = [
   {
     name: 'an ID token of the same provider for another client (wrong audience)',
     credentials: async () =>
-      header(await idp.sign(rsa, claims({ aud: 'web-client-id.apps.example', azp: 'web-client-id.apps.example', nonce: 'n', scope: undefined }))),
+      header(
+        await idp.sign(
+          rsa,
+          claims({
+            aud: 'web-client-id.apps.example',
+            azp: 'web-client-id.apps.example',
+            nonce: 'n',
+            scope: undefined,
+          }),
+        ),
+      ),
     expected: { status: 401, header: INVALID_TOKEN, why: 'unexpected aud claim value' },
   },
   {
@@ -178,17 +196,29 @@ const ROWS: Row[] = [
   },
   {
     name: 'lowercase scheme "bearer"',
-    credentials: async () => ({ authorization: `bearer ${await idp.sign(rsa, claims())}`, oauthToken: undefined, apiKey: undefined }),
+    credentials: async () => ({
+      authorization: `bearer ${await idp.sign(rsa, claims())}`,
+      oauthToken: undefined,
+      apiKey: undefined,
+    }),
     expected: { status: 200, header: null },
   },
   {
     name: 'upper-case scheme "BEARER"',
-    credentials: async () => ({ authorization: `BEARER ${await idp.sign(rsa, claims())}`, oauthToken: undefined, apiKey: undefined }),
+    credentials: async () => ({
+      authorization: `BEARER ${await idp.sign(rsa, claims())}`,
+      oauthToken: undefined,
+      apiKey: undefined,
+    }),
     expected: { status: 200, header: null },
   },
   {
     name: 'oauth_token query parameter alone',
-    credentials: async () => ({ authorization: undefined, oauthToken: await idp.sign(rsa, claims()), apiKey: undefined }),
+    credentials: async () => ({
+      authorization: undefined,
+      oauthToken: await idp.sign(rsa, claims()),
+      apiKey: undefined,
+    }),
     expected: { status: 200, header: null },
   },
   {
@@ -258,7 +288,9 @@ const ROWS: Row[] = [
 
 describe('crafted token matrix', () => {
   it.each(ROWS.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
-    const outcome: AuthOutcome = await outcomeOf(control.check(await row.credentials(), QUEUE, row.action ?? 'task.lease'));
+    const outcome: AuthOutcome = await outcomeOf(
+      control.check(await row.credentials(), QUEUE, row.action ?? 'task.lease'),
+    );
     expect(outcome.status).toBe(row.expected.status);
     if (row.expected.header === null) expect(outcome.wwwAuthenticate).toBeNull();
     else if (typeof row.expected.header === 'string') expect(outcome.wwwAuthenticate).toBe(row.expected.header);
@@ -269,12 +301,16 @@ describe('crafted token matrix', () => {
   it('never puts the token into the error', async () => {
     const token = await idp.sign(rsa, claims({ aud: 'another-api' }));
     const error = (await control.check(header(token), QUEUE, 'task.lease').catch((e: unknown) => e)) as Error;
-    expect(JSON.stringify({ message: error.message, details: (error as { details?: unknown }).details })).not.toContain(token.split('.')[2]);
+    expect(JSON.stringify({ message: error.message, details: (error as { details?: unknown }).details })).not.toContain(
+      token.split('.')[2],
+    );
   });
 
   it('gives an ES256 token to an RS256-only issuer 401', async () => {
     const ec = await idp.newKey('ES256');
-    expect(await outcomeOf(control.check(header(await idp.sign(ec, claims())), QUEUE, 'task.lease'))).toMatchObject({ status: 401 });
+    expect(await outcomeOf(control.check(header(await idp.sign(ec, claims())), QUEUE, 'task.lease'))).toMatchObject({
+      status: 401,
+    });
   });
 
   it('requires the configured typ when one is set (RFC 9068 at+jwt)', async () => {
@@ -283,7 +319,9 @@ describe('crafted token matrix', () => {
       localIssuer: null,
       issuers: [issuerSettings({ typ: 'at+jwt' })],
     });
-    expect(await outcomeOf(strict.check(header(await idp.sign(rsa, claims())), QUEUE, 'task.lease'))).toMatchObject({ status: 401 });
+    expect(await outcomeOf(strict.check(header(await idp.sign(rsa, claims())), QUEUE, 'task.lease'))).toMatchObject({
+      status: 401,
+    });
     const accessToken = await idp.sign(rsa, claims(), { typ: 'at+jwt' });
     expect(await outcomeOf(strict.check(header(accessToken), QUEUE, 'task.lease'))).toMatchObject({ status: 200 });
   });
@@ -296,11 +334,23 @@ describe('crafted token matrix', () => {
       issuers: [
         {
           ...issuerSettings({ issuer: 'pem-issuer', algorithms: ['ES256'] }),
-          keys: { kind: 'static', keys: [{ ...(createPublicKey(await exportSPKI(publicKey)).export({ format: 'jwk' }) as JWK), alg: 'ES256' }] },
+          keys: {
+            kind: 'static',
+            keys: [
+              { ...(createPublicKey(await exportSPKI(publicKey)).export({ format: 'jwk' }) as JWK), alg: 'ES256' },
+            ],
+          },
         },
       ],
     });
-    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256' }).setIssuer('pem-issuer').setIssuedAt().setExpirationTime('5m').sign(privateKey);
-    await expect(pemControl.check(header(token), QUEUE, 'task.lease')).resolves.toMatchObject({ principal: { email: EMAIL } });
+    const token = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer('pem-issuer')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey);
+    await expect(pemControl.check(header(token), QUEUE, 'task.lease')).resolves.toMatchObject({
+      principal: { email: EMAIL },
+    });
   });
 });

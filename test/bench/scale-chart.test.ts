@@ -53,8 +53,22 @@ describe('SVG line chart', () => {
       xLabel: 'waiting tasks',
       yLabel: 'lease call, ms',
       series: [
-        { label: 'p50', points: [[10_000, 0.6], [1_000_000, 0.7], [10_000_000, 0.9]] },
-        { label: 'p99', points: [[10_000, 2], [1_000_000, null], [10_000_000, 5]] },
+        {
+          label: 'p50',
+          points: [
+            [10_000, 0.6],
+            [1_000_000, 0.7],
+            [10_000_000, 0.9],
+          ],
+        },
+        {
+          label: 'p99',
+          points: [
+            [10_000, 2],
+            [1_000_000, null],
+            [10_000_000, 5],
+          ],
+        },
       ],
       targets: [{ y: 4, label: 'target' }],
     });

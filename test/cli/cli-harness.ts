@@ -28,7 +28,11 @@ export class CapturedOutput {
 }
 
 /** Runs the CLI in this process with captured streams; stdin is the given bytes (or an empty pipe). */
-export async function cli(argv: string[], env: Environment, options: { stdin?: string | Buffer; ttyErr?: boolean } = {}): Promise<CliRun> {
+export async function cli(
+  argv: string[],
+  env: Environment,
+  options: { stdin?: string | Buffer; ttyErr?: boolean } = {},
+): Promise<CliRun> {
   const out = new CapturedOutput();
   const err = new CapturedOutput(options.ttyErr ?? false);
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]);

@@ -8,7 +8,10 @@ import type { Environment } from '../../src/config/service-settings.js';
 /** Runs the CLI in this process (these commands need no database) and captures what it prints. */
 async function cli(argv: string[], env: Environment = {}): Promise<{ code: number; out: string; err: string }> {
   const chunks = { out: [] as string[], err: [] as string[] };
-  const stream = (into: string[]) => ({ isTTY: false, write: (chunk: string | Uint8Array) => into.push(Buffer.from(chunk).toString('utf8')) > 0 });
+  const stream = (into: string[]) => ({
+    isTTY: false,
+    write: (chunk: string | Uint8Array) => into.push(Buffer.from(chunk).toString('utf8')) > 0,
+  });
   const code = await runCli(argv, env, stream(chunks.out), stream(chunks.err));
   return { code, out: chunks.out.join(''), err: chunks.err.join('') };
 }
@@ -71,7 +74,10 @@ describe('taskqueue cron next', () => {
 
   it('takes --from with an offset, counts five by default and reads cron.xml', async () => {
     const xml = join(dir, 'cron.xml');
-    await writeFile(xml, '<cronentries><cron><name>hourly</name><url>/h</url><schedule>every 1 hours synchronized</schedule></cron></cronentries>');
+    await writeFile(
+      xml,
+      '<cronentries><cron><name>hourly</name><url>/h</url><schedule>every 1 hours synchronized</schedule></cron></cronentries>',
+    );
     const run = await cli(['cron', 'next', xml, '--from', '2026-03-07T12:10+01:00']);
     expect(run.code).toBe(0);
     expect(run.out.trim().split('\n')).toEqual([
@@ -170,7 +176,10 @@ describe('taskqueue check-config and the cron file', () => {
 
   it('fails on a bad cron file, naming file, job and key, and asks for a file when there is none', async () => {
     const bad = join(dir, 'retry.yaml');
-    await writeFile(bad, 'cron:\n- url: /a\n  schedule: every 5 minutes\n  retry_parameters:\n    job_retry_limit: 9\n');
+    await writeFile(
+      bad,
+      'cron:\n- url: /a\n  schedule: every 5 minutes\n  retry_parameters:\n    job_retry_limit: 9\n',
+    );
     const refused = await cli(['check-config', queueFile, '--cron', bad]);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(`${bad}: job #1: job_retry_limit must be an integer from 0 to 5, got "9"`);

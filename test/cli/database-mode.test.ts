@@ -29,7 +29,13 @@ describe('operator commands on the database', () => {
     const fromArg = await cli(['add', 'work', 'hello', '--tag', 'greeting', '--name', 'first'], t.env);
     expect(fromArg.code).toBe(0);
     const [added] = jsonLines(fromArg.out);
-    expect(added).toMatchObject({ name: 'first', queue: 'work', tag: 'greeting', retryCount: 0, payloadBase64: Buffer.from('hello').toString('base64') });
+    expect(added).toMatchObject({
+      name: 'first',
+      queue: 'work',
+      tag: 'greeting',
+      retryCount: 0,
+      payloadBase64: Buffer.from('hello').toString('base64'),
+    });
 
     const bytes = Buffer.from([0, 1, 2, 255, 254]);
     writeFileSync(join(dir, 'payload.bin'), bytes);
@@ -67,7 +73,13 @@ describe('operator commands on the database', () => {
     ]);
     const red = await cli(['lease', 'work', '--num', '5', '--lease-secs', '300', '--tag', 'red'], t.env);
     expect(red.code).toBe(0);
-    const tasks = jsonLines(red.out) as { name: string; retryCount: number; etaUsec: number; enqueuedUsec: number; payloadBase64: string }[];
+    const tasks = jsonLines(red.out) as {
+      name: string;
+      retryCount: number;
+      etaUsec: number;
+      enqueuedUsec: number;
+      payloadBase64: string;
+    }[];
     expect(tasks.map((task) => task.name).sort()).toEqual(['a', 'c']);
     expect(tasks[0]).toMatchObject({ retryCount: 1, queue: 'work', tag: 'red' });
     const [row] = await t.sql<{ remaining: number }>(
@@ -101,15 +113,28 @@ describe('operator commands on the database', () => {
     const table = await cli(['queues'], t.env);
     expect(table.code).toBe(0);
     const lines = table.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^QUEUE\s+MODE\s+STATE\s+AVAILABLE\s+LEASED\s+DELAYED\s+OLDEST\s+DEAD\s+LEASED\/H\s+RATE\s+BUCKET\s+TOKENS\s+IN FLIGHT$/);
-    expect(lines.find((line) => line.startsWith('work'))).toMatch(/^work\s+pull\s+running\s+1\s+1\s+1\s+\d+s\s+0\s+\d+\s+-\s+-\s+-\s+-$/);
-    expect(lines.find((line) => line.startsWith('other'))).toMatch(/^other\s+pull\s+paused\s+0\s+0\s+0\s+-\s+0\s+\d+\s+-\s+-\s+-\s+-$/);
-    expect(lines.find((line) => line.startsWith('default'))).toMatch(/^default\s+push\s+running\s+0\s+0\s+0\s+-\s+0\s+0\s+5\/s\s+5\s+5\s+0$/);
+    expect(lines[0]).toMatch(
+      /^QUEUE\s+MODE\s+STATE\s+AVAILABLE\s+LEASED\s+DELAYED\s+OLDEST\s+DEAD\s+LEASED\/H\s+RATE\s+BUCKET\s+TOKENS\s+IN FLIGHT$/,
+    );
+    expect(lines.find((line) => line.startsWith('work'))).toMatch(
+      /^work\s+pull\s+running\s+1\s+1\s+1\s+\d+s\s+0\s+\d+\s+-\s+-\s+-\s+-$/,
+    );
+    expect(lines.find((line) => line.startsWith('other'))).toMatch(
+      /^other\s+pull\s+paused\s+0\s+0\s+0\s+-\s+0\s+\d+\s+-\s+-\s+-\s+-$/,
+    );
+    expect(lines.find((line) => line.startsWith('default'))).toMatch(
+      /^default\s+push\s+running\s+0\s+0\s+0\s+-\s+0\s+0\s+5\/s\s+5\s+5\s+0$/,
+    );
 
     const json = await cli(['queues', '--json'], t.env);
     const rows = jsonLines(json.out);
     expect(rows.map((row) => row.name).sort()).toEqual(['default', 'fragile', 'other', 'work']);
-    expect(rows.find((row) => row.name === 'work')).toMatchObject({ availableTasks: 1, leasedTasks: 1, delayedTasks: 1, paused: false });
+    expect(rows.find((row) => row.name === 'work')).toMatchObject({
+      availableTasks: 1,
+      leasedTasks: 1,
+      delayedTasks: 1,
+      paused: false,
+    });
 
     const stats = await cli(['stats', 'work', '--json'], t.env);
     const parsed = JSON.parse(stats.out) as { leasedLastHour: number };
@@ -133,8 +158,13 @@ describe('operator commands on the database', () => {
   it('purge --yes deletes every task of the queue and no other', async () => {
     await t.service.getQueue('work').add([{ name: 'x1' }, { name: 'x2' }]);
     await t.service.getQueue('other').add({ name: 'stays' });
-    expect(await cli(['purge', 'work', '--yes'], { ...t.env, USER: 'alice' })).toMatchObject({ code: 0, out: 'purged 2 task(s) from work\n' });
-    const [entry] = await t.sql(`select actor, action, queue, count, source from ${t.schema}.audit_log order by id desc limit 1`);
+    expect(await cli(['purge', 'work', '--yes'], { ...t.env, USER: 'alice' })).toMatchObject({
+      code: 0,
+      out: 'purged 2 task(s) from work\n',
+    });
+    const [entry] = await t.sql(
+      `select actor, action, queue, count, source from ${t.schema}.audit_log order by id desc limit 1`,
+    );
     expect(entry).toMatchObject({ action: 'purge', queue: 'work', count: 2, source: 'cli' });
     expect((entry as { actor: string }).actor).toBe('cli:alice');
     expect(await t.service.getQueue('work').listTasks()).toEqual([]);
@@ -156,15 +186,23 @@ describe('operator commands on the database', () => {
     expect(table.out).toMatch(/^NAME\s+TAG\s+ATTEMPTS\s+DIED\s+BYTES\s+LAST ERROR\n/);
     expect(table.out).toMatch(/^dies-1\s+t\s+1\s+\d{4}-\d\d-\d\dT\S+Z\s+3\s+-$/m);
     const json = jsonLines((await cli(['dead-letters', 'fragile', '--json'], t.env)).out);
-    expect(json.map((letter) => [letter.name, Buffer.from(letter.payloadBase64 as string, 'base64').toString()]).sort()).toEqual([
+    expect(
+      json.map((letter) => [letter.name, Buffer.from(letter.payloadBase64 as string, 'base64').toString()]).sort(),
+    ).toEqual([
       ['dies-1', 'one'],
       ['dies-2', 'two'],
     ]);
 
-    expect(await cli(['redrive', 'fragile', 'dies-1'], t.env)).toMatchObject({ code: 0, out: 'redriven 1 dead letter(s) to fragile\n' });
+    expect(await cli(['redrive', 'fragile', 'dies-1'], t.env)).toMatchObject({
+      code: 0,
+      out: 'redriven 1 dead letter(s) to fragile\n',
+    });
     const missing = await cli(['redrive', 'fragile', 'dies-1', 'never-died'], t.env);
     expect(missing.code).toBe(3);
-    expect(await cli(['redrive', 'fragile'], t.env)).toMatchObject({ code: 0, out: 'redriven 1 dead letter(s) to fragile\n' });
+    expect(await cli(['redrive', 'fragile'], t.env)).toMatchObject({
+      code: 0,
+      out: 'redriven 1 dead letter(s) to fragile\n',
+    });
     const back = await fragile.listTasks();
     expect(back.map((task) => [task.name, task.retryCount]).sort()).toEqual([
       ['dies-1', 0],
@@ -177,7 +215,9 @@ describe('operator commands on the database', () => {
     const run = await cli(['queues'], { ...t.env, TASKQUEUE_SCHEMA: 'no_such_schema_here' });
     expect(run.code).toBe(1);
     expect(run.err).toContain('schema "no_such_schema_here" of the database holds no taskqueue tables');
-    expect(await t.sql(`select 1 from information_schema.schemata where schema_name = 'no_such_schema_here'`)).toEqual([]);
+    expect(await t.sql(`select 1 from information_schema.schemata where schema_name = 'no_such_schema_here'`)).toEqual(
+      [],
+    );
   });
 
   it('a database that cannot be reached is a failure (exit 1) with a message', async () => {

@@ -42,7 +42,9 @@ describe('operator commands on the embedded engine', () => {
     await first.close();
 
     expect((await cli(['add', 'work', 'offline', '--name', 'o1'], env)).code).toBe(0);
-    expect(jsonLines((await cli(['queues', '--json'], env)).out).find((q) => q.name === 'work')).toMatchObject({ availableTasks: 1 });
+    expect(jsonLines((await cli(['queues', '--json'], env)).out).find((q) => q.name === 'work')).toMatchObject({
+      availableTasks: 1,
+    });
 
     const server = await startServer({ settings: settingsFromEnvironment(env), env, log: () => {} });
     try {

@@ -13,7 +13,10 @@ async function run(leases: number): Promise<string> {
     stdin: new PassThrough(),
   };
   const handler = execHandler('echo "$TASKQUEUE_TASK_RETRY_COUNT"', 'jobs', io);
-  await handler({ name: 't', payload: Buffer.from(''), tag: null, retryCount: leases }, { signal: new AbortController().signal });
+  await handler(
+    { name: 't', payload: Buffer.from(''), tag: null, retryCount: leases },
+    { signal: new AbortController().signal },
+  );
   return out.trim();
 }
 

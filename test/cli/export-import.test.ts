@@ -17,7 +17,9 @@ import { TEST_OPERATOR } from '../helpers/operator-of.js';
  * and says where.
  */
 
-const QUEUE_YAML = ['work', 'copy-a', 'copy-b', 'copy-c'].map((name) => `- name: ${name}\n  mode: pull\n  lease_rate: unlimited\n`).join('');
+const QUEUE_YAML = ['work', 'copy-a', 'copy-b', 'copy-c']
+  .map((name) => `- name: ${name}\n  mode: pull\n  lease_rate: unlimited\n`)
+  .join('');
 
 describe('export and import', () => {
   let dir: string;
@@ -41,7 +43,10 @@ describe('export and import', () => {
     };
     server = await startServer({ settings: settingsFromEnvironment(serverEnv), env: serverEnv, log: () => {} });
     db = { DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: schema };
-    url = { TASKQUEUE_URL: server.url, TASKQUEUE_TOKEN: (await cli(['token', '--email', 'admin@example.com'], serverEnv)).out.trim() };
+    url = {
+      TASKQUEUE_URL: server.url,
+      TASKQUEUE_TOKEN: (await cli(['token', '--email', 'admin@example.com'], serverEnv)).out.trim(),
+    };
 
     // 250 tasks: more than two pages; every kind of payload, tag and state.
     const work = server.service.getQueue('work');
@@ -106,9 +111,17 @@ describe('export and import', () => {
     // A plain add refuses these names (held by their form); an import restores them.
     const names = jsonLines(exported.out).map((line) => (line as { name: string }).name);
     expect(names.every((name) => /^[A-Za-z0-9_-]{24}$/.test(name))).toBe(true);
-    await expect(server.service.getQueue('copy-a').add({ name: names[0]! })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
-    expect(await cli(['import', 'copy-a'], url, { stdin: exported.outBytes })).toMatchObject({ code: 0, err: 'imported 3 task(s) into copy-a\n' });
-    expect(await cli(['import', 'copy-b'], db, { stdin: exported.outBytes })).toMatchObject({ code: 0, err: 'imported 3 task(s) into copy-b\n' });
+    await expect(server.service.getQueue('copy-a').add({ name: names[0]! })).rejects.toMatchObject({
+      code: 'TOMBSTONED_TASK',
+    });
+    expect(await cli(['import', 'copy-a'], url, { stdin: exported.outBytes })).toMatchObject({
+      code: 0,
+      err: 'imported 3 task(s) into copy-a\n',
+    });
+    expect(await cli(['import', 'copy-b'], db, { stdin: exported.outBytes })).toMatchObject({
+      code: 0,
+      err: 'imported 3 task(s) into copy-b\n',
+    });
     for (const copy of ['copy-a', 'copy-b']) {
       expect((await cli(['export', copy], db)).outBytes.equals(exported.outBytes)).toBe(true);
     }

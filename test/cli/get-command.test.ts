@@ -14,7 +14,9 @@ describe('taskqueue get', () => {
 
   beforeAll(async () => {
     // Rate 0: the push task stays to be read.
-    h = await openHarness('postgres', { queues: [pullQueue('jobs'), pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })] });
+    h = await openHarness('postgres', {
+      queues: [pullQueue('jobs'), pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })],
+    });
     server = await listen(h.app);
     modes = [
       ['database', { DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: h.t.schema }],
@@ -40,7 +42,13 @@ describe('taskqueue get', () => {
       const run = await cli(['get', 'jobs', 'report'], env);
       expect(run.code, `${mode}: ${run.err}`).toBe(0);
       const [task] = jsonLines(run.out);
-      expect(task, mode).toMatchObject({ name: 'report', queue: 'jobs', tag: 'reports', retryCount: 0, lastError: null });
+      expect(task, mode).toMatchObject({
+        name: 'report',
+        queue: 'jobs',
+        tag: 'reports',
+        retryCount: 0,
+        lastError: null,
+      });
       expect(Buffer.from(task!.payloadBase64 as string, 'base64').toString(), mode).toBe('monthly');
       expect(task!.push, mode).toBeUndefined();
     }

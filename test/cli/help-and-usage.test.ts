@@ -31,20 +31,37 @@ const COMMANDS = [
   'import',
 ];
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 describe('help and usage', () => {
   let t: Awaited<ReturnType<typeof openCliDatabase>>;
   beforeAll(async () => {
     t = await openCliDatabase();
-    await t.service.getQueue('work').add([{ name: 'keep-me', payload: 'x' }, { name: 'and-me', payload: 'y' }]);
+    await t.service.getQueue('work').add([
+      { name: 'keep-me', payload: 'x' },
+      { name: 'and-me', payload: 'y' },
+    ]);
   });
   afterAll(() => t.close());
 
   it.each(COMMANDS)('%s --help prints its help, exits 0 and changes nothing', async (command) => {
     const before = await snapshot(t);
     // Arguments that would make the command act, were it not for --help.
-    const argv = [command, 'work', 'keep-me', '--yes', '--email', 'a@example.com', '--port', '0', '--host', '127.0.0.1', '--help'];
+    const argv = [
+      command,
+      'work',
+      'keep-me',
+      '--yes',
+      '--email',
+      'a@example.com',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--help',
+    ];
     const run = await cli(argv, { ...t.env, PORT: '0' });
     expect(run.code).toBe(0);
     expect(run.out).toContain(`Usage: taskqueue ${command}`);
@@ -107,7 +124,10 @@ describe('help and usage', () => {
 
   it('the installed entry point exits with the same codes', () => {
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', env: { ...process.env, ...t.env } });
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, ...t.env },
+      });
     expect(run(['--version'])).toMatchObject({ status: 0, stdout: `${VERSION}\n` });
     expect(run(['stats', 'no-such-queue'])).toMatchObject({ status: 3 });
   });

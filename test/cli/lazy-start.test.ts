@@ -23,13 +23,27 @@ export async function resolve(specifier, context, next) {
 describe('CLI start-up loads only what the command needs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lazy-start-'));
   const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n`);
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});\n`,
+  );
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', '--import', register, MAIN, ...args], { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' }, timeout: 120_000 });
+    spawnSync(process.execPath, ['--import', 'tsx', '--import', register, MAIN, ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: '' },
+      timeout: 120_000,
+    });
 
-  it.each([['--version'], ['--help'], ['queues', '--help'], ['serve', '--help'], ['token', '--help'], ['get', 'q', 'bad name']])('%s %s', (...args) => {
+  it.each([
+    ['--version'],
+    ['--help'],
+    ['queues', '--help'],
+    ['serve', '--help'],
+    ['token', '--help'],
+    ['get', 'q', 'bad name'],
+  ])('%s %s', (...args) => {
     const result = run(...args.filter((a): a is string => typeof a === 'string'));
     expect(result.stderr).not.toContain('start-up loaded');
     expect(result.status).toBe(args[0] === 'get' ? 2 : 0);

@@ -11,7 +11,13 @@ describe('what the CLI prints for people', () => {
   });
 
   it('tables show tags and names escaped, padded by what is shown', () => {
-    const table = formatTable(['NAME', 'TAG'], [['t1', '\u001b]0;owned\u0007'], ['t2', 'plain']]);
+    const table = formatTable(
+      ['NAME', 'TAG'],
+      [
+        ['t1', '\u001b]0;owned\u0007'],
+        ['t2', 'plain'],
+      ],
+    );
     expect([...table].some((char) => char !== '\n' && char.charCodeAt(0) < 0x20)).toBe(false);
     expect(table).toBe('NAME  TAG\nt1    \\x1b]0;owned\\x07\nt2    plain\n');
   });

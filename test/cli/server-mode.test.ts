@@ -76,9 +76,29 @@ describe('operator commands over HTTP (--url)', () => {
   });
 
   it('add, lease and delete go through REST v1beta2, with flags or the environment', async () => {
-    const added = await cli(['add', 'jobs', 'hello', '--name', 'h1', '--tag', 'greeting', '--url', server.url, '--token', admin.TASKQUEUE_TOKEN ?? ''], {});
+    const added = await cli(
+      [
+        'add',
+        'jobs',
+        'hello',
+        '--name',
+        'h1',
+        '--tag',
+        'greeting',
+        '--url',
+        server.url,
+        '--token',
+        admin.TASKQUEUE_TOKEN ?? '',
+      ],
+      {},
+    );
     expect(added.code).toBe(0);
-    expect(jsonLines(added.out)[0]).toMatchObject({ name: 'h1', queue: 'jobs', tag: 'greeting', payloadBase64: Buffer.from('hello').toString('base64') });
+    expect(jsonLines(added.out)[0]).toMatchObject({
+      name: 'h1',
+      queue: 'jobs',
+      tag: 'greeting',
+      payloadBase64: Buffer.from('hello').toString('base64'),
+    });
     const later = jsonLines((await cli(['add', 'jobs', '--countdown', '600'], admin, { stdin: 'later' })).out)[0] as {
       etaUsec: number;
       enqueuedUsec: number;
@@ -87,7 +107,9 @@ describe('operator commands over HTTP (--url)', () => {
 
     const leased = await cli(['lease', 'jobs', '--num', '10', '--lease-secs', '120', '--tag', 'greeting'], admin);
     expect(leased.code).toBe(0);
-    expect(jsonLines(leased.out)).toEqual([expect.objectContaining({ name: 'h1', retryCount: 1, payloadBase64: 'aGVsbG8=' })]);
+    expect(jsonLines(leased.out)).toEqual([
+      expect.objectContaining({ name: 'h1', retryCount: 1, payloadBase64: 'aGVsbG8=' }),
+    ]);
 
     const deleted = await cli(['delete', 'jobs', 'h1', 'gone'], admin);
     expect(deleted.code).toBe(3);
@@ -100,7 +122,10 @@ describe('operator commands over HTTP (--url)', () => {
     const queues = jsonLines((await cli(['queues', '--json'], admin)).out);
     expect(queues.find((q) => q.name === 'jobs')).toMatchObject({ availableTasks: 2, paused: false });
     expect((await cli(['queues'], admin)).out).toMatch(/^jobs\s+pull\s+running\s+2\s+0\s+0/m);
-    expect(JSON.parse((await cli(['stats', 'jobs', '--json'], admin)).out)).toMatchObject({ name: 'jobs', availableTasks: 2 });
+    expect(JSON.parse((await cli(['stats', 'jobs', '--json'], admin)).out)).toMatchObject({
+      name: 'jobs',
+      availableTasks: 2,
+    });
 
     expect(await cli(['pause', 'jobs'], admin)).toMatchObject({ code: 0, out: 'queue jobs paused\n' });
     expect(await server.service.getQueue('jobs').isPaused()).toBe(true);
@@ -108,9 +133,14 @@ describe('operator commands over HTTP (--url)', () => {
     expect((await cli(['resume', 'jobs'], admin)).code).toBe(0);
     expect(await server.service.getQueue('jobs').isPaused()).toBe(false);
 
-    expect(await cli(['purge', 'jobs', '--yes'], admin)).toMatchObject({ code: 0, out: 'purged 2 task(s) from jobs\n' });
+    expect(await cli(['purge', 'jobs', '--yes'], admin)).toMatchObject({
+      code: 0,
+      out: 'purged 2 task(s) from jobs\n',
+    });
     expect(await server.service.getQueue('jobs').listTasks()).toEqual([]);
-    const audit = await sql(`select actor, action, queue, count, source from ${serverEnv.TASKQUEUE_SCHEMA}.audit_log order by id`);
+    const audit = await sql(
+      `select actor, action, queue, count, source from ${serverEnv.TASKQUEUE_SCHEMA}.audit_log order by id`,
+    );
     expect(audit).toEqual([
       { actor: 'admin@example.com', action: 'pause', queue: 'jobs', count: 0, source: 'rest' },
       { actor: 'admin@example.com', action: 'resume', queue: 'jobs', count: 0, source: 'rest' },
@@ -126,15 +156,33 @@ describe('operator commands over HTTP (--url)', () => {
     await fragile.leaseTasks({ lease: 60, maxTasks: 1 });
 
     const letters = jsonLines((await cli(['dead-letters', 'fragile', '--json'], admin)).out);
-    expect(letters).toEqual([expect.objectContaining({ name: 'dies', retryCount: 1, payloadBase64: Buffer.from('last words').toString('base64') })]);
+    expect(letters).toEqual([
+      expect.objectContaining({
+        name: 'dies',
+        retryCount: 1,
+        payloadBase64: Buffer.from('last words').toString('base64'),
+      }),
+    ]);
     expect((await cli(['dead-letters', 'fragile'], admin)).out).toMatch(/^dies\s+-\s+1\s+\S+Z\s+10\s+-$/m);
     expect((await cli(['redrive', 'fragile', 'nobody'], admin)).code).toBe(3);
-    expect(await cli(['redrive', 'fragile'], admin)).toMatchObject({ code: 0, out: 'redriven 1 dead letter(s) to fragile\n' });
+    expect(await cli(['redrive', 'fragile'], admin)).toMatchObject({
+      code: 0,
+      out: 'redriven 1 dead letter(s) to fragile\n',
+    });
     expect((await fragile.getTask('dies')).retryCount).toBe(0);
   });
 
   it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still jobs for them', async () => {
-    for (const argv of [['pause', 'fragile'], ['purge', 'fragile', '--yes'], ['queues'], ['stats', 'fragile'], ['dead-letters', 'fragile'], ['export', 'fragile'], ['cron', 'list'], ['cron', 'run', 'any']]) {
+    for (const argv of [
+      ['pause', 'fragile'],
+      ['purge', 'fragile', '--yes'],
+      ['queues'],
+      ['stats', 'fragile'],
+      ['dead-letters', 'fragile'],
+      ['export', 'fragile'],
+      ['cron', 'list'],
+      ['cron', 'run', 'any'],
+    ]) {
       const run = await cli(argv, worker);
       expect(run.code, argv.join(' ')).toBe(1);
       expect(run.err).toContain('HTTP 403');
@@ -148,7 +196,13 @@ describe('operator commands over HTTP (--url)', () => {
   });
 
   it('an unknown queue is exit 3, a server that is not there exit 1', async () => {
-    for (const argv of [['stats', 'nope'], ['pause', 'nope'], ['add', 'nope', 'x'], ['lease', 'nope'], ['export', 'nope']]) {
+    for (const argv of [
+      ['stats', 'nope'],
+      ['pause', 'nope'],
+      ['add', 'nope', 'x'],
+      ['lease', 'nope'],
+      ['export', 'nope'],
+    ]) {
       const run = await cli(argv, admin);
       expect(run.code, argv.join(' ')).toBe(3);
     }
@@ -158,7 +212,7 @@ describe('operator commands over HTTP (--url)', () => {
     expect((await cli(['queues', '--url', 'ftp://x'], {})).code).toBe(1);
   });
 
-  it('the operator routes answer errors in Google\'s envelope', async () => {
+  it("the operator routes answer errors in Google's envelope", async () => {
     const response = await fetch(`${server.url}/taskqueue/admin/v1/taskqueues/jobs/pause`, { method: 'POST' });
     expect(response.status).toBe(401);
     const body = (await response.json()) as { error: { code: number; errors: { domain: string }[] } };

@@ -26,7 +26,13 @@ describe('taskqueue work --exec (postgres)', () => {
   afterEach(async () => close?.());
 
   it('runs the command per task with the payload on stdin, exit 0 deletes, a failure keeps stderr as last error; SIGTERM drains', async () => {
-    const t = await openCliDatabase(serviceConfig([pullQueue('jobs', { retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } })]));
+    const t = await openCliDatabase(
+      serviceConfig([
+        pullQueue('jobs', {
+          retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 },
+        }),
+      ]),
+    );
     const dir = mkdtempSync(join(tmpdir(), 'work-'));
     close = async () => {
       rmSync(dir, { recursive: true, force: true });
@@ -46,10 +52,14 @@ describe('taskqueue work --exec (postgres)', () => {
       'esac',
       'echo "did $p as $TASKQUEUE_TASK_NAME (retry $TASKQUEUE_TASK_RETRY_COUNT)"',
     ].join('\n');
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '3', '--lease-seconds', '10'], {
-      env: { ...process.env, ...t.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '3', '--lease-seconds', '10'],
+      {
+        env: { ...process.env, ...t.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -67,7 +77,9 @@ describe('taskqueue work --exec (postgres)', () => {
     expect(err).toContain('something broke');
     expect(err).toContain('draining');
     const left = await queue.listTasks();
-    expect(left.map((task) => [task.name, task.lastError])).toEqual([['bad', 'command exited with status 3: something broke']]);
+    expect(left.map((task) => [task.name, task.lastError])).toEqual([
+      ['bad', 'command exited with status 3: something broke'],
+    ]);
   }, 60_000);
 
   it('works over REST with --url (the worker runner of taskqueue/client)', async () => {
@@ -78,11 +90,18 @@ describe('taskqueue work --exec (postgres)', () => {
       await h.close();
     };
     const queue = h.t.service.getQueue('jobs');
-    await queue.add([{ name: 'a', payload: 'one' }, { name: 'b', payload: 'two' }]);
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--url', server.url, '--exec', 'echo "got $(cat)"'], {
-      env: { ...process.env, TASKQUEUE_URL: '', TASKQUEUE_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    await queue.add([
+      { name: 'a', payload: 'one' },
+      { name: 'b', payload: 'two' },
+    ]);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', MAIN, 'work', 'jobs', '--url', server.url, '--exec', 'echo "got $(cat)"'],
+      {
+        env: { ...process.env, TASKQUEUE_URL: '', TASKQUEUE_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -113,13 +132,21 @@ describe('taskqueue work --exec (postgres)', () => {
       `echo $$ > ${dir}/$TASKQUEUE_TASK_NAME.shell`,
       'wait',
     ].join('\n');
-    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '30'], {
-      env: { ...process.env, ...t.env },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const runner = spawn(
+      process.execPath,
+      ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '30'],
+      {
+        env: { ...process.env, ...t.env },
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     const exited = new Promise<void>((resolve) => runner.on('exit', () => resolve()));
     const files = ['plain.shell', 'plain.child', 'stubborn.shell', 'stubborn.child'].map((file) => join(dir, file));
-    await waitFor(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')), 'both commands', 30_000);
+    await waitFor(
+      () => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')),
+      'both commands',
+      30_000,
+    );
     pids.push(...files.map((file) => Number(readFileSync(file, 'utf8'))));
     expect(pids.every((pid) => !ended(pid))).toBe(true);
 
@@ -145,19 +172,48 @@ describe('taskqueue work --exec (postgres)', () => {
       { name: 'long', payload: '' },
       { name: 'stubborn', payload: 'ignore-term' },
     ]);
-    const script = ['if [ "$(cat)" = ignore-term ]; then trap "" TERM; fi', `sleep 120 & echo $! > ${dir}/$TASKQUEUE_TASK_NAME`, 'wait'].join('\n');
-    const runner = spawn(process.execPath, ['--import', 'tsx', MAIN, 'work', 'jobs', '--exec', script, '--concurrency', '2', '--lease-seconds', '60', '--grace-seconds', '0'], {
-      env: { ...process.env, ...t.env },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const script = [
+      'if [ "$(cat)" = ignore-term ]; then trap "" TERM; fi',
+      `sleep 120 & echo $! > ${dir}/$TASKQUEUE_TASK_NAME`,
+      'wait',
+    ].join('\n');
+    const runner = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        'work',
+        'jobs',
+        '--exec',
+        script,
+        '--concurrency',
+        '2',
+        '--lease-seconds',
+        '60',
+        '--grace-seconds',
+        '0',
+      ],
+      {
+        env: { ...process.env, ...t.env },
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => runner.on('exit', (code) => resolve(code)));
     const files = ['long', 'stubborn'].map((name) => join(dir, name));
-    await waitFor(() => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')), 'both commands', 30_000);
+    await waitFor(
+      () => files.every((file) => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n')),
+      'both commands',
+      30_000,
+    );
     pids.push(...files.map((file) => Number(readFileSync(file, 'utf8'))));
     runner.kill('SIGTERM');
     // The runner waits for its commands' output to close: a child left alive would hold it for two minutes.
     expect(await exited).toBe(0);
     expect(pids.filter((pid) => !ended(pid))).toEqual([]);
-    expect((await queue.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name).sort()).toEqual(['long', 'stubborn']);
+    expect((await queue.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name).sort()).toEqual([
+      'long',
+      'stubborn',
+    ]);
   }, 60_000);
 });

@@ -16,7 +16,11 @@ describe('taskqueue/client', () => {
       external: ['undici'],
     });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.filter((path) => /node_modules\/(pg|pg-[a-z]+|kysely|hono|@hono|@electric-sql|pino|prom-client)\//.test(path))).toEqual([]);
+    expect(
+      inputs.filter((path) =>
+        /node_modules\/(pg|pg-[a-z]+|kysely|hono|@hono|@electric-sql|pino|prom-client)\//.test(path),
+      ),
+    ).toEqual([]);
     expect(inputs.filter((path) => /src\/(store|http|auth|console|cli|ops|config)\//.test(path))).toEqual([]);
     expect(inputs.some((path) => path.endsWith('src/client/task-queue-client.ts'))).toBe(true);
     // The only package it reaches at run time besides Node's own modules.

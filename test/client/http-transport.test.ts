@@ -63,7 +63,8 @@ describe('the REST client over HTTP', () => {
     const server = await silentServer();
     close = server.close;
     const client = new TaskQueueClient({ baseUrl: server.url, timeoutMs: 30_000, retries: 0 });
-    const lease = (signal: AbortSignal) => client.lease('q', { numTasks: 1, leaseSecs: 10, waitSecs: 5, signal }).catch((caught: unknown) => caught);
+    const lease = (signal: AbortSignal) =>
+      client.lease('q', { numTasks: 1, leaseSecs: 10, waitSecs: 5, signal }).catch((caught: unknown) => caught);
     const stop = new AbortController();
     const started = Date.now();
     const pending = lease(stop.signal);

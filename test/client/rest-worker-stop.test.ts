@@ -55,42 +55,48 @@ describe('the REST worker stopping while a lease answer is on its way (postgres)
     await h?.close();
   });
 
-  it.each(['undici', 'a fetch given'] as const)('takes the answer whose head has come and releases its tasks, instead of dropping them leased (%s)', async (transport) => {
-    h = await openHarness('postgres', { queues: [pullQueue('q')] });
-    const server = await listen(h.app);
-    closers.push(server.close);
-    const proxy = await holdingProxy(server.url);
-    closers.push(proxy.close);
-    const core = h.t.service.getQueue('q');
-    await core.add({ name: 'late' });
-    const headCame = deferred();
-    // undici publishes an answer's head as it reads it, before the client's handler sees it: a turn later the client has it.
-    const onHead = (message: unknown) => {
-      if ((message as { request: { path: string } }).request.path.includes('/tasks/lease')) headCame.resolve();
-    };
-    if (transport === 'undici') {
-      // (fetch's own undici publishes on the same channel: only for the client's transport.)
-      subscribe('undici:request:headers', onHead);
-      closers.push(async () => void unsubscribe('undici:request:headers', onHead));
-    }
-    // A fetch's answer has its head when fetch resolves; the client sees it in the same turn, the test in the next.
-    const givenFetch: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
-      if (String(input).includes('/tasks/lease')) setImmediate(() => headCame.resolve());
-      return response;
-    };
-    const client = new TaskQueueClient({ baseUrl: proxy.url, ...(transport === 'undici' ? {} : { fetch: givenFetch }) });
-    const ran: string[] = [];
-    const worker = client.queue('q').work((task) => void ran.push(task.name), { leaseSeconds: 60 });
-    // The server leased the task; its answer is on the wire, its head at the client.
-    await proxy.headSent;
-    await headCame.promise;
-    const stopped = worker.stop();
-    proxy.letBodyGo();
-    await stopped;
-    expect(ran).toEqual([]);
-    expect(worker.heldCount).toBe(0);
-    // Released by the stop, not leased to nobody for 60 s.
-    expect((await core.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name)).toEqual(['late']);
-  });
+  it.each(['undici', 'a fetch given'] as const)(
+    'takes the answer whose head has come and releases its tasks, instead of dropping them leased (%s)',
+    async (transport) => {
+      h = await openHarness('postgres', { queues: [pullQueue('q')] });
+      const server = await listen(h.app);
+      closers.push(server.close);
+      const proxy = await holdingProxy(server.url);
+      closers.push(proxy.close);
+      const core = h.t.service.getQueue('q');
+      await core.add({ name: 'late' });
+      const headCame = deferred();
+      // undici publishes an answer's head as it reads it, before the client's handler sees it: a turn later the client has it.
+      const onHead = (message: unknown) => {
+        if ((message as { request: { path: string } }).request.path.includes('/tasks/lease')) headCame.resolve();
+      };
+      if (transport === 'undici') {
+        // (fetch's own undici publishes on the same channel: only for the client's transport.)
+        subscribe('undici:request:headers', onHead);
+        closers.push(async () => void unsubscribe('undici:request:headers', onHead));
+      }
+      // A fetch's answer has its head when fetch resolves; the client sees it in the same turn, the test in the next.
+      const givenFetch: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (String(input).includes('/tasks/lease')) setImmediate(() => headCame.resolve());
+        return response;
+      };
+      const client = new TaskQueueClient({
+        baseUrl: proxy.url,
+        ...(transport === 'undici' ? {} : { fetch: givenFetch }),
+      });
+      const ran: string[] = [];
+      const worker = client.queue('q').work((task) => void ran.push(task.name), { leaseSeconds: 60 });
+      // The server leased the task; its answer is on the wire, its head at the client.
+      await proxy.headSent;
+      await headCame.promise;
+      const stopped = worker.stop();
+      proxy.letBodyGo();
+      await stopped;
+      expect(ran).toEqual([]);
+      expect(worker.heldCount).toBe(0);
+      // Released by the stop, not leased to nobody for 60 s.
+      expect((await core.leaseTasks({ lease: 60, maxTasks: 5 })).map((task) => task.name)).toEqual(['late']);
+    },
+  );
 });

@@ -24,14 +24,18 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
   const open = async (overrides: Partial<QueueConfig> = {}, clientFetch?: typeof fetch) => {
     h = await openHarness(engine, { queues: [pullQueue('q', { retry: FAST_RETRY, ...overrides })] });
     server = await listen(new Hono().route('/queues/api', h.app));
-    const client = new TaskQueueClient({ baseUrl: `${server.url}/queues/api/`, ...(clientFetch ? { fetch: clientFetch } : {}) });
+    const client = new TaskQueueClient({
+      baseUrl: `${server.url}/queues/api/`,
+      ...(clientFetch ? { fetch: clientFetch } : {}),
+    });
     return { client, queue: client.queue('q'), core: h.t.service.getQueue('q') };
   };
   const start = (worker: TaskWorker<ClientTask>) => {
     workers.push(worker);
     return worker;
   };
-  const remaining = async () => (await h.t.sql<{ n: number }>(`select count(*)::int as n from ${h.t.schema}.tasks`))[0]!.n;
+  const remaining = async () =>
+    (await h.t.sql<{ n: number }>(`select count(*)::int as n from ${h.t.schema}.tasks`))[0]!.n;
 
   it('inserts, leases, renews, deletes and batch-deletes; errors come typed', async () => {
     const { queue } = await open();
@@ -44,7 +48,9 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     const first = leased.find((task) => task.name === 'one')!;
     const renewed = await queue.update('one', { leaseToken: first.etaUsec, newLeaseSeconds: 120 });
     expect(renewed.etaUsec).toBeGreaterThan(first.etaUsec);
-    const stale = await queue.update('one', { leaseToken: first.etaUsec, newLeaseSeconds: 10 }).catch((error: unknown) => error);
+    const stale = await queue
+      .update('one', { leaseToken: first.etaUsec, newLeaseSeconds: 10 })
+      .catch((error: unknown) => error);
     expect(stale).toBeInstanceOf(TaskQueueApiError);
     expect(stale).toMatchObject({ status: 400, reason: 'leaseExpired', leaseLost: true });
     // A fenced batch delete with the stale token deletes nothing; with the current one it deletes.
@@ -64,10 +70,13 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
     const flaky: typeof fetch = async (input, init) => {
       seen.push(Date.now());
       if ((init?.method ?? 'GET') === 'GET' && refusals-- > 0) {
-        return new Response(JSON.stringify({ error: { code: 503, message: 'busy', errors: [{ reason: 'backendError' }] } }), {
-          status: 503,
-          headers: { 'retry-after': '0' },
-        });
+        return new Response(
+          JSON.stringify({ error: { code: 503, message: 'busy', errors: [{ reason: 'backendError' }] } }),
+          {
+            status: 503,
+            headers: { 'retry-after': '0' },
+          },
+        );
       }
       return fetch(input, init);
     };
@@ -140,7 +149,10 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
   });
 
   it('work: a failure comes back after the backoff with its last error; the retry limit keeps it in the dead letters', async () => {
-    const { queue, core } = await open({ maxLeases: 2, retry: { ageLimitSeconds: null, minBackoffSeconds: 2, maxBackoffSeconds: 10, maxDoublings: 3 } });
+    const { queue, core } = await open({
+      maxLeases: 2,
+      retry: { ageLimitSeconds: null, minBackoffSeconds: 2, maxBackoffSeconds: 10, maxDoublings: 3 },
+    });
     await queue.insert({ name: 'flaky', payload: 'f' });
     const attempts: { retryCount: number; lastError: string | null }[] = [];
     start(
@@ -153,14 +165,20 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
       ),
     );
     await waitFor(async () => (await core.getTask('flaky')).lastError === 'failure 1', 'the first failure');
-    const [row] = await h.t.sql<{ wait: number }>(`select extract(epoch from eta - now())::float8 as wait from ${h.t.schema}.tasks`);
+    const [row] = await h.t.sql<{ wait: number }>(
+      `select extract(epoch from eta - now())::float8 as wait from ${h.t.schema}.tasks`,
+    );
     expect(row!.wait).toBeGreaterThan(1);
     expect(row!.wait).toBeLessThanOrEqual(2);
     await h.t.sql(`update ${h.t.schema}.tasks set eta = now()`);
     await waitFor(async () => (await core.getTask('flaky')).lastError === 'failure 2', 'the second failure');
     await h.t.sql(`update ${h.t.schema}.tasks set eta = now()`);
     await waitFor(async () => (await h.t.operate('q').listDeadLetters({ limit: 5 })).length === 1, 'the dead letter');
-    expect((await h.t.operate('q').listDeadLetters({ limit: 5 }))[0]).toMatchObject({ name: 'flaky', retryCount: 2, lastError: 'failure 2' });
+    expect((await h.t.operate('q').listDeadLetters({ limit: 5 }))[0]).toMatchObject({
+      name: 'flaky',
+      retryCount: 2,
+      lastError: 'failure 2',
+    });
     expect(attempts).toEqual([
       { retryCount: 1, lastError: null },
       { retryCount: 2, lastError: 'failure 1' },
@@ -196,7 +214,9 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
 
   it('work: past the grace every running handler is aborted and its task released, whatever the handler does then', async () => {
     // A long backoff: a task handed back as failed would stay away for 30 s instead of being leasable at once.
-    const { queue, core } = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } });
+    const { queue, core } = await open({
+      retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 },
+    });
     await queue.insert({ name: 'resolves', payload: 'r' });
     await queue.insert({ name: 'rejects', payload: 'j' });
     const signals = new Map<string, AbortSignal>();
@@ -206,12 +226,18 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
         (task, { signal }) => {
           signals.set(task.name, signal);
           // Each ends in the same turn as its signal aborts: one as done, one with the abort's reason.
-          return new Promise((resolve, reject) => signal.addEventListener('abort', () => (task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error))));
+          return new Promise((resolve, reject) =>
+            signal.addEventListener('abort', () =>
+              task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error),
+            ),
+          );
         },
         { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 200 },
       ),
     );
-    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('failed', (task) => outcomes.push(`failed ${task.name}`));
+    worker
+      .on('processed', (task) => outcomes.push(`processed ${task.name}`))
+      .on('failed', (task) => outcomes.push(`failed ${task.name}`));
     await waitFor(() => signals.size === 2, 'two handlers');
     await worker.stop();
     expect(worker.heldCount).toBe(0);
@@ -250,7 +276,9 @@ describe.each(ENGINES)('the REST client and its worker on %s', (engine) => {
         { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 300 },
       ),
     );
-    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('lease-lost', (task) => outcomes.push(`lost ${task.name}`));
+    worker
+      .on('processed', (task) => outcomes.push(`processed ${task.name}`))
+      .on('lease-lost', (task) => outcomes.push(`lost ${task.name}`));
     await waitFor(() => signals.size === 2, 'both handlers');
     const stopped = worker.stop();
     finishQuick.resolve();

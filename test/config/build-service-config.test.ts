@@ -24,7 +24,9 @@ describe('the default queue', () => {
   });
 
   it('is the only queue of a file without queues', () => {
-    expect(parseQueueXml('<queue-entries><total-storage-limit>1G</total-storage-limit></queue-entries>', 'queue.xml')).toEqual({
+    expect(
+      parseQueueXml('<queue-entries><total-storage-limit>1G</total-storage-limit></queue-entries>', 'queue.xml'),
+    ).toEqual({
       source: 'queue.xml',
       totalStorageLimitBytes: 1024 ** 3,
       adminEmails: [],
@@ -113,8 +115,12 @@ describe('the active-queue limit', () => {
 
   it('follows the maxActiveQueues option', () => {
     expect(parseQueueXml(xmlWithQueues(numbered(2)), 'queue.xml', { maxActiveQueues: 2 }).queues).toHaveLength(3);
-    const error = catchConfigError(() => parseQueueXml(xmlWithQueues(numbered(3)), 'queue.xml', { maxActiveQueues: 2 }));
-    expect(error.message).toBe('queue.xml: 3 queues are defined besides "default", more than the limit of 2 active queues');
+    const error = catchConfigError(() =>
+      parseQueueXml(xmlWithQueues(numbered(3)), 'queue.xml', { maxActiveQueues: 2 }),
+    );
+    expect(error.message).toBe(
+      'queue.xml: 3 queues are defined besides "default", more than the limit of 2 active queues',
+    );
     expect(parseQueueXml(xmlWithQueues(numbered(150)), 'queue.xml', { maxActiveQueues: 200 }).queues).toHaveLength(151);
   });
 
@@ -123,8 +129,11 @@ describe('the active-queue limit', () => {
     catchConfigError(() => parseQueueXml(xmlWithQueues(['a']), 'queue.xml', { maxActiveQueues: 0 }));
   });
 
-  it.each([[-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])('rejects a maxActiveQueues option of %d', (value) => {
-    const error = catchConfigError(() => parseQueueXml('<queue-entries/>', 'queue.xml', { maxActiveQueues: value }));
-    expect(error.message).toBe(`queue.xml: the maxActiveQueues option must be a non-negative integer, got ${value}`);
-  });
+  it.each([[-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])(
+    'rejects a maxActiveQueues option of %d',
+    (value) => {
+      const error = catchConfigError(() => parseQueueXml('<queue-entries/>', 'queue.xml', { maxActiveQueues: value }));
+      expect(error.message).toBe(`queue.xml: the maxActiveQueues option must be a non-negative integer, got ${value}`);
+    },
+  );
 });

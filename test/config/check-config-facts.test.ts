@@ -21,7 +21,12 @@ describe('check-config describes each queue in its own terms', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-    const code = await checkConfigCommand([join(dir, 'queue.yaml')], settingsFromEnvironment(env), out, cron === undefined ? {} : { cron: join(dir, cron) });
+    const code = await checkConfigCommand(
+      [join(dir, 'queue.yaml')],
+      settingsFromEnvironment(env),
+      out,
+      cron === undefined ? {} : { cron: join(dir, cron) },
+    );
     return { code, text };
   };
 
@@ -59,7 +64,9 @@ describe('check-config describes each queue in its own terms', () => {
     expect(text).toContain(
       '  reports: push, rate 1/s, bucket size 5, max concurrent unlimited, target batch has no route in TASKQUEUE_TARGET_URLS: to http://app.internal, up to 3 retries (4 attempts), or more while under 7200 s since the first attempt, backoff 5-60 s, 2 doubling(s)\n',
     );
-    expect(text).toContain('  pulled: pull, retry limit 0: never leased, each task goes to the dead letters at its first lease attempt (App Engine), lease rate 10/1s\n');
+    expect(text).toContain(
+      '  pulled: pull, retry limit 0: never leased, each task goes to the dead letters at its first lease attempt (App Engine), lease rate 10/1s\n',
+    );
     expect(text).toContain('  pulled-twice: pull, at most 2 lease(s), lease rate 10/1s\n');
   });
 
@@ -67,12 +74,15 @@ describe('check-config describes each queue in its own terms', () => {
     const { text } = await check(
       {
         'queue.yaml': 'queue:\n- name: jobs\n  mode: pull\n',
-        'cron.yaml': 'cron:\n- url: /a\n  schedule: every 5 minutes\n  target: worker\n- url: /b\n  schedule: every 5 minutes\n  target: reports\n',
+        'cron.yaml':
+          'cron:\n- url: /a\n  schedule: every 5 minutes\n  target: worker\n- url: /b\n  schedule: every 5 minutes\n  target: reports\n',
       },
       { TASKQUEUE_TARGET_URLS: 'worker=http://worker.internal:8080' },
       'cron.yaml',
     );
     expect(text).toMatch(/: \/a "every 5 minutes", target worker to http:\/\/worker.internal:8080\n/);
-    expect(text).toMatch(/: \/b "every 5 minutes", target reports has no route in TASKQUEUE_TARGET_URLS: to its queue's URL\n/);
+    expect(text).toMatch(
+      /: \/b "every 5 minutes", target reports has no route in TASKQUEUE_TARGET_URLS: to its queue's URL\n/,
+    );
   });
 });

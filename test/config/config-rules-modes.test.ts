@@ -33,34 +33,28 @@ const cases: RuleCase[] = [
       ['max-concurrent-requests', 'max_concurrent_requests', '20'],
       ['target', 'target', 'v1'],
     ] as const
-  ).map(
-    ([xmlName, yamlName, value]): RuleCase => ({
-      title: `<${xmlName}> in a pull queue`,
-      xml: xmlJobs(`${PULL_XML}<${xmlName}>${value}</${xmlName}>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue`,
-      xmlElement: xmlName,
-      yaml: yamlJobs(PULL_YAML, `${yamlName}: ${value}`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue`,
-      yamlElement: yamlName,
-      queue: 'jobs',
-    }),
-  ),
-  ...(
-    [
-      ['task-age-limit', 'task_age_limit', '2d'],
-    ] as const
-  ).map(
-    ([xmlName, yamlName, value]): RuleCase => ({
-      title: `<retry-parameters><${xmlName}> in a pull queue`,
-      xml: xmlJobs(`${PULL_XML}<retry-parameters><task-retry-limit>3</task-retry-limit><${xmlName}>${value}</${xmlName}></retry-parameters>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue (only push queues have a task age)`,
-      xmlElement: xmlName,
-      yaml: yamlJobs(PULL_YAML, 'retry_parameters:', '  task_retry_limit: 3', `  ${yamlName}: ${value}`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue (only push queues have a task age)`,
-      yamlElement: yamlName,
-      queue: 'jobs',
-    }),
-  ),
+  ).map(([xmlName, yamlName, value]): RuleCase => ({
+    title: `<${xmlName}> in a pull queue`,
+    xml: xmlJobs(`${PULL_XML}<${xmlName}>${value}</${xmlName}>`),
+    xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue`,
+    xmlElement: xmlName,
+    yaml: yamlJobs(PULL_YAML, `${yamlName}: ${value}`),
+    yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue`,
+    yamlElement: yamlName,
+    queue: 'jobs',
+  })),
+  ...([['task-age-limit', 'task_age_limit', '2d']] as const).map(([xmlName, yamlName, value]): RuleCase => ({
+    title: `<retry-parameters><${xmlName}> in a pull queue`,
+    xml: xmlJobs(
+      `${PULL_XML}<retry-parameters><task-retry-limit>3</task-retry-limit><${xmlName}>${value}</${xmlName}></retry-parameters>`,
+    ),
+    xmlMessage: `queue.xml: queue "jobs": <${xmlName}> is not allowed in a pull queue (only push queues have a task age)`,
+    xmlElement: xmlName,
+    yaml: yamlJobs(PULL_YAML, 'retry_parameters:', '  task_retry_limit: 3', `  ${yamlName}: ${value}`),
+    yamlMessage: `queue.yaml: queue "jobs": ${yamlName} is not allowed in a pull queue (only push queues have a task age)`,
+    yamlElement: yamlName,
+    queue: 'jobs',
+  })),
   {
     title: 'an ACL in a push queue (mode absent)',
     xml: xmlJobs('<acl><user-email>a@example.com</user-email></acl>'),

@@ -14,18 +14,16 @@ const cases: RuleCase[] = [
       ['max-concurrent-requests', 'max_concurrent_requests', 'many', 'a non-negative integer'],
       ['target', 'target', '', 'a version or module name'],
     ] as const
-  ).map(
-    ([xmlName, yamlName, value, expected]): RuleCase => ({
-      title: `a bad push <${xmlName}> ${JSON.stringify(value)}`,
-      xml: xmlJobs(`<${xmlName}>${value}</${xmlName}>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be ${expected}, got "${value}"`,
-      xmlElement: xmlName,
-      yaml: yamlJobs(`${yamlName}: "${value}"`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be ${expected}, got "${value}"`,
-      yamlElement: yamlName,
-      queue: 'jobs',
-    }),
-  ),
+  ).map(([xmlName, yamlName, value, expected]): RuleCase => ({
+    title: `a bad push <${xmlName}> ${JSON.stringify(value)}`,
+    xml: xmlJobs(`<${xmlName}>${value}</${xmlName}>`),
+    xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be ${expected}, got "${value}"`,
+    xmlElement: xmlName,
+    yaml: yamlJobs(`${yamlName}: "${value}"`),
+    yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be ${expected}, got "${value}"`,
+    yamlElement: yamlName,
+    queue: 'jobs',
+  })),
   ...(
     [
       ['task-age-limit', 'task_age_limit', '2', 'a duration such as "2d" (a number with an s, m, h or d suffix)'],
@@ -33,18 +31,16 @@ const cases: RuleCase[] = [
       ['max-backoff-seconds', 'max_backoff_seconds', '1s', 'a non-negative number of seconds'],
       ['max-doublings', 'max_doublings', '1.5', 'a non-negative integer'],
     ] as const
-  ).map(
-    ([xmlName, yamlName, value, expected]): RuleCase => ({
-      title: `a bad push <retry-parameters><${xmlName}> ${JSON.stringify(value)}`,
-      xml: xmlJobs(`<retry-parameters><${xmlName}>${value}</${xmlName}></retry-parameters>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be ${expected}, got "${value}"`,
-      xmlElement: xmlName,
-      yaml: yamlJobs('retry_parameters:', `  ${yamlName}: "${value}"`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be ${expected}, got "${value}"`,
-      yamlElement: yamlName,
-      queue: 'jobs',
-    }),
-  ),
+  ).map(([xmlName, yamlName, value, expected]): RuleCase => ({
+    title: `a bad push <retry-parameters><${xmlName}> ${JSON.stringify(value)}`,
+    xml: xmlJobs(`<retry-parameters><${xmlName}>${value}</${xmlName}></retry-parameters>`),
+    xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be ${expected}, got "${value}"`,
+    xmlElement: xmlName,
+    yaml: yamlJobs('retry_parameters:', `  ${yamlName}: "${value}"`),
+    yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be ${expected}, got "${value}"`,
+    yamlElement: yamlName,
+    queue: 'jobs',
+  })),
   ...(
     [
       ['user-email', 'user_email', 'not-an-email'],
@@ -53,30 +49,26 @@ const cases: RuleCase[] = [
       ['writer-email', 'writer_email', '@example.com'],
       ['user-email', 'user_email', ''],
     ] as const
-  ).map(
-    ([xmlName, yamlName, value]): RuleCase => ({
-      title: `a bad ACL <${xmlName}> ${JSON.stringify(value)}`,
-      xml: xmlJobs(`${PULL_XML}<acl><user-email>ok@example.com</user-email><${xmlName}>${value}</${xmlName}></acl>`),
-      xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be an e-mail address, got "${value}"`,
-      xmlElement: xmlName,
-      yaml: yamlJobs(PULL_YAML, 'acl:', '- user_email: ok@example.com', `- ${yamlName}: "${value}"`),
-      yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be an e-mail address, got "${value}"`,
-      yamlElement: yamlName,
-      queue: 'jobs',
-    }),
-  ),
-  ...['abc', '-1', '1.5', '', '+3', '1e3'].map(
-    (value): RuleCase => ({
-      title: `<task-retry-limit> ${JSON.stringify(value)}`,
-      xml: xmlJobs(`${PULL_XML}<retry-parameters><task-retry-limit>${value}</task-retry-limit></retry-parameters>`),
-      xmlMessage: `queue.xml: queue "jobs": <task-retry-limit> must be a non-negative integer, got "${value}"`,
-      xmlElement: 'task-retry-limit',
-      yaml: yamlJobs(PULL_YAML, 'retry_parameters:', `  task_retry_limit: ${value}`),
-      yamlMessage: `queue.yaml: queue "jobs": task_retry_limit must be a non-negative integer, got "${value}"`,
-      yamlElement: 'task_retry_limit',
-      queue: 'jobs',
-    }),
-  ),
+  ).map(([xmlName, yamlName, value]): RuleCase => ({
+    title: `a bad ACL <${xmlName}> ${JSON.stringify(value)}`,
+    xml: xmlJobs(`${PULL_XML}<acl><user-email>ok@example.com</user-email><${xmlName}>${value}</${xmlName}></acl>`),
+    xmlMessage: `queue.xml: queue "jobs": <${xmlName}> must be an e-mail address, got "${value}"`,
+    xmlElement: xmlName,
+    yaml: yamlJobs(PULL_YAML, 'acl:', '- user_email: ok@example.com', `- ${yamlName}: "${value}"`),
+    yamlMessage: `queue.yaml: queue "jobs": ${yamlName} must be an e-mail address, got "${value}"`,
+    yamlElement: yamlName,
+    queue: 'jobs',
+  })),
+  ...['abc', '-1', '1.5', '', '+3', '1e3'].map((value): RuleCase => ({
+    title: `<task-retry-limit> ${JSON.stringify(value)}`,
+    xml: xmlJobs(`${PULL_XML}<retry-parameters><task-retry-limit>${value}</task-retry-limit></retry-parameters>`),
+    xmlMessage: `queue.xml: queue "jobs": <task-retry-limit> must be a non-negative integer, got "${value}"`,
+    xmlElement: 'task-retry-limit',
+    yaml: yamlJobs(PULL_YAML, 'retry_parameters:', `  task_retry_limit: ${value}`),
+    yamlMessage: `queue.yaml: queue "jobs": task_retry_limit must be a non-negative integer, got "${value}"`,
+    yamlElement: 'task_retry_limit',
+    queue: 'jobs',
+  })),
   {
     title: 'a <task-retry-limit> beyond a PostgreSQL integer',
     xml: xmlJobs(`${PULL_XML}<retry-parameters><task-retry-limit>2147483648</task-retry-limit></retry-parameters>`),
@@ -119,18 +111,16 @@ const cases: RuleCase[] = [
     yamlElement: 'storage_limit',
     queue: 'jobs',
   },
-  ...['5/x', '1.5/s', 'fast', ''].map(
-    (value): RuleCase => ({
-      title: `<lease-rate> ${JSON.stringify(value)}`,
-      xml: xmlJobs(`${PULL_XML}<lease-rate>${value}</lease-rate>`),
-      xmlMessage: `queue.xml: queue "jobs": <lease-rate> must be a rate such as "20/s", "600/m", "5/h" or "1/d", or "unlimited", got "${value}"`,
-      xmlElement: 'lease-rate',
-      yaml: yamlJobs(PULL_YAML, `lease_rate: "${value}"`),
-      yamlMessage: `queue.yaml: queue "jobs": lease_rate must be a rate such as "20/s", "600/m", "5/h" or "1/d", or "unlimited", got "${value}"`,
-      yamlElement: 'lease_rate',
-      queue: 'jobs',
-    }),
-  ),
+  ...['5/x', '1.5/s', 'fast', ''].map((value): RuleCase => ({
+    title: `<lease-rate> ${JSON.stringify(value)}`,
+    xml: xmlJobs(`${PULL_XML}<lease-rate>${value}</lease-rate>`),
+    xmlMessage: `queue.xml: queue "jobs": <lease-rate> must be a rate such as "20/s", "600/m", "5/h" or "1/d", or "unlimited", got "${value}"`,
+    xmlElement: 'lease-rate',
+    yaml: yamlJobs(PULL_YAML, `lease_rate: "${value}"`),
+    yamlMessage: `queue.yaml: queue "jobs": lease_rate must be a rate such as "20/s", "600/m", "5/h" or "1/d", or "unlimited", got "${value}"`,
+    yamlElement: 'lease_rate',
+    queue: 'jobs',
+  })),
   {
     title: 'a <lease-rate> of zero calls',
     xml: xmlJobs(`${PULL_XML}<lease-rate>0/s</lease-rate>`),

@@ -33,21 +33,27 @@ describe('loadConfigFile', () => {
   });
 
   it('passes maxActiveQueues through', async () => {
-    const error = await catchConfigErrorAsync(() => loadConfigFile(fixturePath('full-queue.xml'), { maxActiveQueues: 3 }));
+    const error = await catchConfigErrorAsync(() =>
+      loadConfigFile(fixturePath('full-queue.xml'), { maxActiveQueues: 3 }),
+    );
     expect(error.message).toContain('4 queues are defined besides "default", more than the limit of 3 active queues');
   });
 
   it('rejects an extension it cannot map to a format, without reading the file', async () => {
     const path = fixturePath('queue.txt');
     const error = await catchConfigErrorAsync(() => loadConfigFile(path));
-    expect(error.message).toBe(`${path}: cannot tell the configuration format from the extension ".txt"; use .xml, .yaml or .yml`);
+    expect(error.message).toBe(
+      `${path}: cannot tell the configuration format from the extension ".txt"; use .xml, .yaml or .yml`,
+    );
     expect(error.details).toMatchObject({ file: path });
   });
 
   it('reports a missing file as INVALID_CONFIG with the cause attached', async () => {
     const path = fixturePath('missing.xml');
     const error = await catchConfigErrorAsync(() => loadConfigFile(path));
-    expect(error.message).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read the configuration file: ENOENT`));
+    expect(error.message).toMatch(
+      new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: cannot read the configuration file: ENOENT`),
+    );
     expect((error.cause as NodeJS.ErrnoException).code).toBe('ENOENT');
   });
 });
@@ -81,7 +87,9 @@ describe('parseConfigText', () => {
     const error = catchConfigError(() =>
       parseConfigText('queue:\n- name: a\n- name: b\n', 'inline', 'yaml', { maxActiveQueues: 1 }),
     );
-    expect(error.message).toBe('inline: 2 queues are defined besides "default", more than the limit of 1 active queues');
+    expect(error.message).toBe(
+      'inline: 2 queues are defined besides "default", more than the limit of 1 active queues',
+    );
   });
 });
 

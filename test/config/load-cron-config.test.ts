@@ -32,7 +32,10 @@ describe('loadCronFile', () => {
   it('reads cron.yaml, cron.yml and cron.xml by extension', async () => {
     await writeFile(join(dir, 'cron.yaml'), JOB);
     await writeFile(join(dir, 'jobs.yml'), JOB);
-    await writeFile(join(dir, 'cron.xml'), '<cronentries><cron><url>/a</url><schedule>every 5 minutes</schedule></cron></cronentries>');
+    await writeFile(
+      join(dir, 'cron.xml'),
+      '<cronentries><cron><url>/a</url><schedule>every 5 minutes</schedule></cron></cronentries>',
+    );
     const yaml = await loadCronFile(join(dir, 'cron.yaml'));
     expect(yaml.source).toBe(join(dir, 'cron.yaml'));
     expect(yaml.jobs).toHaveLength(1);
@@ -41,12 +44,20 @@ describe('loadCronFile', () => {
   });
 
   it('refuses a missing file, an unknown extension, a directory and a file over the size limit, naming the file', async () => {
-    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'missing.yaml')))).message).toContain('missing.yaml: cannot read the configuration file');
+    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'missing.yaml')))).message).toContain(
+      'missing.yaml: cannot read the configuration file',
+    );
     await writeFile(join(dir, 'cron.txt'), JOB);
-    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'cron.txt')))).message).toContain('use .xml, .yaml or .yml');
+    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'cron.txt')))).message).toContain(
+      'use .xml, .yaml or .yml',
+    );
     await mkdir(join(dir, 'folder.yaml'));
-    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'folder.yaml')))).message).toContain('must be a regular file, but this is a directory');
+    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'folder.yaml')))).message).toContain(
+      'must be a regular file, but this is a directory',
+    );
     await writeFile(join(dir, 'huge.yaml'), `# ${'x'.repeat(MAX_CONFIG_BYTES)}\n`);
-    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'huge.yaml')))).message).toContain('more than the limit');
+    expect((await catchConfigErrorAsync(() => loadCronFile(join(dir, 'huge.yaml')))).message).toContain(
+      'more than the limit',
+    );
   });
 });

@@ -8,7 +8,13 @@ import { catchConfigError } from './catch-config-error.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 
-const NO_RETRY = { jobRetryLimit: null, jobAgeLimitSeconds: null, minBackoffSeconds: null, maxBackoffSeconds: null, maxDoublings: null };
+const NO_RETRY = {
+  jobRetryLimit: null,
+  jobAgeLimitSeconds: null,
+  minBackoffSeconds: null,
+  maxBackoffSeconds: null,
+  maxDoublings: null,
+};
 
 describe('cron.yaml and cron.xml: valid files', () => {
   it('reads every key of a full cron.yaml', () => {
@@ -39,9 +45,18 @@ describe('cron.yaml and cron.xml: valid files', () => {
       timezone: 'Europe/Paris',
       target: null,
       queue: 'reports',
-      retry: { jobRetryLimit: 3, jobAgeLimitSeconds: 172_800, minBackoffSeconds: 2.5, maxBackoffSeconds: 300, maxDoublings: 4 },
+      retry: {
+        jobRetryLimit: 3,
+        jobAgeLimitSeconds: 172_800,
+        minBackoffSeconds: 2.5,
+        maxBackoffSeconds: 300,
+        maxDoublings: 4,
+      },
     });
-    expect(config.jobs[4]).toMatchObject({ schedule: '*/15 * * * *', retry: { ...NO_RETRY, jobAgeLimitSeconds: 5400 } });
+    expect(config.jobs[4]).toMatchObject({
+      schedule: '*/15 * * * *',
+      retry: { ...NO_RETRY, jobAgeLimitSeconds: 5400 },
+    });
   });
 
   it('reads the same jobs from cron.xml', () => {
@@ -50,7 +65,7 @@ describe('cron.yaml and cron.xml: valid files', () => {
     expect(xml).toEqual(yaml);
   });
 
-  it('reads App Engine\'s cron.yaml example verbatim (two jobs that differ only by target get two names)', () => {
+  it("reads App Engine's cron.yaml example verbatim (two jobs that differ only by target get two names)", () => {
     const config = parseCronYaml(
       `cron:
 - description: "daily summary job"
@@ -71,7 +86,7 @@ describe('cron.yaml and cron.xml: valid files', () => {
     expect(config.jobs[2]).toMatchObject({ target: 'beta', timezone: 'UTC' });
   });
 
-  it('takes an empty file, an empty cron list, an empty <cronentries> and App Engine\'s application key as no jobs', () => {
+  it("takes an empty file, an empty cron list, an empty <cronentries> and App Engine's application key as no jobs", () => {
     expect(parseCronYaml('', 'cron.yaml').jobs).toEqual([]);
     expect(parseCronYaml('# nothing yet\n', 'cron.yaml').jobs).toEqual([]);
     expect(parseCronYaml('cron:\n', 'cron.yaml').jobs).toEqual([]);
@@ -80,7 +95,10 @@ describe('cron.yaml and cron.xml: valid files', () => {
   });
 
   it('keeps scalars as written: a YAML number or date-like schedule is text', () => {
-    const config = parseCronYaml('cron:\n- url: /a\n  schedule: 0 0 1 1 *\n  retry_parameters:\n    job_retry_limit: 05\n', 'cron.yaml');
+    const config = parseCronYaml(
+      'cron:\n- url: /a\n  schedule: 0 0 1 1 *\n  retry_parameters:\n    job_retry_limit: 05\n',
+      'cron.yaml',
+    );
     expect(config.jobs[0]).toMatchObject({ schedule: '0 0 1 1 *', retry: { jobRetryLimit: 5 } });
   });
 });
@@ -92,8 +110,14 @@ describe('cron.yaml and cron.xml: refusals name the file, the job and the key', 
     ['cron:\n- schedule: every 5 minutes\n', 'cron.yaml: job #1: url is required'],
     ['cron:\n- url: /a\n', 'cron.yaml: job #1: schedule is required'],
     ['cron:\n- url: /a\n  schedule: ""\n', 'cron.yaml: job #1: schedule is required'],
-    ['cron:\n- url: tasks/a\n  schedule: every 5 minutes\n', 'cron.yaml: job #1: url must be a path of the app starting with /'],
-    ['cron:\n- url: /a b\n  schedule: every 5 minutes\n', 'cron.yaml: job #1: url must be a path of the app starting with /'],
+    [
+      'cron:\n- url: tasks/a\n  schedule: every 5 minutes\n',
+      'cron.yaml: job #1: url must be a path of the app starting with /',
+    ],
+    [
+      'cron:\n- url: /a b\n  schedule: every 5 minutes\n',
+      'cron.yaml: job #1: url must be a path of the app starting with /',
+    ],
     [
       'cron:\n- url: /a\n  schedule: every 5 minuets\n',
       'cron.yaml: job #1: schedule "every 5 minuets": stopped at column 9 ("minuets"): expected "minutes" or "mins" or "hours"',
@@ -108,13 +132,25 @@ describe('cron.yaml and cron.xml: refusals name the file, the job and the key', 
     [job('  target: two words\n'), 'cron.yaml: job #1: target must be a service or version name'],
     [job(`  description: ${'d'.repeat(500)}\n`), 'cron.yaml: job #1: description is longer than 499 characters'],
     [job('  schedual: every day 10:00\n'), 'cron.yaml: job #1: unknown key schedual in job #1'],
-    [job('  retry_parameters:\n    job_retry_limt: 2\n'), 'cron.yaml: job #1: unknown key job_retry_limt in retry_parameters'],
-    [job('  retry_parameters:\n    job_retry_limit: 6\n'), 'cron.yaml: job #1: job_retry_limit must be an integer from 0 to 5, got "6"'],
+    [
+      job('  retry_parameters:\n    job_retry_limt: 2\n'),
+      'cron.yaml: job #1: unknown key job_retry_limt in retry_parameters',
+    ],
+    [
+      job('  retry_parameters:\n    job_retry_limit: 6\n'),
+      'cron.yaml: job #1: job_retry_limit must be an integer from 0 to 5, got "6"',
+    ],
     [job('  retry_parameters:\n    job_retry_limit: -1\n'), 'job_retry_limit must be an integer from 0 to 5, got "-1"'],
     [job('  retry_parameters:\n    job_age_limit: 2w\n'), 'job_age_limit must be a duration such as "2d"'],
     [job('  retry_parameters:\n    job_age_limit: 0s\n'), 'job_age_limit must be more than zero'],
-    [job('  retry_parameters:\n    min_backoff_seconds: fast\n'), 'min_backoff_seconds must be a non-negative number of seconds, got "fast"'],
-    [job('  retry_parameters:\n    min_backoff_seconds: 10\n    max_backoff_seconds: 5\n'), 'min_backoff_seconds (10) is more than max_backoff_seconds (5)'],
+    [
+      job('  retry_parameters:\n    min_backoff_seconds: fast\n'),
+      'min_backoff_seconds must be a non-negative number of seconds, got "fast"',
+    ],
+    [
+      job('  retry_parameters:\n    min_backoff_seconds: 10\n    max_backoff_seconds: 5\n'),
+      'min_backoff_seconds (10) is more than max_backoff_seconds (5)',
+    ],
     [job('  retry_parameters:\n    max_doublings: 1.5\n'), 'max_doublings must be a non-negative integer, got "1.5"'],
     [job('  retry_parameters: 3\n'), 'unexpected text "3" in retry_parameters'],
     [job('  url: /b\n'), 'cron.yaml: line 4, column 3: malformed YAML'],
@@ -136,14 +172,19 @@ describe('cron.yaml and cron.xml: refusals name the file, the job and the key', 
   });
 
   it('refuses more jobs than App Engine allows', () => {
-    const jobs = Array.from({ length: MAX_CRON_JOBS + 1 }, (_, i) => `- url: /job/${i}\n  schedule: every 5 minutes\n`).join('');
+    const jobs = Array.from(
+      { length: MAX_CRON_JOBS + 1 },
+      (_, i) => `- url: /job/${i}\n  schedule: every 5 minutes\n`,
+    ).join('');
     expect(catchConfigError(() => parseCronYaml(`cron:\n${jobs}`, 'cron.yaml')).message).toBe(
       `cron.yaml: ${MAX_CRON_JOBS + 1} jobs, more than the limit of ${MAX_CRON_JOBS}`,
     );
   });
 
   it('carries the file, job and element in the error details', () => {
-    const error = catchConfigError(() => parseCronYaml('cron:\n- name: digest\n  url: /a\n  schedule: every 5 minuets\n', 'cron.yaml'));
+    const error = catchConfigError(() =>
+      parseCronYaml('cron:\n- name: digest\n  url: /a\n  schedule: every 5 minuets\n', 'cron.yaml'),
+    );
     expect(error.details).toMatchObject({ file: 'cron.yaml', job: 'digest', element: 'schedule' });
   });
 
@@ -155,8 +196,14 @@ describe('cron.yaml and cron.xml: refusals name the file, the job and the key', 
       '<cronentries><cron><name>x</name><url>/a</url><schedule>every 5 minuets</schedule></cron></cronentries>',
       'cron.xml: job "x": schedule "every 5 minuets": stopped at column 9 ("minuets")',
     ],
-    ['<cronentries><cron><url>/a</url><schedule>every 5 mins</schedule><schedule>every 6 mins</schedule></cron></cronentries>', '<schedule> appears more than once in job #1'],
-    ['<cronentries><cron><url>/a</url><schedule>every 5 mins</schedule><retry-parameters><job_retry_limit>1</job_retry_limit></retry-parameters></cron></cronentries>', 'unknown element <job_retry_limit> in <retry-parameters>'],
+    [
+      '<cronentries><cron><url>/a</url><schedule>every 5 mins</schedule><schedule>every 6 mins</schedule></cron></cronentries>',
+      '<schedule> appears more than once in job #1',
+    ],
+    [
+      '<cronentries><cron><url>/a</url><schedule>every 5 mins</schedule><retry-parameters><job_retry_limit>1</job_retry_limit></retry-parameters></cron></cronentries>',
+      'unknown element <job_retry_limit> in <retry-parameters>',
+    ],
     ['<cronentries><cron id="1"><url>/a</url></cron></cronentries>', 'attributes are not allowed in cron.xml'],
     ['<!DOCTYPE x [<!ENTITY a "b">]><cronentries/>', 'DOCTYPE and ENTITY declarations are not allowed in cron.xml'],
     ['<cronentries><cron>', 'cron.xml: line 1'],

@@ -40,10 +40,13 @@ describe('parseLeaseRate', () => {
     expect(error.message).toBe(`must be a rate such as "20/s", "600/m", "5/h" or "1/d", or "unlimited", got "${text}"`);
   });
 
-  it.each([['0/s'], ['00/m'], ['99999999999999999999/s']])('rejects %j, which allows no positive whole number of calls', (text) => {
-    const error = catchConfigError(() => parseLeaseRate(text));
-    expect(error.message).toBe(
-      `must allow a positive whole number of calls (at most ${Number.MAX_SAFE_INTEGER}), got "${text}"`,
-    );
-  });
+  it.each([['0/s'], ['00/m'], ['99999999999999999999/s']])(
+    'rejects %j, which allows no positive whole number of calls',
+    (text) => {
+      const error = catchConfigError(() => parseLeaseRate(text));
+      expect(error.message).toBe(
+        `must allow a positive whole number of calls (at most ${Number.MAX_SAFE_INTEGER}), got "${text}"`,
+      );
+    },
+  );
 });

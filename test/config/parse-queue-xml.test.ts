@@ -91,7 +91,10 @@ describe('parseQueueXml: valid files', () => {
       ['pull-queue', 'pull', 7],
       ['push-queue', 'push', 5],
     ]);
-    expect(config.queues[1]?.acl).toEqual({ userEmails: ['worker@example.com'], writerEmails: ['producer@example.com'] });
+    expect(config.queues[1]?.acl).toEqual({
+      userEmails: ['worker@example.com'],
+      writerEmails: ['producer@example.com'],
+    });
   });
 
   it('trims whitespace, ignores comments and processing instructions, and reads CDATA', () => {
@@ -157,7 +160,12 @@ describe('parseQueueXml: malformed XML', () => {
       "queue.xml: line 1, column 31: malformed XML: char '&' is not expected.",
       { line: 1, column: 31 },
     ],
-    ['text that is not XML', 'not xml at all', "queue.xml: line 1, column 1: malformed XML: char 'n' is not expected.", { line: 1 }],
+    [
+      'text that is not XML',
+      'not xml at all',
+      "queue.xml: line 1, column 1: malformed XML: char 'n' is not expected.",
+      { line: 1 },
+    ],
   ])('rejects %s with its line and column', (_title, text, message, position) => {
     const error = catchConfigError(() => parseQueueXml(text, 'queue.xml'));
     expect(error.message).toBe(message);
@@ -171,16 +179,23 @@ describe('parseQueueXml: malformed XML', () => {
     ['<queue-entries/><queues><queue><name>x</name></queue></queues>'],
   ])('rejects two root elements when the first is self-closing: %j', (text) => {
     const error = catchConfigError(() => parseQueueXml(text, 'queue.xml'));
-    expect(error.message).toBe('queue.xml: malformed XML: more than one root element; expected a single <queue-entries>');
+    expect(error.message).toBe(
+      'queue.xml: malformed XML: more than one root element; expected a single <queue-entries>',
+    );
   });
 
   it('rejects text after a self-closing root', () => {
-    const error = catchConfigError(() => parseQueueXml('<?xml version="1.0"?><queue-entries/>\ntrailing<!-- c -->', 'queue.xml'));
+    const error = catchConfigError(() =>
+      parseQueueXml('<?xml version="1.0"?><queue-entries/>\ntrailing<!-- c -->', 'queue.xml'),
+    );
     expect(error.message).toBe('queue.xml: malformed XML: text "trailing" outside the root element');
   });
 
   it('accepts comments and processing instructions around a self-closing root', () => {
-    const config = parseQueueXml('\uFEFF<?xml version="1.0"?>\n<!-- none yet -->\n<queue-entries/>\n<!-- end -->\n', 'queue.xml');
+    const config = parseQueueXml(
+      '\uFEFF<?xml version="1.0"?>\n<!-- none yet -->\n<queue-entries/>\n<!-- end -->\n',
+      'queue.xml',
+    );
     expect(config.queues).toEqual([defaultQueueConfig()]);
   });
 
@@ -194,12 +209,16 @@ describe('parseQueueXml: malformed XML', () => {
 <!DOCTYPE queue-entries [<!ENTITY name "boom">]>
 <queue-entries><queue><name>&name;</name></queue></queue-entries>`;
     const error = catchConfigError(() => parseQueueXml(text, 'queue.xml'));
-    expect(error.message).toBe('queue.xml: line 2, column 1: DOCTYPE and ENTITY declarations are not allowed in queue.xml');
+    expect(error.message).toBe(
+      'queue.xml: line 2, column 1: DOCTYPE and ENTITY declarations are not allowed in queue.xml',
+    );
     expect(error.details).toMatchObject({ file: 'queue.xml', line: 2, column: 1 });
   });
 
   it('rejects a DOCTYPE without an internal subset, in any case', () => {
-    const error = catchConfigError(() => parseQueueXml('<!doctype queue-entries SYSTEM "q.dtd"><queue-entries/>', 'q.xml'));
+    const error = catchConfigError(() =>
+      parseQueueXml('<!doctype queue-entries SYSTEM "q.dtd"><queue-entries/>', 'q.xml'),
+    );
     expect(error.message).toBe('q.xml: line 1, column 1: DOCTYPE and ENTITY declarations are not allowed in queue.xml');
   });
 

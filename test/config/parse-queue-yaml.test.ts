@@ -12,7 +12,13 @@ describe('parseQueueYaml: valid files', () => {
     expect(config.source).toBe('conf/queue.yaml');
     expect(config.totalStorageLimitBytes).toBe(120 * 1024 ** 2);
     expect(config.adminEmails).toEqual(['admin@example.com', 'ops@example.com']);
-    expect(config.queues.map((queue) => queue.name)).toEqual(['default', 'pull-queue', 'push-queue', 'unlimited-pull', 'single-acl']);
+    expect(config.queues.map((queue) => queue.name)).toEqual([
+      'default',
+      'pull-queue',
+      'push-queue',
+      'unlimited-pull',
+      'single-acl',
+    ]);
     expect(config.queues[1]).toEqual({
       name: 'pull-queue',
       mode: 'pull',
@@ -59,8 +65,12 @@ queue:
   it("accepts App Engine's top-level application: (the app id), and only there", () => {
     const config = parseQueueYaml('application: my-app\nqueue:\n- name: jobs\n  rate: 1/s\n', 'queue.yaml');
     expect(config).toEqual(parseQueueYaml('queue:\n- name: jobs\n  rate: 1/s\n', 'queue.yaml'));
-    expect(catchConfigError(() => parseQueueYaml('application: [a, b]\nqueue: []\n', 'queue.yaml')).message).toContain('application must be a single value');
-    expect(catchConfigError(() => parseQueueYaml('queue:\n- name: jobs\n  application: my-app\n', 'queue.yaml')).message).toContain('application');
+    expect(catchConfigError(() => parseQueueYaml('application: [a, b]\nqueue: []\n', 'queue.yaml')).message).toContain(
+      'application must be a single value',
+    );
+    expect(
+      catchConfigError(() => parseQueueYaml('queue:\n- name: jobs\n  application: my-app\n', 'queue.yaml')).message,
+    ).toContain('application');
   });
 
   it('accepts an ACL entry holding both user_email and writer_email', () => {
@@ -80,7 +90,10 @@ queue:
   });
 
   it('treats null and empty values as empty', () => {
-    const config = parseQueueYaml('admin_emails:\nqueue:\n- name: p\n  mode: pull\n  acl: ~\n  retry_parameters:\n', 'queue.yaml');
+    const config = parseQueueYaml(
+      'admin_emails:\nqueue:\n- name: p\n  mode: pull\n  acl: ~\n  retry_parameters:\n',
+      'queue.yaml',
+    );
     expect(config.adminEmails).toEqual([]);
     expect(config.queues[1]).toMatchObject({ maxLeases: null, acl: { userEmails: [], writerEmails: [] } });
     expect(parseQueueYaml('queue:\n', 'queue.yaml').queues).toEqual([defaultQueueConfig()]);
@@ -121,7 +134,9 @@ describe('parseQueueYaml: malformed YAML and wrong shapes', () => {
   });
 
   it('rejects duplicate keys', () => {
-    const error = catchConfigError(() => parseQueueYaml('queue:\n- name: a\n  mode: pull\n  mode: push\n', 'queue.yaml'));
+    const error = catchConfigError(() =>
+      parseQueueYaml('queue:\n- name: a\n  mode: pull\n  mode: push\n', 'queue.yaml'),
+    );
     expect(error.message).toBe('queue.yaml: line 4, column 3: malformed YAML: Map keys must be unique');
   });
 
@@ -142,13 +157,23 @@ describe('parseQueueYaml: malformed YAML and wrong shapes', () => {
 
   it.each([['- name: a\n'], ['just text\n']])('rejects a top level that is not a mapping: %j', (text) => {
     const error = catchConfigError(() => parseQueueYaml(text, 'queue.yaml'));
-    expect(error.message).toBe('queue.yaml: the top level must be a mapping (total_storage_limit, admin_emails, queue)');
+    expect(error.message).toBe(
+      'queue.yaml: the top level must be a mapping (total_storage_limit, admin_emails, queue)',
+    );
   });
 
   it.each([
     ['queue: {name: a}\n', 'queue.yaml: queue must be a list of queues', { element: 'queue' }],
-    ['queue:\n- a\n', 'queue.yaml: queue #1: each entry of queue must be a mapping with a name', { element: 'queue', queueIndex: 1 }],
-    ['admin_emails: a@example.com\n', 'queue.yaml: admin_emails must be a list of e-mail addresses', { element: 'admin_emails' }],
+    [
+      'queue:\n- a\n',
+      'queue.yaml: queue #1: each entry of queue must be a mapping with a name',
+      { element: 'queue', queueIndex: 1 },
+    ],
+    [
+      'admin_emails: a@example.com\n',
+      'queue.yaml: admin_emails must be a list of e-mail addresses',
+      { element: 'admin_emails' },
+    ],
     [
       'queue:\n- name: p\n  mode: pull\n  acl: {user_email: a@example.com}\n',
       'queue.yaml: queue "p": acl must be a list of user_email / writer_email entries',
@@ -159,7 +184,11 @@ describe('parseQueueYaml: malformed YAML and wrong shapes', () => {
       'queue.yaml: queue "p": each entry of acl must be a user_email or writer_email mapping',
       { element: 'acl', queue: 'p' },
     ],
-    ['queue:\n- name: p\n  lease_rate: [1/s]\n', 'queue.yaml: queue "p": lease_rate must be a single value, not a list', { element: 'lease_rate', queue: 'p' }],
+    [
+      'queue:\n- name: p\n  lease_rate: [1/s]\n',
+      'queue.yaml: queue "p": lease_rate must be a single value, not a list',
+      { element: 'lease_rate', queue: 'p' },
+    ],
     ['? [a]\n: b\n', 'queue.yaml: mapping keys must be plain names', {}],
   ])('rejects %j', (text, message, details) => {
     const error = catchConfigError(() => parseQueueYaml(text, 'queue.yaml'));

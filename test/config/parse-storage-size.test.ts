@@ -60,7 +60,14 @@ describe('parseStorageSize', () => {
   });
 
   it('multiplies whole numbers by the unit exactly', () => {
-    const units: [string, number][] = [['', 1], ['B', 1], ['K', KiB], ['M', MiB], ['G', GiB], ['T', TiB]];
+    const units: [string, number][] = [
+      ['', 1],
+      ['B', 1],
+      ['K', KiB],
+      ['M', MiB],
+      ['G', GiB],
+      ['T', TiB],
+    ];
     fc.assert(
       fc.property(fc.nat({ max: 8000 }), fc.constantFrom(...units), (count, [suffix, factor]) => {
         expect(parseStorageSize(`${count}${suffix}`)).toBe(count * factor);

@@ -28,11 +28,26 @@ describe('push queue settings', () => {
       'queue:\n- name: jobs\n  rate: 1.5/m\n  bucket_size: 20\n  max_concurrent_requests: 7\n  target_url: https://worker.example.com/base\n  target: v2.worker\n',
       'queue.yaml',
     );
-    const expected = { ratePerSecond: 1.5 / 60, bucketSize: 20, maxConcurrentRequests: 7, targetUrl: 'https://worker.example.com/base', target: 'v2.worker' };
+    const expected = {
+      ratePerSecond: 1.5 / 60,
+      bucketSize: 20,
+      maxConcurrentRequests: 7,
+      targetUrl: 'https://worker.example.com/base',
+      target: 'v2.worker',
+    };
     expect(jobs(xml.queues).push).toEqual(expected);
     expect(jobs(yaml.queues).push).toEqual(expected);
-    const rate = (text: string) => jobs(parseQueueXml(xmlQueue(`<rate>${text}</rate>`), 'queue.xml').queues).push!.ratePerSecond;
-    expect([rate('0'), rate('10/s'), rate('60/m'), rate('3600/h'), rate('86400/d'), rate('2.5/s'), rate('600/s')]).toEqual([0, 10, 1, 1, 1, 2.5, 600]);
+    const rate = (text: string) =>
+      jobs(parseQueueXml(xmlQueue(`<rate>${text}</rate>`), 'queue.xml').queues).push!.ratePerSecond;
+    expect([
+      rate('0'),
+      rate('10/s'),
+      rate('60/m'),
+      rate('3600/h'),
+      rate('86400/d'),
+      rate('2.5/s'),
+      rate('600/s'),
+    ]).toEqual([0, 10, 1, 1, 1, 2.5, 600]);
   });
 
   it('default to 5/s, bucket 5, unlimited concurrency; the default queue is a push queue with them', () => {
@@ -40,7 +55,13 @@ describe('push queue settings', () => {
     const defaultQueue = builtInConfig().queues.find((queue) => queue.name === 'default')!;
     expect(defaultQueue.mode).toBe('push');
     expect(defaultQueue.push).toMatchObject({ ratePerSecond: 5, bucketSize: 5, maxConcurrentRequests: null });
-    expect(DEFAULT_PUSH_SETTINGS).toEqual({ ratePerSecond: 5, bucketSize: 5, maxConcurrentRequests: null, targetUrl: null, target: null });
+    expect(DEFAULT_PUSH_SETTINGS).toEqual({
+      ratePerSecond: 5,
+      bucketSize: 5,
+      maxConcurrentRequests: null,
+      targetUrl: null,
+      target: null,
+    });
   });
 
   it.each([
@@ -62,19 +83,32 @@ describe('push queue settings', () => {
   });
 
   it('are refused in pull queues', () => {
-    const error = catchConfigError(() => parseQueueXml(xmlQueue('<mode>pull</mode><target-url>https://w.example</target-url>'), 'queue.xml'));
+    const error = catchConfigError(() =>
+      parseQueueXml(xmlQueue('<mode>pull</mode><target-url>https://w.example</target-url>'), 'queue.xml'),
+    );
     expect(error.message).toContain('<target-url> is not allowed in a pull queue');
   });
 
   it('TASKQUEUE_PUSH_BASE_URL is the base of queues without <target-url>; a bad one is refused', () => {
-    expect(settingsFromEnvironment({ TASKQUEUE_PUSH_BASE_URL: 'http://127.0.0.1:9000' }).pushBaseUrl).toBe('http://127.0.0.1:9000');
-    expect(() => settingsFromEnvironment({ TASKQUEUE_PUSH_BASE_URL: 'nope' })).toThrow(/TASKQUEUE_PUSH_BASE_URL must be an absolute http\(s\) URL/);
-    expect(settingsFromEnvironment({ TASKQUEUE_DISPATCH: 'off', TASKQUEUE_PUSH_SIGNING: 'off' })).toMatchObject({ dispatch: false, pushSigning: false });
+    expect(settingsFromEnvironment({ TASKQUEUE_PUSH_BASE_URL: 'http://127.0.0.1:9000' }).pushBaseUrl).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(() => settingsFromEnvironment({ TASKQUEUE_PUSH_BASE_URL: 'nope' })).toThrow(
+      /TASKQUEUE_PUSH_BASE_URL must be an absolute http\(s\) URL/,
+    );
+    expect(settingsFromEnvironment({ TASKQUEUE_DISPATCH: 'off', TASKQUEUE_PUSH_SIGNING: 'off' })).toMatchObject({
+      dispatch: false,
+      pushSigning: false,
+    });
     const config = parseQueueXml(
       '<queue-entries><queue><name>a</name></queue><queue><name>b</name><target-url>https://b.example</target-url></queue></queue-entries>',
       'queue.xml',
     );
     const resolved = withPushBaseUrl(config, 'https://base.example');
-    expect(resolved.queues.map((queue) => queue.push?.baseUrl)).toEqual(['https://base.example', 'https://base.example', 'https://b.example']);
+    expect(resolved.queues.map((queue) => queue.push?.baseUrl)).toEqual([
+      'https://base.example',
+      'https://base.example',
+      'https://b.example',
+    ]);
   });
 });

@@ -36,26 +36,36 @@ describe('loadConfigFile refuses what is not a sane configuration file', () => {
     expect((await loadConfigFile(path)).queues.map((q) => q.name)).toContain('q');
     truncateSync(path, 64 * 1024 * 1024); // sparse: a 64 MB file that costs no disk
     const error = await catchConfigErrorAsync(() => loadConfigFile(path));
-    expect(error.message).toBe(`${path}: the configuration file is ${64 * 1024 * 1024} bytes, more than the limit of ${MAX_CONFIG_BYTES}`);
+    expect(error.message).toBe(
+      `${path}: the configuration file is ${64 * 1024 * 1024} bytes, more than the limit of ${MAX_CONFIG_BYTES}`,
+    );
   });
 
   it('names the file when the parser itself refuses the document', async () => {
     const deep = join(dir, 'deep.xml');
     writeFileSync(deep, `<queue-entries>${'<a>'.repeat(5000)}${'</a>'.repeat(5000)}</queue-entries>`);
-    expect((await catchConfigErrorAsync(() => loadConfigFile(deep))).message).toMatch(new RegExp(`^${deep}: malformed XML: .*nested`));
+    expect((await catchConfigErrorAsync(() => loadConfigFile(deep))).message).toMatch(
+      new RegExp(`^${deep}: malformed XML: .*nested`),
+    );
     const proto = join(dir, 'proto.xml');
     writeFileSync(proto, '<queue-entries><queue><name>q</name><__proto__>x</__proto__></queue></queue-entries>');
-    expect((await catchConfigErrorAsync(() => loadConfigFile(proto))).message).toMatch(new RegExp(`^${proto}: malformed XML: .*__proto__`));
+    expect((await catchConfigErrorAsync(() => loadConfigFile(proto))).message).toMatch(
+      new RegExp(`^${proto}: malformed XML: .*__proto__`),
+    );
     const deepYaml = join(dir, 'deep.yaml');
     writeFileSync(deepYaml, `queue: ${'['.repeat(20000)}${']'.repeat(20000)}\n`);
     expect((await catchConfigErrorAsync(() => loadConfigFile(deepYaml))).message).toMatch(new RegExp(`^${deepYaml}: `));
     const protoYaml = join(dir, 'proto.yaml');
     writeFileSync(protoYaml, 'queue:\n- name: q\n  __proto__: x\n');
-    expect((await catchConfigErrorAsync(() => loadConfigFile(protoYaml))).message).toBe(`${protoYaml}: queue "q": unknown key __proto__ in queue`);
+    expect((await catchConfigErrorAsync(() => loadConfigFile(protoYaml))).message).toBe(
+      `${protoYaml}: queue "q": unknown key __proto__ in queue`,
+    );
   });
 
   it('still reports a missing file with its name', async () => {
     const path = join(dir, 'missing.xml');
-    expect((await catchConfigErrorAsync(() => loadConfigFile(path))).message).toMatch(new RegExp(`^${path}: cannot read the configuration file: ENOENT`));
+    expect((await catchConfigErrorAsync(() => loadConfigFile(path))).message).toMatch(
+      new RegExp(`^${path}: cannot read the configuration file: ENOENT`),
+    );
   });
 });

@@ -18,7 +18,12 @@ function jobs(queues: readonly QueueConfig[]): QueueConfig {
 describe('retry parameters', () => {
   it("default to App Engine's 0.1 s, 3600 s and 16 doublings with no age limit", () => {
     const config = parseQueueXml(xmlQueue('<rate>5/s</rate>'), 'queue.xml');
-    expect(jobs(config.queues).retry).toEqual({ ageLimitSeconds: null, minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 16 });
+    expect(jobs(config.queues).retry).toEqual({
+      ageLimitSeconds: null,
+      minBackoffSeconds: 0.1,
+      maxBackoffSeconds: 3600,
+      maxDoublings: 16,
+    });
     expect(DEFAULT_RETRY_PARAMETERS).toEqual(jobs(config.queues).retry);
   });
 
@@ -51,8 +56,16 @@ describe('retry parameters', () => {
   });
 
   it('reads every age unit', () => {
-    for (const [text, seconds] of [['30s', 30], ['2m', 120], ['3h', 10_800], ['2d', 172_800]] as const) {
-      const config = parseQueueXml(xmlQueue(`<retry-parameters><task-age-limit>${text}</task-age-limit></retry-parameters>`), 'queue.xml');
+    for (const [text, seconds] of [
+      ['30s', 30],
+      ['2m', 120],
+      ['3h', 10_800],
+      ['2d', 172_800],
+    ] as const) {
+      const config = parseQueueXml(
+        xmlQueue(`<retry-parameters><task-age-limit>${text}</task-age-limit></retry-parameters>`),
+        'queue.xml',
+      );
       expect(jobs(config.queues).retry.ageLimitSeconds).toBe(seconds);
     }
   });
@@ -65,30 +78,50 @@ describe('retry parameters', () => {
       ),
       'queue.xml',
     );
-    expect(jobs(config.queues).retry).toEqual({ ageLimitSeconds: null, minBackoffSeconds: 2, maxBackoffSeconds: 60, maxDoublings: 4 });
+    expect(jobs(config.queues).retry).toEqual({
+      ageLimitSeconds: null,
+      minBackoffSeconds: 2,
+      maxBackoffSeconds: 60,
+      maxDoublings: 4,
+    });
   });
 
   it('refuse a task age on a pull queue', () => {
     const error = catchConfigError(() =>
-      parseQueueXml(xmlQueue('<mode>pull</mode><retry-parameters><task-age-limit>2d</task-age-limit></retry-parameters>'), 'queue.xml'),
+      parseQueueXml(
+        xmlQueue('<mode>pull</mode><retry-parameters><task-age-limit>2d</task-age-limit></retry-parameters>'),
+        'queue.xml',
+      ),
     );
-    expect(error.message).toBe('queue.xml: queue "jobs": <task-age-limit> is not allowed in a pull queue (only push queues have a task age)');
+    expect(error.message).toBe(
+      'queue.xml: queue "jobs": <task-age-limit> is not allowed in a pull queue (only push queues have a task age)',
+    );
   });
 
   it('refuse a minimum above the maximum, naming both', () => {
     const error = catchConfigError(() =>
       parseQueueXml(
-        xmlQueue('<retry-parameters><min-backoff-seconds>20</min-backoff-seconds><max-backoff-seconds>10</max-backoff-seconds></retry-parameters>'),
+        xmlQueue(
+          '<retry-parameters><min-backoff-seconds>20</min-backoff-seconds><max-backoff-seconds>10</max-backoff-seconds></retry-parameters>',
+        ),
         'queue.xml',
       ),
     );
-    expect(error.message).toBe('queue.xml: queue "jobs": <min-backoff-seconds> (20) must not be greater than <max-backoff-seconds> (10)');
+    expect(error.message).toBe(
+      'queue.xml: queue "jobs": <min-backoff-seconds> (20) must not be greater than <max-backoff-seconds> (10)',
+    );
   });
 
   it("let the other bound's default give way when only one is set", () => {
-    const onlyMax = parseQueueXml(xmlQueue('<retry-parameters><max-backoff-seconds>0.05</max-backoff-seconds></retry-parameters>'), 'queue.xml');
+    const onlyMax = parseQueueXml(
+      xmlQueue('<retry-parameters><max-backoff-seconds>0.05</max-backoff-seconds></retry-parameters>'),
+      'queue.xml',
+    );
     expect(jobs(onlyMax.queues).retry).toMatchObject({ minBackoffSeconds: 0.05, maxBackoffSeconds: 0.05 });
-    const onlyMin = parseQueueXml(xmlQueue('<retry-parameters><min-backoff-seconds>7200</min-backoff-seconds></retry-parameters>'), 'queue.xml');
+    const onlyMin = parseQueueXml(
+      xmlQueue('<retry-parameters><min-backoff-seconds>7200</min-backoff-seconds></retry-parameters>'),
+      'queue.xml',
+    );
     expect(jobs(onlyMin.queues).retry).toMatchObject({ minBackoffSeconds: 7200, maxBackoffSeconds: 7200 });
   });
 
@@ -102,8 +135,13 @@ describe('retry parameters', () => {
     );
     expect(backoff.message).toContain('max_backoff_seconds must be');
     const age = catchConfigError(() =>
-      parseQueueXml(xmlQueue('<retry-parameters><task-age-limit>99999999999d</task-age-limit></retry-parameters>'), 'queue.xml'),
+      parseQueueXml(
+        xmlQueue('<retry-parameters><task-age-limit>99999999999d</task-age-limit></retry-parameters>'),
+        'queue.xml',
+      ),
     );
-    expect(age.message).toBe('queue.xml: queue "jobs": <task-age-limit> must be at most 1000000000000 seconds, got "99999999999d"');
+    expect(age.message).toBe(
+      'queue.xml: queue "jobs": <task-age-limit> must be at most 1000000000000 seconds, got "99999999999d"',
+    );
   });
 });

@@ -42,23 +42,40 @@ describe('service settings: behind a pooler', () => {
     expect(settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: 'on' }).preparedStatements).toBe(true);
     expect(settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: 'off' }).preparedStatements).toBe(false);
     for (const bad of ['false', '0', 'disable']) {
-      expect(() => settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: bad })).toThrow(/TASKQUEUE_PREPARED_STATEMENTS/);
+      expect(() => settingsFromEnvironment({ TASKQUEUE_PREPARED_STATEMENTS: bad })).toThrow(
+        /TASKQUEUE_PREPARED_STATEMENTS/,
+      );
     }
   });
 
   it('reads the direct LISTEN URL, none by default', () => {
     expect(settingsFromEnvironment({}).listenDatabaseUrl).toBeNull();
     expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: ' ' }).listenDatabaseUrl).toBeNull();
-    expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: 'postgres://db:5432/app' }).listenDatabaseUrl).toBe('postgres://db:5432/app');
+    expect(settingsFromEnvironment({ TASKQUEUE_LISTEN_DATABASE_URL: 'postgres://db:5432/app' }).listenDatabaseUrl).toBe(
+      'postgres://db:5432/app',
+    );
   });
 
   it('reads TASKQUEUE_TARGET_URLS as target=url pairs, each URL checked, each target once', () => {
     expect(settingsFromEnvironment({}).targetUrls).toEqual(new Map());
-    expect(settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: ' worker=http://worker:8080 , v2.api=https://api.example.com/base ' }).targetUrls).toEqual(
-      new Map([['worker', 'http://worker:8080'], ['v2.api', 'https://api.example.com/base']]),
+    expect(
+      settingsFromEnvironment({
+        TASKQUEUE_TARGET_URLS: ' worker=http://worker:8080 , v2.api=https://api.example.com/base ',
+      }).targetUrls,
+    ).toEqual(
+      new Map([
+        ['worker', 'http://worker:8080'],
+        ['v2.api', 'https://api.example.com/base'],
+      ]),
     );
-    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker' })).toThrow('TASKQUEUE_TARGET_URLS must be target=url pairs');
-    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker=ftp://x' })).toThrow('TASKQUEUE_TARGET_URLS: the URL of target "worker" must be an http or https URL');
-    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'a=http://x,a=http://y' })).toThrow('names target "a" twice');
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker' })).toThrow(
+      'TASKQUEUE_TARGET_URLS must be target=url pairs',
+    );
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'worker=ftp://x' })).toThrow(
+      'TASKQUEUE_TARGET_URLS: the URL of target "worker" must be an http or https URL',
+    );
+    expect(() => settingsFromEnvironment({ TASKQUEUE_TARGET_URLS: 'a=http://x,a=http://y' })).toThrow(
+      'names target "a" twice',
+    );
   });
 });

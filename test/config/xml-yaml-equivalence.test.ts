@@ -35,9 +35,17 @@ const queueSpec: fc.Arbitrary<QueueSpec> = fc.record({
   name: fc.stringMatching(/^[a-zA-Z0-9-]{1,30}$/).filter((name) => !/^(null|~)$/i.test(name)),
   mode: fc.constantFrom('pull' as const, 'push' as const, undefined),
   retryLimit: fc.option(fc.nat({ max: 1000 }), { nil: undefined }),
-  storageLimit: fc.option(fc.tuple(fc.nat({ max: 5000 }), fc.constantFrom('K' as const, 'M' as const, '' as const)), { nil: undefined }),
+  storageLimit: fc.option(fc.tuple(fc.nat({ max: 5000 }), fc.constantFrom('K' as const, 'M' as const, '' as const)), {
+    nil: undefined,
+  }),
   leaseRate: fc.option(
-    fc.oneof(fc.tuple(fc.integer({ min: 1, max: 10_000 }), fc.constantFrom('s' as const, 'm' as const, 'h' as const, 'd' as const)), fc.constant('unlimited' as const)),
+    fc.oneof(
+      fc.tuple(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.constantFrom('s' as const, 'm' as const, 'h' as const, 'd' as const),
+      ),
+      fc.constant('unlimited' as const),
+    ),
     { nil: undefined },
   ),
   userEmails: fc.array(email, { maxLength: 3 }),
@@ -53,11 +61,13 @@ const serviceSpec = fc.record({
 type ServiceSpec = typeof serviceSpec extends fc.Arbitrary<infer T> ? T : never;
 
 const isPull = (queue: QueueSpec): boolean => queue.mode === 'pull';
-const rateText = (rate: NonNullable<QueueSpec['leaseRate']>): string => (rate === 'unlimited' ? rate : `${rate[0]}/${rate[1]}`);
+const rateText = (rate: NonNullable<QueueSpec['leaseRate']>): string =>
+  rate === 'unlimited' ? rate : `${rate[0]}/${rate[1]}`;
 
 function toXml(spec: ServiceSpec): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<queue-entries>'];
-  if (spec.totalStorageLimit !== undefined) lines.push(`  <total-storage-limit>${spec.totalStorageLimit}G</total-storage-limit>`);
+  if (spec.totalStorageLimit !== undefined)
+    lines.push(`  <total-storage-limit>${spec.totalStorageLimit}G</total-storage-limit>`);
   for (const admin of spec.adminEmails) lines.push(`  <admin-email>${admin}</admin-email>`);
   for (const queue of spec.queues) {
     lines.push('  <queue>', `    <name>${queue.name}</name>`);
@@ -73,7 +83,8 @@ function toXml(spec: ServiceSpec): string {
     if (queue.retryLimit !== undefined) {
       lines.push(`    <retry-parameters><task-retry-limit>${queue.retryLimit}</task-retry-limit></retry-parameters>`);
     }
-    if (queue.storageLimit !== undefined) lines.push(`    <storage-limit>${queue.storageLimit.join('')}</storage-limit>`);
+    if (queue.storageLimit !== undefined)
+      lines.push(`    <storage-limit>${queue.storageLimit.join('')}</storage-limit>`);
     if (queue.leaseRate !== undefined) lines.push(`    <lease-rate>${rateText(queue.leaseRate)}</lease-rate>`);
     lines.push('  </queue>');
   }
@@ -98,7 +109,8 @@ function toYaml(spec: ServiceSpec): string {
     } else {
       lines.push('  rate: 5/s');
     }
-    if (queue.retryLimit !== undefined) lines.push('  retry_parameters:', `    task_retry_limit: ${value(String(queue.retryLimit))}`);
+    if (queue.retryLimit !== undefined)
+      lines.push('  retry_parameters:', `    task_retry_limit: ${value(String(queue.retryLimit))}`);
     if (queue.storageLimit !== undefined) lines.push(`  storage_limit: ${value(queue.storageLimit.join(''))}`);
     if (queue.leaseRate !== undefined) lines.push(`  lease_rate: ${value(rateText(queue.leaseRate))}`);
   }
@@ -119,7 +131,9 @@ function expected(spec: ServiceSpec): ServiceConfig {
           ? null
           : { calls: queue.leaseRate[0], windowSeconds: { s: 1, m: 60, h: 3600, d: 86400 }[queue.leaseRate[1]] },
     retry: DEFAULT_RETRY_PARAMETERS,
-    acl: isPull(queue) ? { userEmails: [...queue.userEmails], writerEmails: [...queue.writerEmails] } : { userEmails: [], writerEmails: [] },
+    acl: isPull(queue)
+      ? { userEmails: [...queue.userEmails], writerEmails: [...queue.writerEmails] }
+      : { userEmails: [], writerEmails: [] },
     ...(isPull(queue) ? {} : { push: DEFAULT_PUSH_SETTINGS }),
   }));
   if (!queues.some((queue) => queue.name === 'default')) queues.unshift(defaultQueueConfig());

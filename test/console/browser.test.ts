@@ -30,7 +30,11 @@ describe('web console in chromium', () => {
   beforeAll(async () => {
     [h, browser] = await Promise.all([
       // Push tasks of `default` stay where the test puts them: nothing dispatches, nothing listens at the base URL.
-      openConsoleHarness('postgres', { refreshSeconds: 1, sampleIntervalSeconds: 1, open: { dispatch: false, pushBaseUrl: 'http://127.0.0.1:9/app' } }),
+      openConsoleHarness('postgres', {
+        refreshSeconds: 1,
+        sampleIntervalSeconds: 1,
+        open: { dispatch: false, pushBaseUrl: 'http://127.0.0.1:9/app' },
+      }),
       chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
@@ -56,7 +60,11 @@ describe('web console in chromium', () => {
       { name: 'invoice-1', payload: '{"invoice": 1, "lines": [{"sku": "A-1", "qty": 2}]}', tag: 'billing' },
       { name: 'invoice-2', payload: '{"invoice": 2}', tag: 'billing' },
       { name: 'resize-1', payload: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]), tag: 'images' },
-      { name: 'evil', payload: '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">', tag: 'images' },
+      {
+        name: 'evil',
+        payload: '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">',
+        tag: 'images',
+      },
     ]);
     await jobs.leaseTasks({ lease: 600, maxTasks: 1, tag: 'billing' });
     // An hour of earlier leases by other processes, as the lease history records them, for the lease chart.
@@ -70,7 +78,9 @@ describe('web console in chromium', () => {
       `insert into ${h.t.schema}.queue_depth_samples (queue, at, available, leased, delayed)
        select 'jobs', date_trunc('minute', now()) - m * interval '1 minute', 3 + m % 4, 1, m % 2 from generate_series(1, 59) as m`,
     );
-    await h.t.service.getQueue('emails').add(Array.from({ length: 25 }, (_, i) => ({ name: `mail-${i}`, payload: `to ${i}` })));
+    await h.t.service
+      .getQueue('emails')
+      .add(Array.from({ length: 25 }, (_, i) => ({ name: `mail-${i}`, payload: `to ${i}` })));
     // A dead letter in reports: retry limit 1, leased once, lease lapsed, leased again.
     const reports = h.t.service.getQueue('reports');
     await reports.add({ name: 'monthly', payload: 'report', tag: 'finance' });
@@ -89,7 +99,8 @@ describe('web console in chromium', () => {
     p.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     // The forged POST below logs its 403, the cut-off server its failed loads; anything else is a problem.
     p.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 403|ERR_FAILED/.test(message.text())) problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !/status of 403|ERR_FAILED/.test(message.text()))
+        problems.push(`console: ${message.text()}`);
     });
   }
 
@@ -112,7 +123,12 @@ describe('web console in chromium', () => {
     await Promise.all([p.waitForURL(`${base}${at}`), p.click('form[action="/console/sign-in"] button[type=submit]')]);
   }
 
-  const queueOrder = (p: Page) => p.locator('#queues-table tbody tr').evaluateAll((rows) => rows.filter((r) => !(r as unknown as { hidden: boolean }).hidden).map((r) => r.getAttribute('data-queue')));
+  const queueOrder = (p: Page) =>
+    p
+      .locator('#queues-table tbody tr')
+      .evaluateAll((rows) =>
+        rows.filter((r) => !(r as unknown as { hidden: boolean }).hidden).map((r) => r.getAttribute('data-queue')),
+      );
 
   it('signs in and lists problem queues first, sortable and filtered by name, refreshing on its own', async () => {
     await page.goto(`${base}/console`);
@@ -121,7 +137,9 @@ describe('web console in chromium', () => {
     expect(await page.textContent('[data-testid=viewer]')).toBe(ADMIN);
     // The dead letter's queue first; the summary says why.
     expect(await queueOrder(page)).toEqual(['reports', 'default', 'jobs', 'emails']);
-    expect(await page.textContent('#queues-summary')).toBe('4 queues, 29 tasks. Needs attention: 1 dead letter in 1 queue.');
+    expect(await page.textContent('#queues-summary')).toBe(
+      '4 queues, 29 tasks. Needs attention: 1 dead letter in 1 queue.',
+    );
     // A task added elsewhere shows up without a reload; the freshness says when.
     const emails = page.locator('tr[data-queue=emails] td:nth-child(3)');
     expect(await emails.textContent()).toBe('25');
@@ -154,17 +172,22 @@ describe('web console in chromium', () => {
 
     // The token stops working (expired, revoked): the next refresh is sent to sign-in.
     await admin.clearCookies();
-    await admin.addCookies([{ name: 'taskqueue_console', value: 'expired.token', domain: '127.0.0.1', path: '/console' }]);
+    await admin.addCookies([
+      { name: 'taskqueue_console', value: 'expired.token', domain: '127.0.0.1', path: '/console' },
+    ]);
     await page.waitForSelector('#banner:not([hidden])');
     expect(await page.textContent('#banner')).toContain('Session ended');
     expect(await page.getAttribute('#freshness', 'class')).toBe('stale');
     await page.click('#banner a');
     expect(await page.textContent('#sign-in-reason')).toContain('Your session ended');
     await page.fill('textarea[name=token]', await h.issuer!.mint(ADMIN));
-    await Promise.all([page.waitForURL(`${base}/console/queues/jobs`), page.click('form[action="/console/sign-in"] button[type=submit]')]);
+    await Promise.all([
+      page.waitForURL(`${base}/console/queues/jobs`),
+      page.click('form[action="/console/sign-in"] button[type=submit]'),
+    ]);
   });
 
-  it('opens a queue: figures and charts over the same hour, each task\'s state, times in the chosen zone', async () => {
+  it("opens a queue: figures and charts over the same hour, each task's state, times in the chosen zone", async () => {
     await page.goto(`${base}/console/queues/jobs`);
     await page.waitForSelector('.chart[data-chart=depth] .uplot');
     await page.waitForSelector('.chart[data-chart=lease-rate] .uplot');
@@ -175,8 +198,15 @@ describe('web console in chromium', () => {
       expect(ticks.every((t) => Number.isInteger(t))).toBe(true);
     }
     expect(Number(await page.getAttribute('.chart[data-chart=depth]', 'data-drawn'))).toBeGreaterThan(50);
-    const states = await page.locator('#tasks-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-state')]));
-    expect(Object.fromEntries(states)).toEqual({ 'invoice-1': 'leased', 'invoice-2': 'available', 'resize-1': 'available', evil: 'available' });
+    const states = await page
+      .locator('#tasks-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-state')]));
+    expect(Object.fromEntries(states)).toEqual({
+      'invoice-1': 'leased',
+      'invoice-2': 'available',
+      'resize-1': 'available',
+      evil: 'available',
+    });
     expect(await page.locator('#tasks-table button:text("Release")').count()).toBe(1);
     expect(await page.locator('tr[data-task=invoice-1] button:text("Release")').count()).toBe(1);
     // The <script> payload is shown as text and never ran.
@@ -239,7 +269,10 @@ describe('web console in chromium', () => {
       asked = dialog.message();
       void dialog.accept();
     });
-    await Promise.all([page.waitForURL(/dead-letters\?done=redrive/), page.click('tr[data-dead-letter=monthly] button')]);
+    await Promise.all([
+      page.waitForURL(/dead-letters\?done=redrive/),
+      page.click('tr[data-dead-letter=monthly] button'),
+    ]);
     expect(asked).toBe('Put monthly back in the queue?');
     expect(await page.textContent('.notice')).toBe('Put back 1 task from the dead letters.');
     expect(await page.locator('tr[data-dead-letter]').count()).toBe(0);
@@ -261,7 +294,9 @@ describe('web console in chromium', () => {
   it('lists the actions in the audit log, filtered by action', async () => {
     await page.click('nav a[href="/console/audit"]');
     const rows = () =>
-      page.locator('#audit-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
+      page
+        .locator('#audit-table tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
     expect(await rows()).toEqual([
       [ADMIN, 'purge', 'emails', '', '26', 'console'],
       [ADMIN, 'redrive', 'reports', 'monthly', '1', 'console'],
@@ -276,7 +311,12 @@ describe('web console in chromium', () => {
   });
 
   it('lays the pages out as cards on a phone, in dark mode too', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      colorScheme: 'dark',
+    });
     const p = await phone.newPage();
     watch(p);
     await signIn(p, ADMIN, '/console/queues/jobs');
@@ -285,7 +325,9 @@ describe('web console in chromium', () => {
       // Nothing wider than the screen; each row a card with labelled fields.
       expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       const table = path === '/console' ? '#queues-table' : '#tasks-table';
-      expect(await p.locator(`${table} thead`).evaluate((thead) => thead.getBoundingClientRect().height)).toBeLessThanOrEqual(1);
+      expect(
+        await p.locator(`${table} thead`).evaluate((thead) => thead.getBoundingClientRect().height),
+      ).toBeLessThanOrEqual(1);
       expect(await p.evaluate(`getComputedStyle(document.querySelector('${table} tbody tr')).display`)).toBe('block');
       expect(await p.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(20, 24, 31)');
       await shoot(p, path === '/console' ? 'phone-queues' : 'phone-queue');
@@ -295,9 +337,19 @@ describe('web console in chromium', () => {
 
   it('shows a push queue: its dispatch, each task where its delivery stands, secret headers masked', async () => {
     await h.t.service.getQueue('default').add([
-      { name: 'welcome-mail', url: '/tasks/mail', payload: '{"user": 42}', headers: { 'Content-Type': 'application/json' } },
+      {
+        name: 'welcome-mail',
+        url: '/tasks/mail',
+        payload: '{"user": 42}',
+        headers: { 'Content-Type': 'application/json' },
+      },
       { name: 'nightly-report', url: '/tasks/report', countdownSeconds: 3600 },
-      { name: 'charge-card', url: '/tasks/charge', payload: '{"order": 7}', headers: { Authorization: 'Bearer sk_live_not_for_eyes', 'X-Request-Id': 'r-981' } },
+      {
+        name: 'charge-card',
+        url: '/tasks/charge',
+        payload: '{"order": 7}',
+        headers: { Authorization: 'Bearer sk_live_not_for_eyes', 'X-Request-Id': 'r-981' },
+      },
       { name: 'sync-crm', url: '/tasks/sync?full=1', method: 'PUT', payload: 'full' },
     ]);
     // As dispatchers leave them: one failed three times, one in flight; the bucket as the last claim left it.
@@ -305,15 +357,24 @@ describe('web console in chromium', () => {
       `update ${h.t.schema}.tasks set retry_count = 3, execution_count = 3, last_status = 500, last_error = 'HTTP 500',
               eta = now() + interval '40 seconds' where name = 'charge-card'`,
     );
-    await h.t.sql(`update ${h.t.schema}.tasks set retry_count = 1, dispatched_at = now(), eta = now() + interval '610 seconds' where name = 'sync-crm'`);
+    await h.t.sql(
+      `update ${h.t.schema}.tasks set retry_count = 1, dispatched_at = now(), eta = now() + interval '610 seconds' where name = 'sync-crm'`,
+    );
     await h.t.sql(
       `insert into ${h.t.schema}.push_queue_state (queue_id, tokens, refilled_at) select id, 2, now() from ${h.t.schema}.queues where name = 'default'`,
     );
     await page.goto(`${base}/console`);
     expect(await page.textContent('tr[data-queue=default] .badge.mode-push')).toBe('push');
     await page.goto(`${base}/console/queues/default`);
-    const states = await page.locator('#tasks-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-state')]));
-    expect(Object.fromEntries(states)).toEqual({ 'welcome-mail': 'waiting', 'charge-card': 'retrying', 'sync-crm': 'in flight', 'nightly-report': 'scheduled' });
+    const states = await page
+      .locator('#tasks-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-state')]));
+    expect(Object.fromEntries(states)).toEqual({
+      'welcome-mail': 'waiting',
+      'charge-card': 'retrying',
+      'sync-crm': 'in flight',
+      'nightly-report': 'scheduled',
+    });
     expect(await page.textContent('#queue-figures')).toMatch(/Tokens now\d/);
     expect(await page.textContent('tr[data-task=charge-card] .last-status')).toBe('500');
     await shoot(page, 'push-queue');
@@ -334,21 +395,44 @@ describe('web console in chromium', () => {
       await p.goto(`${base}${path}`);
       await p.addScriptTag({ path: AXE });
       const outcome = await p.evaluate(async () => {
-        const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ passes: unknown[]; violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-        const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+        const axe = (
+          globalThis as unknown as {
+            axe: {
+              run(
+                context: unknown,
+                options: unknown,
+              ): Promise<{
+                passes: unknown[];
+                violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+              }>;
+            };
+          }
+        ).axe;
+        const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+        });
         return {
           passes: result.passes.length,
-          violations: result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })),
+          violations: result.violations.map((v) => ({
+            id: v.id,
+            impact: v.impact,
+            targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3),
+          })),
         };
       });
       // axe ran (its checks passed somewhere), and found nothing serious.
       expect(outcome.passes).toBeGreaterThan(10);
       const violations = outcome.violations;
-      for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') found.push(`${path}: ${v.id} (${v.impact}) at ${v.targets.join(', ')}`);
+      for (const v of violations)
+        if (v.impact === 'serious' || v.impact === 'critical')
+          found.push(`${path}: ${v.id} (${v.impact}) at ${v.targets.join(', ')}`);
     };
     await check('/console/sign-in');
     await p.fill('textarea[name=token]', await h.issuer!.mint(ADMIN));
-    await Promise.all([p.waitForURL(`${base}/console`), p.click('form[action="/console/sign-in"] button[type=submit]')]);
+    await Promise.all([
+      p.waitForURL(`${base}/console`),
+      p.click('form[action="/console/sign-in"] button[type=submit]'),
+    ]);
     for (const path of [
       '/console',
       '/console/queues/jobs',

@@ -44,7 +44,11 @@ export async function openConsoleHarness(
     open?: Partial<OpenTaskQueueOptions>;
   } = {},
 ): Promise<ConsoleHarness> {
-  const t = await openTestService(engine, serviceConfig(options.queues ?? consoleQueues()), options.open ? { open: options.open } : {});
+  const t = await openTestService(
+    engine,
+    serviceConfig(options.queues ?? consoleQueues()),
+    options.open ? { open: options.open } : {},
+  );
   const issuer = options.auth === false ? null : await createTestTokenIssuer();
   const accessControl: AccessControl | undefined =
     issuer === null ? undefined : createAccessControl(testAuthSettings(issuer, { admins: [ADMIN] }));
@@ -81,8 +85,19 @@ export interface Page {
 /** Requests as one browser would send them: the session cookie kept, forms url-encoded, same-origin. */
 export function browser(h: ConsoleHarness) {
   let cookie: string | null = null;
-  const send = async (path: string, init: { method?: string; form?: Record<string, string> | [string, string][]; headers?: Record<string, string> } = {}): Promise<Page> => {
-    const headers: Record<string, string> = { host: 'localhost', 'sec-fetch-site': 'same-origin', ...(init.headers ?? {}) };
+  const send = async (
+    path: string,
+    init: {
+      method?: string;
+      form?: Record<string, string> | [string, string][];
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<Page> => {
+    const headers: Record<string, string> = {
+      host: 'localhost',
+      'sec-fetch-site': 'same-origin',
+      ...(init.headers ?? {}),
+    };
     if (cookie) headers.cookie = cookie;
     const requestInit: RequestInit = { method: init.method ?? (init.form ? 'POST' : 'GET'), headers };
     if (init.form) {

@@ -132,9 +132,25 @@ describe('web console, server side', () => {
 
     // Without the CSRF token, or with another session's, or cross-site: refused, nothing done.
     expect((await b.send('/console/queues/jobs/pause', { form: {} })).status).toBe(403);
-    expect((await b.send('/console/queues/jobs/pause', { form: { _csrf: csrfTokenFor('another-token') } })).status).toBe(403);
-    expect((await b.send('/console/queues/jobs/pause', { form: { _csrf: csrf }, headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
-    expect((await b.send('/console/queues/jobs/pause', { form: { _csrf: csrf }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await b.send('/console/queues/jobs/pause', { form: { _csrf: csrfTokenFor('another-token') } })).status,
+    ).toBe(403);
+    expect(
+      (
+        await b.send('/console/queues/jobs/pause', {
+          form: { _csrf: csrf },
+          headers: { 'sec-fetch-site': 'cross-site' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await b.send('/console/queues/jobs/pause', {
+          form: { _csrf: csrf },
+          headers: { origin: 'https://evil.example' },
+        })
+      ).status,
+    ).toBe(403);
     expect(await jobs.isPaused()).toBe(false);
 
     const paused = await b.send('/console/queues/jobs/pause', { form: { _csrf: csrf } });
@@ -149,7 +165,9 @@ describe('web console, server side', () => {
 
     // Release a lease, delete a task.
     const [leased] = await jobs.leaseTasks({ lease: 600, maxTasks: 1 });
-    expect((await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: leased!.name } })).status).toBe(303);
+    expect((await b.send('/console/queues/jobs/release', { form: { _csrf: csrf, task: leased!.name } })).status).toBe(
+      303,
+    );
     expect((await operatorOf(jobs).browseTasks({ state: 'leased' })).length).toBe(0);
     expect((await b.send('/console/queues/jobs/delete', { form: { _csrf: csrf, task: 'b' } })).status).toBe(303);
     expect((await jobs.listTasks()).map((task) => task.name).sort()).toEqual(['a', 'c']);
@@ -176,7 +194,9 @@ describe('web console, server side', () => {
     expect(withDead.text).toContain('data-dead-letter="doomed"');
     expect(withDead.text).toContain('retry limit: leased 2 times');
     expect((await b.send('/console/queues/jobs')).text).toContain('Dead letters (1)');
-    const redriven = await b.send('/console/queues/jobs/redrive', { form: { _csrf: csrf, task: 'doomed', tab: 'dead-letters' } });
+    const redriven = await b.send('/console/queues/jobs/redrive', {
+      form: { _csrf: csrf, task: 'doomed', tab: 'dead-letters' },
+    });
     expect(redriven.headers.get('location')).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
     expect((await jobs.listTasks()).map((task) => task.name)).toEqual(['doomed']);
 
@@ -249,7 +269,11 @@ describe('web console, server side', () => {
     expect(home.text).toContain('access control is off');
     const page = await b.send('/console/queues/emails');
     expect((await b.send('/console/queues/emails/pause', { form: { _csrf: csrfOf(page) } })).status).toBe(303);
-    expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({ actor: 'anonymous', action: 'pause', queue: 'emails' });
+    expect((await h.audit.list({ limit: 1 }))[0]).toMatchObject({
+      actor: 'anonymous',
+      action: 'pause',
+      queue: 'emails',
+    });
   });
 
   it('charts depth from samples of the overview, and leases per minute from the lease history', async () => {
@@ -282,7 +306,9 @@ describe('web console, server side', () => {
   it('pages through tasks, redrives all dead letters, and ends a session whose token stopped working', async () => {
     h = await openConsoleHarness('postgres');
     const emails = h.t.service.getQueue('emails');
-    await emails.add(Array.from({ length: 60 }, (_, i) => ({ name: `m-${String(i).padStart(2, '0')}`, tag: i % 2 ? 'odd' : 'even' })));
+    await emails.add(
+      Array.from({ length: 60 }, (_, i) => ({ name: `m-${String(i).padStart(2, '0')}`, tag: i % 2 ? 'odd' : 'even' })),
+    );
     const b = browser(h);
     await b.signIn(ADMIN);
     const first = await b.send('/console/queues/emails');
@@ -310,7 +336,9 @@ describe('web console, server side', () => {
     expect(await operatorOf(reports).listDeadLetters({ limit: 10 })).toEqual([]);
 
     // A cookie whose token no longer verifies: back to sign-in, saying why, the cookie dropped.
-    const stale = await h.app.request('http://localhost/console', { headers: { cookie: 'taskqueue_console=expired.or.revoked' } });
+    const stale = await h.app.request('http://localhost/console', {
+      headers: { cookie: 'taskqueue_console=expired.or.revoked' },
+    });
     expect(stale.status).toBe(303);
     expect(stale.headers.get('location')).toBe('/console/sign-in?ended=1');
     expect(stale.headers.get('set-cookie')).toMatch(/taskqueue_console=;.*Max-Age=0/);

@@ -10,7 +10,15 @@ describe('the console switch', () => {
     for (const on of [true, false]) {
       const schema = freshSchema();
       const running = await startServer({
-        settings: { ...DEFAULT_SETTINGS, databaseUrl: testPgUrl(), schema, host: '127.0.0.1', port: 0, poolSize: 2, console: on },
+        settings: {
+          ...DEFAULT_SETTINGS,
+          databaseUrl: testPgUrl(),
+          schema,
+          host: '127.0.0.1',
+          port: 0,
+          poolSize: 2,
+          console: on,
+        },
         env: {},
         log: () => {},
       });

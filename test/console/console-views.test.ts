@@ -27,7 +27,8 @@ const overview = (name: string, change: Partial<QueueOverview> = {}): QueueOverv
 });
 
 /** The names of the rows of a table, in page order. */
-const rowsOf = (html: string, attribute: string) => [...html.matchAll(new RegExp(`${attribute}="([^"]+)"`, 'g'))].map((m) => m[1]);
+const rowsOf = (html: string, attribute: string) =>
+  [...html.matchAll(new RegExp(`${attribute}="([^"]+)"`, 'g'))].map((m) => m[1]);
 
 describe('console views, pure parts', () => {
   it('puts problem queues first, most urgent first, the rest in configuration order, and sums them up', () => {
@@ -42,10 +43,18 @@ describe('console views, pure parts', () => {
     expect(triage(queues).map((q) => q.name)).toEqual(['dead', 'full', 'stuck', 'paused', 'fine-1', 'fine-2']);
     expect(problemsOf(queues[2]!)).toEqual(['storage']);
     expect(problemsOf(queues[3]!)).toEqual([]);
-    expect(summarize(queues)).toEqual({ queues: 6, waiting: 4, withDeadLetters: 1, deadLetters: 3, paused: 1, nearStorageLimit: 1, oldTasks: 1 });
+    expect(summarize(queues)).toEqual({
+      queues: 6,
+      waiting: 4,
+      withDeadLetters: 1,
+      deadLetters: 3,
+      paused: 1,
+      nearStorageLimit: 1,
+      oldTasks: 1,
+    });
   });
 
-  it('tells a task\'s state from its row: a lease that ran out is available, not leased', () => {
+  it("tells a task's state from its row: a lease that ran out is available, not leased", () => {
     const now = 1_800_000_000_000;
     expect(taskStateOf({ etaUsec: (now - 60_000) * 1000, retryCount: 1 }, now)).toBe('available');
     expect(taskStateOf({ etaUsec: (now + 60_000) * 1000, retryCount: 1 }, now)).toBe('leased');
@@ -57,10 +66,16 @@ describe('console views, pure parts', () => {
   });
 
   it('shows a payload as pretty JSON, text, or hex with ASCII', () => {
-    expect(payloadView(Buffer.from('{"a":[1,2]}'))).toEqual({ kind: 'json', text: '{\n  "a": [\n    1,\n    2\n  ]\n}', truncated: false });
+    expect(payloadView(Buffer.from('{"a":[1,2]}'))).toEqual({
+      kind: 'json',
+      text: '{\n  "a": [\n    1,\n    2\n  ]\n}',
+      truncated: false,
+    });
     expect(payloadView(Buffer.from('{not json'))).toMatchObject({ kind: 'text', text: '{not json' });
     expect(payloadView(Buffer.alloc(0)).kind).toBe('empty');
-    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0xff]);
+    const bytes = Buffer.from([
+      0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0xff,
+    ]);
     expect(hexDump(bytes).split('\n')).toEqual([
       '00000000  89 50 4e 47 00 01 02 41 42 43 44 45 46 47 48 49  .PNG...ABCDEFGHI',
       '00000010  ff                                               .',
@@ -71,7 +86,16 @@ describe('console views, pure parts', () => {
   it('returns after sign-in only to a console page of this server', () => {
     expect(safeNext('/console/queues/jobs?state=leased')).toBe('/console/queues/jobs?state=leased');
     expect(safeNext('/console')).toBe('/console');
-    for (const bad of ['https://evil.example/console', '//evil.example', '/console//evil', '/consolex', '/console/sign-in', '/console\\x', undefined, 3]) {
+    for (const bad of [
+      'https://evil.example/console',
+      '//evil.example',
+      '/console//evil',
+      '/consolex',
+      '/console/sign-in',
+      '/console\\x',
+      undefined,
+      3,
+    ]) {
       expect(safeNext(bad)).toBe('/console');
     }
   });
@@ -83,7 +107,12 @@ describe('console views, server side', () => {
 
   it('lists problem queues first with a summary and storage as a percentage, filtered by name', async () => {
     h = await openConsoleHarness('postgres', {
-      queues: [pullQueue('alpha'), pullQueue('bravo', { maxLeases: 1 }), pullQueue('charlie', { storageLimitBytes: 100 }), pullQueue('delta')],
+      queues: [
+        pullQueue('alpha'),
+        pullQueue('bravo', { maxLeases: 1 }),
+        pullQueue('charlie', { storageLimitBytes: 100 }),
+        pullQueue('delta'),
+      ],
     });
     await h.t.service.getQueue('charlie').add({ name: 'big', payload: 'x'.repeat(90) });
     await h.t.operate('delta').pause();
@@ -106,7 +135,7 @@ describe('console views, server side', () => {
     expect((await b.send('/console?q=zzz')).text).toContain('No queue name contains');
   });
 
-  it('shows each task\'s state and offers Release only on leased rows; a task page shows it all; search finds it by name', async () => {
+  it("shows each task's state and offers Release only on leased rows; a task page shows it all; search finds it by name", async () => {
     h = await openConsoleHarness('postgres');
     const jobs = h.t.service.getQueue('jobs');
     await jobs.add([
@@ -119,9 +148,12 @@ describe('console views, server side', () => {
     const b = browser(h);
     await b.signIn(ADMIN);
     const page = await b.send('/console/queues/jobs');
-    const states = Object.fromEntries([...page.text.matchAll(/data-task="([^"]+)" data-state="([^"]+)"/g)].map((m) => [m[1], m[2]]));
+    const states = Object.fromEntries(
+      [...page.text.matchAll(/data-task="([^"]+)" data-state="([^"]+)"/g)].map((m) => [m[1], m[2]]),
+    );
     expect(states).toEqual({ lapsed: 'available', held: 'leased', later: 'delayed' });
-    const row = (name: string) => /<tr data-task="[^"]+"[^]*?<\/tr>/g.exec(page.text.slice(page.text.indexOf(`data-task="${name}"`) - 8))![0];
+    const row = (name: string) =>
+      /<tr data-task="[^"]+"[^]*?<\/tr>/g.exec(page.text.slice(page.text.indexOf(`data-task="${name}"`) - 8))![0];
     expect(row('held')).toContain('/console/queues/jobs/release');
     expect(row('lapsed')).not.toContain('/release');
     expect(row('lapsed')).toContain('lease ran out');
@@ -151,7 +183,10 @@ describe('console views, server side', () => {
   it('pages dead letters on their own tab, filters them by tag, and says who paused the queue', async () => {
     h = await openConsoleHarness('postgres', { queues: [pullQueue('jobs', { maxLeases: 1 })] });
     const jobs = h.t.service.getQueue('jobs');
-    const named = Array.from({ length: 101 }, (_, i) => ({ name: `d-${String(i).padStart(3, '0')}`, tag: i < 3 ? 'red' : 'blue' }));
+    const named = Array.from({ length: 101 }, (_, i) => ({
+      name: `d-${String(i).padStart(3, '0')}`,
+      tag: i < 3 ? 'red' : 'blue',
+    }));
     await jobs.add(named.slice(0, 100));
     await jobs.add(named.slice(100));
     for (let i = 0; i < 2; i++) {
@@ -166,7 +201,11 @@ describe('console views, server side', () => {
     expect(first.text).toContain('Dead letters (101)');
     const next = /href="([^"]+after=[^"]+)"/.exec(first.text)![1]!.replaceAll('&amp;', '&');
     expect(rowsOf((await b.send(next)).text, 'data-dead-letter')).toEqual(['d-100']);
-    expect(rowsOf((await b.send('/console/queues/jobs/dead-letters?tag=red')).text, 'data-dead-letter')).toEqual(['d-000', 'd-001', 'd-002']);
+    expect(rowsOf((await b.send('/console/queues/jobs/dead-letters?tag=red')).text, 'data-dead-letter')).toEqual([
+      'd-000',
+      'd-001',
+      'd-002',
+    ]);
 
     const home = await b.send('/console/queues/jobs');
     await b.send('/console/queues/jobs/pause', { form: { _csrf: csrfOf(home) } });
@@ -176,7 +215,8 @@ describe('console views, server side', () => {
 
   it('filters the audit log by queue, actor, action and source, a page at a time', async () => {
     h = await openConsoleHarness('postgres');
-    for (let i = 0; i < 105; i++) await h.audit.record({ actor: 'a@example.com', action: 'pause', queue: 'jobs', count: 0 });
+    for (let i = 0; i < 105; i++)
+      await h.audit.record({ actor: 'a@example.com', action: 'pause', queue: 'jobs', count: 0 });
     await h.audit.record({ actor: 'b@example.com', action: 'purge', queue: 'emails', count: 4, source: 'cli' });
     const b = browser(h);
     await b.signIn(ADMIN);
@@ -209,7 +249,9 @@ describe('console views, server side', () => {
     const out = await b.send('/console/sign-out', { form: { _csrf: csrfOf(await b.send('/console')) } });
     expect(out.headers.get('location')).toBe('/console/sign-in?out=1');
     expect((await b.send('/console/sign-in?out=1')).text).toContain('You signed out.');
-    const ended = await h.app.request('http://localhost/console/audit', { headers: { cookie: 'taskqueue_console=expired' } });
+    const ended = await h.app.request('http://localhost/console/audit', {
+      headers: { cookie: 'taskqueue_console=expired' },
+    });
     expect(ended.headers.get('location')).toBe('/console/sign-in?ended=1&next=%2Fconsole%2Faudit');
     // A chart's data is never where sign-in returns to.
     expect((await b.send('/console/queues/jobs/series.json')).headers.get('location')).toBe('/console/sign-in');
@@ -227,31 +269,66 @@ describe('console views, server side', () => {
     const send = (fields: [string, string][]) =>
       h.app.request('http://localhost/console/queues/jobs/bulk', {
         method: 'POST',
-        headers: { host: 'localhost', 'sec-fetch-site': 'same-origin', cookie: b.cookie!, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          host: 'localhost',
+          'sec-fetch-site': 'same-origin',
+          cookie: b.cookie!,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams([['_csrf', csrf], ...fields]).toString(),
       });
-    const review = await send([['op', 'delete'], ['task', 'a'], ['task', 'b']]);
+    const review = await send([
+      ['op', 'delete'],
+      ['task', 'a'],
+      ['task', 'b'],
+    ]);
     const text = await review.text();
     expect(text).toContain('Delete 2 tasks of jobs?');
     expect(rowsOf(text, 'name="task" value')).toEqual(['a', 'b']);
     expect(text).toContain('name="confirm" value="2"');
     expect(await jobs.listTasks()).toHaveLength(3);
     // A count that is not the number sent (a third task slipped in): refused, nothing done.
-    expect((await send([['op', 'delete'], ['confirm', '2'], ['task', 'a'], ['task', 'b'], ['task', 'c']])).status).toBe(409);
+    expect(
+      (
+        await send([
+          ['op', 'delete'],
+          ['confirm', '2'],
+          ['task', 'a'],
+          ['task', 'b'],
+          ['task', 'c'],
+        ])
+      ).status,
+    ).toBe(409);
     expect(await jobs.listTasks()).toHaveLength(3);
-    const done = await send([['op', 'delete'], ['confirm', '2'], ['task', 'a'], ['task', 'b']]);
+    const done = await send([
+      ['op', 'delete'],
+      ['confirm', '2'],
+      ['task', 'a'],
+      ['task', 'b'],
+    ]);
     expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2');
     expect((await jobs.listTasks()).map((t) => t.name)).toEqual(['c']);
     expect((await b.send('/console/queues/jobs?done=delete&n=2')).text).toContain('Deleted 2 tasks.');
-    expect((await send([['op', 'explode'], ['task', 'c']])).status).toBe(400);
+    expect(
+      (
+        await send([
+          ['op', 'explode'],
+          ['task', 'c'],
+        ])
+      ).status,
+    ).toBe(400);
     expect((await send([['op', 'delete']])).status).toBe(400);
-    expect((await h.audit.list({ limit: 5 })).map((e) => [e.action, e.target, e.count])).toEqual([['delete_task', null, 2]]);
+    expect((await h.audit.list({ limit: 5 })).map((e) => [e.action, e.target, e.count])).toEqual([
+      ['delete_task', null, 2],
+    ]);
     // A reader's selection is refused like any action of theirs.
     const reader = browser(h);
     await reader.signIn(READER);
     const readerPage = await reader.send('/console/queues/jobs');
     expect(readerPage.text).not.toContain('bulk-tasks');
-    const refused = await reader.send('/console/queues/jobs/bulk', { form: { _csrf: csrfOf(readerPage), op: 'delete', confirm: '1', task: 'c' } });
+    const refused = await reader.send('/console/queues/jobs/bulk', {
+      form: { _csrf: csrfOf(readerPage), op: 'delete', confirm: '1', task: 'c' },
+    });
     expect(refused.status).toBe(403);
     expect(await jobs.listTasks()).toHaveLength(1);
   });

@@ -8,7 +8,11 @@ describe('the console shows last errors (postgres)', () => {
   it('of tasks and of dead letters', async () => {
     h = await openConsoleHarness('postgres', { auth: false });
     const page = async (path: string) =>
-      (await h.app.request(`http://localhost/console/queues/${path}`, { headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' } })).text();
+      (
+        await h.app.request(`http://localhost/console/queues/${path}`, {
+          headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' },
+        })
+      ).text();
     const jobs = h.t.service.getQueue('jobs');
     await jobs.add({ name: 'mail-1' });
     const [task] = await jobs.leaseTasks({ lease: 60, maxTasks: 1 });

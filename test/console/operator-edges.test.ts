@@ -40,7 +40,9 @@ describe('operator front-ends refuse what they cannot mean, before anything happ
       expect(response.status, String(type)).toBe(415);
     }
     await expect(h.t.service.getQueue('jobs').getTask('imp')).rejects.toMatchObject({ code: 'UNKNOWN_TASK' });
-    expect((await admin('/tasks/import', { body: line, type: 'application/x-ndjson; charset=utf-8' })).status).toBe(200);
+    expect((await admin('/tasks/import', { body: line, type: 'application/x-ndjson; charset=utf-8' })).status).toBe(
+      200,
+    );
   });
 
   it('the console refuses strings that can never be task names, says so of a release of a task not leased, and has /console/', async () => {

@@ -4,7 +4,7 @@ import { pushQueue } from '../helpers/push-sink.js';
 import { openConsoleHarness, type ConsoleHarness } from './console-harness.js';
 
 /** A push task's dead letter is told in delivery words: nothing leased it, nobody was to delete it. */
-describe('dead letters page: the reason in the queue mode\'s words', () => {
+describe("dead letters page: the reason in the queue mode's words", () => {
   let h: ConsoleHarness | undefined;
   afterEach(async () => {
     await h?.close();
@@ -29,7 +29,9 @@ describe('dead letters page: the reason in the queue mode\'s words', () => {
        select id, 'job-dead', null, '\\x'::bytea, 1, now() from ${t.schema}.queues where name = 'jobs'`,
     );
     const page = async (queue: string) => {
-      const response = await h!.app.request(`http://localhost/console/queues/${queue}/dead-letters`, { headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' } });
+      const response = await h!.app.request(`http://localhost/console/queues/${queue}/dead-letters`, {
+        headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' },
+      });
       expect(response.status).toBe(200);
       return response.text();
     };

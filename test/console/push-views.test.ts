@@ -22,10 +22,25 @@ describe('push task state and header masking', () => {
   });
 
   it('masks credentials by name, whatever their case, and keeps the rest', () => {
-    for (const name of ['Authorization', 'proxy-authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token', 'X-Hub-Signature-256', 'X-Client-Secret', 'X-Session-Id']) {
+    for (const name of [
+      'Authorization',
+      'proxy-authorization',
+      'Cookie',
+      'X-Api-Key',
+      'X-Auth-Token',
+      'X-Hub-Signature-256',
+      'X-Client-Secret',
+      'X-Session-Id',
+    ]) {
       expect(isSecretHeader(name), name).toBe(true);
     }
-    expect(maskHeaders([['Content-Type', 'application/json'], ['AUTHORIZATION', 'Bearer x'], ['X-Trace', 't-1']])).toEqual([
+    expect(
+      maskHeaders([
+        ['Content-Type', 'application/json'],
+        ['AUTHORIZATION', 'Bearer x'],
+        ['X-Trace', 't-1'],
+      ]),
+    ).toEqual([
       ['Content-Type', 'application/json'],
       ['AUTHORIZATION', MASKED],
       ['X-Trace', 't-1'],
@@ -48,17 +63,23 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
     h = await openConsoleHarness(engine, {
       auth: false,
       open: { dispatch: false },
-      queues: [pushQueue('hooks', TARGET, { ratePerSecond: 20, bucketSize: 7, maxConcurrentRequests: 3, target: 'v2.hooks' }), pullQueue('jobs')],
+      queues: [
+        pushQueue('hooks', TARGET, { ratePerSecond: 20, bucketSize: 7, maxConcurrentRequests: 3, target: 'v2.hooks' }),
+        pullQueue('jobs'),
+      ],
     });
     return h;
   };
   const page = async (path: string) => {
-    const response = await h!.app.request(`http://localhost/console${path}`, { headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' } });
+    const response = await h!.app.request(`http://localhost/console${path}`, {
+      headers: { host: 'localhost', 'sec-fetch-site': 'same-origin' },
+    });
     expect(response.status).toBe(200);
     return response.text();
   };
   /** The rows of the tasks table: name -> state. */
-  const states = (html: string) => Object.fromEntries([...html.matchAll(/<tr data-task="([^"]+)" data-state="([^"]+)"/g)].map((m) => [m[1], m[2]]));
+  const states = (html: string) =>
+    Object.fromEntries([...html.matchAll(/<tr data-task="([^"]+)" data-state="([^"]+)"/g)].map((m) => [m[1], m[2]]));
   const row = (html: string, name: string) => html.slice(html.indexOf(`<tr data-task="${name}"`)).split('</tr>')[0]!;
 
   it('shows each task where its delivery stands, with its request, attempts and last outcome, and never a secret header', async () => {
@@ -78,17 +99,23 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
       `update ${t.schema}.tasks set retry_count = 2, execution_count = 1, last_status = 500, last_error = 'HTTP 500',
               eta = now() + interval '30 seconds' where name = 'again'`,
     );
-    await t.sql(`update ${t.schema}.tasks set retry_count = 1, dispatched_at = now(), eta = now() + interval '600 seconds' where name = 'flying'`);
+    await t.sql(
+      `update ${t.schema}.tasks set retry_count = 1, dispatched_at = now(), eta = now() + interval '600 seconds' where name = 'flying'`,
+    );
     const queueId = (await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'hooks'`))[0]!.id;
     // One token left at the last claim, ten seconds ago: refilled at 20/s, capped at the bucket.
-    await t.sql(`insert into ${t.schema}.push_queue_state (queue_id, tokens, refilled_at) values ($1, 1, now() - interval '10 seconds')`, [queueId]);
+    await t.sql(
+      `insert into ${t.schema}.push_queue_state (queue_id, tokens, refilled_at) values ($1, 1, now() - interval '10 seconds')`,
+      [queueId],
+    );
 
     const overview = await page('');
     const hooksRow = overview.slice(overview.indexOf('<tr data-queue="hooks"')).split('</tr>')[0]!;
     expect(hooksRow).toContain('<span class="badge mode-push">push</span>');
     expect(hooksRow).toContain('20/s, 1 in flight');
     // Nothing leases a push queue's tasks: its lease counts are a dash, sorted below any count.
-    const cells = (html: string) => [...html.matchAll(/<td class="num"([^>]*)>([^<]*)</g)].map((m) => ({ attrs: m[1]!, text: m[2]!.trim() }));
+    const cells = (html: string) =>
+      [...html.matchAll(/<td class="num"([^>]*)>([^<]*)</g)].map((m) => ({ attrs: m[1]!, text: m[2]!.trim() }));
     const leaseCells = (html: string) => cells(html).slice(4, 6);
     expect(leaseCells(hooksRow).map((c) => c.text)).toEqual(['-', '-']);
     for (const cell of leaseCells(hooksRow)) expect(cell.attrs).toContain('data-sort="-1"');
@@ -161,6 +188,8 @@ describe.each(ENGINES)('the console on push queues (%s)', (engine) => {
 
     await t.service.operate('hooks', { actor: 'ops@example.com', source: 'console' }).pause();
     const paused = await page('/queues/hooks');
-    expect(paused).toContain('nothing is dispatched until it is resumed (adds are accepted; requests in flight finish).');
+    expect(paused).toContain(
+      'nothing is dispatched until it is resumed (adds are accepted; requests in flight finish).',
+    );
   });
 });

@@ -50,7 +50,12 @@ describe('the clock seam', () => {
         return new Promise<void>((resolve) => setTimeout(resolve, timeoutMs));
       },
     } as unknown as TaskStore;
-    const params = { queueId: 1, queueName: 'q', leaseRate: null, filter: { kind: 'any' } } as unknown as TaskLeaseParams;
+    const params = {
+      queueId: 1,
+      queueName: 'q',
+      leaseRate: null,
+      filter: { kind: 'any' },
+    } as unknown as TaskLeaseParams;
     const leaseOnce = async (): Promise<LeaseResult> => {
       leases++;
       return { tasks: [], paused: false, deadLettered: 0 };
@@ -74,7 +79,12 @@ describe('the clock seam', () => {
     let leases = 0;
     // A store that says "tasks may have arrived" at once, every time.
     const store = { waitForTasks: async () => {} } as unknown as TaskStore;
-    const params = { queueId: 1, queueName: 'q', leaseRate: null, filter: { kind: 'any' } } as unknown as TaskLeaseParams;
+    const params = {
+      queueId: 1,
+      queueName: 'q',
+      leaseRate: null,
+      filter: { kind: 'any' },
+    } as unknown as TaskLeaseParams;
     const leaseOnce = async (): Promise<LeaseResult> => {
       leases++;
       return { tasks: [], paused: false, deadLettered: 0 };

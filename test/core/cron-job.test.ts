@@ -11,7 +11,7 @@ describe('defaultCronJobName', () => {
     expect(defaultCronJobName({ ...job })).toBe(name);
   });
 
-  it('differs when the url, schedule, timezone or target differ (App Engine\'s own example has two jobs that differ only by target)', () => {
+  it("differs when the url, schedule, timezone or target differ (App Engine's own example has two jobs that differ only by target)", () => {
     const names = new Set([
       defaultCronJobName(job),
       defaultCronJobName({ ...job, url: '/tasks/summary2' }),
@@ -38,7 +38,9 @@ describe('cronTaskName', () => {
     expect(name).toMatch(TASK_NAME_PATTERN);
     expect(cronTaskName('digest', new Date('2026-03-01T09:00:00Z'))).toBe(name);
     expect(cronTaskName('digest', new Date('2026-03-01T09:01:00Z'))).not.toBe(name);
-    expect(cronTaskName('tasks-summary-1f3a9c0e', new Date('2026-12-31T23:59:59.999Z'))).toBe('cron-tasks-summary-1f3a9c0e-20261231T235959Z');
+    expect(cronTaskName('tasks-summary-1f3a9c0e', new Date('2026-12-31T23:59:59.999Z'))).toBe(
+      'cron-tasks-summary-1f3a9c0e-20261231T235959Z',
+    );
     const longest = cronTaskName('n'.repeat(100), new Date('2026-03-01T09:00:00Z'));
     expect(longest).toMatch(TASK_NAME_PATTERN);
   });

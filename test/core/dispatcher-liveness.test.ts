@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DISPATCHER_LEASE_MS, DispatcherLiveness, FENCE_MARGIN_MS, HEARTBEAT_MS } from '../../src/core/dispatcher/dispatcher-liveness.js';
+import {
+  DISPATCHER_LEASE_MS,
+  DispatcherLiveness,
+  FENCE_MARGIN_MS,
+  HEARTBEAT_MS,
+} from '../../src/core/dispatcher/dispatcher-liveness.js';
 import type { DispatcherHeartbeat, PushStore } from '../../src/core/dispatcher/push-store.js';
 
 /** The store calls of a liveness, answered by the test: a heartbeat that never returns is a database out of reach. */
@@ -48,13 +53,17 @@ function fakeStore() {
 /** Fake timers, and the liveness's clock on them: no test waits. */
 async function started(fake: ReturnType<typeof fakeStore>, onRecovered?: (ids: readonly number[]) => void) {
   vi.useFakeTimers();
-  const liveness = new DispatcherLiveness({ store: fake.store, clock: () => Date.now(), ...(onRecovered ? { onRecovered } : {}) });
+  const liveness = new DispatcherLiveness({
+    store: fake.store,
+    clock: () => Date.now(),
+    ...(onRecovered ? { onRecovered } : {}),
+  });
   liveness.start();
   await vi.advanceTimersByTimeAsync(0);
   return liveness;
 }
 
-describe('a push dispatcher\'s liveness', () => {
+describe("a push dispatcher's liveness", () => {
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_NAME_LENGTH, generateTaskName, generatedNameTime, isHeldByForm } from '../../src/core/generated-name.js';
+import {
+  GENERATED_NAME_LENGTH,
+  generateTaskName,
+  generatedNameTime,
+  isHeldByForm,
+} from '../../src/core/generated-name.js';
 import { TASK_NAME_PATTERN } from '../../src/core/task.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -60,7 +65,11 @@ describe('generated task names', () => {
     // Random 24-character names almost never pass (1 in 2^32 each).
     let passed = 0;
     for (let i = 0; i < 20_000; i++) {
-      if (generatedNameTime(Buffer.from(randomUUID().replaceAll('-', '').slice(0, 36), 'hex').toString('base64url')) !== null) passed++;
+      if (
+        generatedNameTime(Buffer.from(randomUUID().replaceAll('-', '').slice(0, 36), 'hex').toString('base64url')) !==
+        null
+      )
+        passed++;
     }
     expect(passed).toBe(0);
   });

@@ -76,7 +76,6 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
     return this.#tasks.get(this.#key(params, params.name)) ?? null;
   }
 
-
   async isTombstoned(params: TaskRef): Promise<boolean> {
     this.calls.push('isTombstoned');
     return this.#tombstones.has(this.#key(params, params.name));
@@ -139,7 +138,6 @@ export class InMemoryTaskStore implements Partial<TaskStore> {
   async close(): Promise<void> {
     this.calls.push('close');
   }
-
 }
 
 /**

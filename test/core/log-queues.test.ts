@@ -12,8 +12,15 @@ import type { Logger } from '../../src/core/logger.js';
 describe('logQueues', () => {
   const capture = () => {
     const lines: { level: string; fields: object; message: string }[] = [];
-    const record = (level: string) => (fields: object, message?: string) => void lines.push({ level, fields, message: message ?? '' });
-    const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), child: () => logger };
+    const record = (level: string) => (fields: object, message?: string) =>
+      void lines.push({ level, fields, message: message ?? '' });
+    const logger: Logger = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+      child: () => logger,
+    };
     return { lines, logger };
   };
   const facts = { role: 'own', wrote: true, revision: 1, routes: new Map(), cronJobs: [] } as const;

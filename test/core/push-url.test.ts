@@ -19,7 +19,8 @@ describe('deliveryUrl', () => {
   it('pathClimbsOut (the rule adds check, in both engines) agrees with the URL parser the client uses', () => {
     const segments = ['a', '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2E.', '...', 'a..', '%2e%2e%2e', ''];
     const samples: string[] = [];
-    for (const x of segments) for (const y of segments) for (const z of segments) samples.push(`/${x}/${y}/${z}`, `/${x}\\${y}/${z}?q=/../..`);
+    for (const x of segments)
+      for (const y of segments) for (const z of segments) samples.push(`/${x}/${y}/${z}`, `/${x}\\${y}/${z}?q=/../..`);
     for (const url of samples) {
       expect(pathClimbsOut(url), url).toBe(deliveryUrl('http://h/b1/b2/b3/b4', url) === null);
     }

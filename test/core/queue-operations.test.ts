@@ -9,7 +9,10 @@ async function open() {
   const store = new InMemoryTaskStore();
   const config = serviceConfig([pullQueue('q')]);
   const events = new CapturedEvents();
-  const service = new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 });
+  const service = new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), {
+    events,
+    cleanupIntervalMs: 0,
+  });
   store.calls.length = 0;
   const operator = { actor: 'ops@example.com', source: 'test' };
   return { store, service, events, q: service.getQueue('q'), ops: service.operate('q', operator) };
@@ -24,7 +27,9 @@ describe('QueueOperations (in-memory store)', () => {
     expect(await ops.deleteTasks(['a', 'nobody'])).toEqual([true, false]);
     expect((await ops.releaseLease('b')).released).toBe(false);
     expect(await ops.purge()).toBe(2);
-    expect(await ops.importTasks([{ name: 'x', etaUsec: 1_700_000_000_000_000, tag: null, payloadBase64: 'aGk=' }])).toBe(1);
+    expect(
+      await ops.importTasks([{ name: 'x', etaUsec: 1_700_000_000_000_000, tag: null, payloadBase64: 'aGk=' }]),
+    ).toBe(1);
     const pages = [];
     for await (const page of ops.exportTasks()) pages.push(page);
     expect(pages.flat().map((line) => line.name)).toEqual(['x']);
@@ -52,7 +57,9 @@ describe('QueueOperations (in-memory store)', () => {
       { ...who, action: 'release_lease', target: 'b', count: 0 },
     ]);
     await expect(ops.releaseLeases(['ok', '<b>'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
-    await expect(ops.releaseLeases(Array.from({ length: 1001 }, (_, i) => `t${i}`))).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
+    await expect(ops.releaseLeases(Array.from({ length: 1001 }, (_, i) => `t${i}`))).rejects.toMatchObject({
+      code: 'TOO_MANY_TASKS',
+    });
     expect(await ops.releaseLeases([])).toEqual([]);
     expect(store.audit).toHaveLength(2);
   });
@@ -83,8 +90,12 @@ describe('QueueOperations (in-memory store)', () => {
 
   it('needs an operator to name, and reads record nothing', async () => {
     const { store, service, ops } = await open();
-    expect(() => service.operate('q', { actor: '', source: 'test' })).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
-    expect(() => service.operate('elsewhere', { actor: 'a', source: 'test' })).toThrow(expect.objectContaining({ code: 'UNKNOWN_QUEUE' }));
+    expect(() => service.operate('q', { actor: '', source: 'test' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST' }),
+    );
+    expect(() => service.operate('elsewhere', { actor: 'a', source: 'test' })).toThrow(
+      expect.objectContaining({ code: 'UNKNOWN_QUEUE' }),
+    );
     await ops.browseTasks();
     await ops.isPaused();
     await ops.statistics();

@@ -2,12 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_PARAMETERS, type RetryParameters } from '../../src/core/queue-config.js';
 import { mayRetry, retryBackoffSeconds } from '../../src/core/retry-backoff.js';
 
-const params = (overrides: Partial<RetryParameters>): RetryParameters => ({ ...DEFAULT_RETRY_PARAMETERS, ...overrides });
+const params = (overrides: Partial<RetryParameters>): RetryParameters => ({
+  ...DEFAULT_RETRY_PARAMETERS,
+  ...overrides,
+});
 
 describe('retryBackoffSeconds', () => {
   it("doubles max-doublings times, then grows linearly, capped (App Engine's documented example)", () => {
     const p = params({ minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 3 });
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryBackoffSeconds(n, p))).toEqual([10, 20, 40, 80, 160, 240, 300, 300]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryBackoffSeconds(n, p))).toEqual([
+      10, 20, 40, 80, 160, 240, 300, 300,
+    ]);
   });
 
   it('is linear with no doublings', () => {

@@ -11,7 +11,9 @@ async function open() {
   const store = new InMemoryTaskStore();
   const config = serviceConfig([pullQueue('q'), { ...pullQueue('push-q'), mode: 'push' }]);
   const events = new CapturedEvents();
-  const service = registerService(new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 }));
+  const service = registerService(
+    new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { events, cleanupIntervalMs: 0 }),
+  );
   store.calls.length = 0;
   return { store, service, events, q: service.getQueue('q') };
 }
@@ -62,11 +64,24 @@ describe('TaskQueue rules (in-memory store)', () => {
     const { store, service, q } = await open();
     const push = service.getQueue('push-q');
     await expect(push.leaseTasks({ lease: 10, maxTasks: 1 })).rejects.toMatchObject({ code: 'INVALID_QUEUE_MODE' });
-    await expect(push.modifyTaskLease({ name: 'x', etaUsec: 1 }, 10)).rejects.toMatchObject({ code: 'INVALID_QUEUE_MODE' });
-    await expect(q.leaseTasks({ lease: 10, maxTasks: 0 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'maxTasks' } });
-    await expect(q.leaseTasks({ lease: 604_801, maxTasks: 1 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'lease' } });
-    await expect(q.leaseTasks({ lease: 10, maxTasks: 1, payloadLimitBytes: -1 })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    await expect(q.modifyTaskLease({ name: 'x', etaUsec: 1.5 }, 10)).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'etaUsec' } });
+    await expect(push.modifyTaskLease({ name: 'x', etaUsec: 1 }, 10)).rejects.toMatchObject({
+      code: 'INVALID_QUEUE_MODE',
+    });
+    await expect(q.leaseTasks({ lease: 10, maxTasks: 0 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'maxTasks' },
+    });
+    await expect(q.leaseTasks({ lease: 604_801, maxTasks: 1 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'lease' },
+    });
+    await expect(q.leaseTasks({ lease: 10, maxTasks: 1, payloadLimitBytes: -1 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+    await expect(q.modifyTaskLease({ name: 'x', etaUsec: 1.5 }, 10)).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'etaUsec' },
+    });
     expect(store.calls).toEqual([]);
   });
 
@@ -81,14 +96,24 @@ describe('TaskQueue rules (in-memory store)', () => {
     await expect(operatorOf(q).releaseLease('no such/name')).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     expect((await q.getTask('b')).name).toBe('b');
     expect(events.totals()).toEqual({ 'added:q': 2, 'deleted:q': 1 });
-    await expect(q.deleteTask(Array.from({ length: 1001 }, (_, i) => `n${i}`))).rejects.toMatchObject({ code: 'TOO_MANY_TASKS' });
+    await expect(q.deleteTask(Array.from({ length: 1001 }, (_, i) => `n${i}`))).rejects.toMatchObject({
+      code: 'TOO_MANY_TASKS',
+    });
   });
 
   it('validates browse and redrive arguments before the store', async () => {
     const { store, q } = await open();
-    await expect(operatorOf(q).browseTasks({ limit: 0 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'limit' } });
-    await expect(operatorOf(q).browseTasks({ state: 'gone' as never })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'state' } });
-    await expect(operatorOf(q).browseTasks({ after: { name: 'x', etaUsec: Number.NaN } })).rejects.toMatchObject({ details: { field: 'after' } });
+    await expect(operatorOf(q).browseTasks({ limit: 0 })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'limit' },
+    });
+    await expect(operatorOf(q).browseTasks({ state: 'gone' as never })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'state' },
+    });
+    await expect(operatorOf(q).browseTasks({ after: { name: 'x', etaUsec: Number.NaN } })).rejects.toMatchObject({
+      details: { field: 'after' },
+    });
     await expect(operatorOf(q).redrive(['ok', 'not ok'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     expect(await operatorOf(q).redrive([])).toBe(0);
     expect(store.calls).toEqual([]);

@@ -10,7 +10,9 @@ async function open() {
   const store = new InMemoryTaskStore();
   const push = { ...pullQueue('push-q'), mode: 'push' as const, push: { targetUrl: 'http://hooks.test' } };
   const config = serviceConfig([pullQueue('q'), push as never]);
-  const service = registerService(new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { cleanupIntervalMs: 0 }));
+  const service = registerService(
+    new TaskQueueService(asTaskStore(store), config, await store.syncQueues(config), { cleanupIntervalMs: 0 }),
+  );
   store.calls.length = 0;
   return { store, service };
 }
@@ -25,7 +27,10 @@ describe('in-process add: unknown fields', () => {
     const { store, service } = await open();
     const q = service.getQueue('q');
     const refused = q.add(loose({ payload: 'x', countdown: 60 }));
-    await expect(refused).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { queue: 'q', field: 'countdown', index: 0 } });
+    await expect(refused).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { queue: 'q', field: 'countdown', index: 0 },
+    });
     await expect(refused).rejects.toThrow(/unknown field "countdown".*countdownSeconds/);
     expect(store.calls).toEqual([]);
   });
@@ -43,24 +48,38 @@ describe('in-process add: unknown fields', () => {
     const { service } = await open();
     const q = service.getQueue('push-q');
     const refused = q.add(loose({ retryOptions: { taskRetryLimit: 1, retryLimit: 3 } }));
-    await expect(refused).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { field: 'retryOptions.retryLimit' } });
+    await expect(refused).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { field: 'retryOptions.retryLimit' },
+    });
     await expect(refused).rejects.toThrow(/unknown field "retryOptions.retryLimit"/);
   });
 
   it('still takes every documented field, and fields given as undefined', async () => {
     const { service } = await open();
     const q = service.getQueue('q');
-    const task = await q.add({ name: 'ok', payload: 'p', tag: 't', method: 'PULL', countdownSeconds: 0, eta: undefined, etaUsec: undefined });
+    const task = await q.add({
+      name: 'ok',
+      payload: 'p',
+      tag: 't',
+      method: 'PULL',
+      countdownSeconds: 0,
+      eta: undefined,
+      etaUsec: undefined,
+    });
     expect(task.name).toBe('ok');
   });
 });
 
 describe('in-process add: unknown add options', () => {
-  it('refuses a misspelt option (a task added outside the caller\'s transaction would be silent)', async () => {
+  it("refuses a misspelt option (a task added outside the caller's transaction would be silent)", async () => {
     const { store, service } = await open();
     const q = service.getQueue('q');
     const refused = q.add({ payload: 'x' }, { transacton: {} } as never);
-    await expect(refused).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { queue: 'q', field: 'transacton' } });
+    await expect(refused).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { queue: 'q', field: 'transacton' },
+    });
     await expect(refused).rejects.toThrow(/unknown add option "transacton"; the options are transaction, restore/);
     expect(store.calls).toEqual([]);
     expect((await q.add({ payload: 'y' }, { restore: false })).queueName).toBe('q');

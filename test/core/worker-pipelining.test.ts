@@ -57,7 +57,8 @@ class ScriptedBackend implements WorkerBackend<WorkerTask> {
   }
 }
 
-const options = (given: WorkerOptions) => resolveWorkerOptions({ pollIntervalMs: 50, ...given }, 'q', { maxWaitMs: 60_000 });
+const options = (given: WorkerOptions) =>
+  resolveWorkerOptions({ pollIntervalMs: 50, ...given }, 'q', { maxWaitMs: 60_000 });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the runner between its calls (no database)', () => {
@@ -65,11 +66,15 @@ describe('the runner between its calls (no database)', () => {
     const backend = new ScriptedBackend(5);
     let running = 0;
     let mostRunning = 0;
-    const worker = new TaskWorker(backend, async () => {
-      mostRunning = Math.max(mostRunning, ++running);
-      await turn();
-      running--;
-    }, options({ concurrency: 1, batchSize: 1, gracePeriodMs: 100 }));
+    const worker = new TaskWorker(
+      backend,
+      async () => {
+        mostRunning = Math.max(mostRunning, ++running);
+        await turn();
+        running--;
+      },
+      options({ concurrency: 1, batchSize: 1, gracePeriodMs: 100 }),
+    );
     let mostHeld = 0;
     for (let i = 0; i < 20 && backend.pendingDeletes.length === 0; i++) await turn();
     // t0 ran and its delete is in flight: the next lease went out beside it, and t1 ran meanwhile.

@@ -28,7 +28,9 @@ describe('worker rules without a database', () => {
 
   it('sets a failed task lease to the backoff of its retry number', () => {
     const retry = { ...DEFAULT_RETRY_PARAMETERS, minBackoffSeconds: 10, maxBackoffSeconds: 300, maxDoublings: 3 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => failureLease(n, retry, 'x', 'q').leaseMs / 1000)).toEqual([10, 20, 40, 80, 160, 240, 300, 300]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => failureLease(n, retry, 'x', 'q').leaseMs / 1000)).toEqual([
+      10, 20, 40, 80, 160, 240, 300, 300,
+    ]);
     expect(() => failureLease(0, retry, 'x', 'q')).toThrow(/retryCount/);
   });
 
@@ -45,8 +47,17 @@ describe('worker rules without a database', () => {
     expect(code({ batchSize: 0 })).toBe('INVALID_REQUEST batchSize');
     expect(code({ leaseSeconds: 0 })).toBe('INVALID_REQUEST leaseSeconds');
     expect(code({ gracePeriodMs: -1 })).toBe('INVALID_REQUEST gracePeriodMs');
-    const resolved = resolveWorkerOptions({ concurrency: 4, tag: 't', pollIntervalMs: 120_000 }, 'q', { maxWaitMs: 60_000 });
-    expect(resolved).toMatchObject({ concurrency: 4, batchSize: 4, groupByTag: true, pollIntervalMs: 60_000, leaseSeconds: 60, gracePeriodMs: 30_000 });
+    const resolved = resolveWorkerOptions({ concurrency: 4, tag: 't', pollIntervalMs: 120_000 }, 'q', {
+      maxWaitMs: 60_000,
+    });
+    expect(resolved).toMatchObject({
+      concurrency: 4,
+      batchSize: 4,
+      groupByTag: true,
+      pollIntervalMs: 60_000,
+      leaseSeconds: 60,
+      gracePeriodMs: 30_000,
+    });
   });
 
   it('batches the deletes of handlers that finish in the same turn into one call', async () => {

@@ -39,7 +39,10 @@ describe('parseAppEngineSchedule: intervals', () => {
       synchronized: false,
       window: { start: 600, end: 840 },
     });
-    expect(parseAppEngineSchedule('every 2 hours from 22:00 to 2:00')).toMatchObject({ minutes: 120, window: { start: 1320, end: 120 } });
+    expect(parseAppEngineSchedule('every 2 hours from 22:00 to 2:00')).toMatchObject({
+      minutes: 120,
+      window: { start: 1320, end: 120 },
+    });
   });
 
   it('reads synchronized as the window 00:00 to 23:59', () => {
@@ -71,7 +74,10 @@ describe('parseAppEngineSchedule: specific times', () => {
     ['every wed,fri of jan,jun 13:15', { time: 795, months: [1, 6], ordinals: EVERY_ORDINAL, weekdays: [3, 5] }],
     ['first sunday of quarter 00:00', { months: [1, 4, 7, 10], ordinals: [1], weekdays: [0] }],
     ['1st mon of 2nd month of quarter 09:00', { time: 540, months: [2, 5, 8, 11], ordinals: [1], weekdays: [1] }],
-    ['1st mon of 1st,3rd month of quarter 09:00', { time: 540, months: [1, 3, 4, 6, 7, 9, 10, 12], ordinals: [1], weekdays: [1] }],
+    [
+      '1st mon of 1st,3rd month of quarter 09:00',
+      { time: 540, months: [1, 3, 4, 6, 7, 9, 10, 12], ordinals: [1], weekdays: [1] },
+    ],
     ['every day of jan 10:00', { time: 600, months: [1], ordinals: EVERY_ORDINAL, weekdays: [0, 1, 2, 3, 4, 5, 6] }],
     ['2nd day of month 10:00', { time: 600, monthDays: [2] }],
     ['1st,fifth day 23:59', { time: 1439, monthDays: [1, 5] }],
@@ -89,12 +95,36 @@ describe('parseAppEngineSchedule: specific times', () => {
       expect(parseAppEngineSchedule(`every ${day} 10:00`)).toMatchObject({ weekdays: [index] });
       expect(parseAppEngineSchedule(`every ${day.slice(0, 3)} 10:00`)).toMatchObject({ weekdays: [index] });
     });
-    const months = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+    const months = [
+      'january',
+      'february',
+      'march',
+      'april',
+      'may',
+      'june',
+      'july',
+      'august',
+      'september',
+      'october',
+      'november',
+      'december',
+    ];
     months.forEach((month, index) => {
       expect(parseAppEngineSchedule(`1 of ${month} 10:00`)).toMatchObject({ months: [index + 1] });
       expect(parseAppEngineSchedule(`1 of ${month.slice(0, 3)} 10:00`)).toMatchObject({ months: [index + 1] });
     });
-    for (const [words, ordinal] of [['1st', 1], ['first', 1], ['2nd', 2], ['second', 2], ['3rd', 3], ['third', 3], ['4th', 4], ['fourth', 4], ['5th', 5], ['fifth', 5]] as const) {
+    for (const [words, ordinal] of [
+      ['1st', 1],
+      ['first', 1],
+      ['2nd', 2],
+      ['second', 2],
+      ['3rd', 3],
+      ['third', 3],
+      ['4th', 4],
+      ['fourth', 4],
+      ['5th', 5],
+      ['fifth', 5],
+    ] as const) {
       expect(parseAppEngineSchedule(`${words} tue of month 10:00`)).toMatchObject({ ordinals: [ordinal] });
     }
     expect(parseAppEngineSchedule('  1ST , Third  MON,Wed  OF  Sep , OCT 17:00 ')).toEqual(
@@ -146,7 +176,9 @@ describe('parseAppEngineSchedule: refusals say where parsing stopped', () => {
 
   it('names the job when asked', () => {
     const error = refusal('every 5 minuets').forJob('digest');
-    expect(error.message).toBe('job "digest": schedule "every 5 minuets": stopped at column 9 ("minuets"): expected "minutes" or "mins" or "hours"');
+    expect(error.message).toBe(
+      'job "digest": schedule "every 5 minuets": stopped at column 9 ("minuets"): expected "minutes" or "mins" or "hours"',
+    );
     expect(error.details).toMatchObject({ job: 'digest', schedule: 'every 5 minuets', column: 9 });
   });
 });

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { compileSchedule } from '../../src/cron/compile-schedule.js';
 import { localDateTime } from '../../src/cron/zoned-time.js';
 
-const ZONES = ['America/New_York', 'Australia/Sydney', 'Europe/London', 'America/Santiago', 'Australia/Lord_Howe', 'UTC'];
+const ZONES = [
+  'America/New_York',
+  'Australia/Sydney',
+  'Europe/London',
+  'America/Santiago',
+  'Australia/Lord_Howe',
+  'UTC',
+];
 const MINUTE = 60_000;
 
 /**
@@ -46,29 +53,48 @@ describe('next firing against a brute-force reference (property)', () => {
       ['Australia/Lord_Howe', '2026-10-04', 2],
     ];
     const nearAChange = fc
-      .tuple(fc.constantFrom(...changes), fc.integer({ min: -36 * 3600, max: 36 * 3600 }), fc.boolean(), fc.integer({ min: 0, max: 23 }))
+      .tuple(
+        fc.constantFrom(...changes),
+        fc.integer({ min: -36 * 3600, max: 36 * 3600 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 23 }),
+      )
       .map(([[zone, day, changeHour], seconds, atTheChange, anyHour]) => ({
         zone,
         after: Date.parse(`${day}T00:00:00Z`) + seconds * 1000,
         hour: atTheChange ? changeHour : anyHour,
       }));
     const anywhen = fc
-      .tuple(fc.constantFrom(...ZONES), fc.integer({ min: Date.parse('2020-01-01T00:00:00Z'), max: Date.parse('2035-01-01T00:00:00Z') }), fc.integer({ min: 0, max: 23 }))
+      .tuple(
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: Date.parse('2020-01-01T00:00:00Z'), max: Date.parse('2035-01-01T00:00:00Z') }),
+        fc.integer({ min: 0, max: 23 }),
+      )
       .map(([zone, after, hour]) => ({ zone, after, hour }));
     fc.assert(
-      fc.property(fc.oneof(nearAChange, nearAChange, anywhen), fc.constantFrom(0, 15, 30, 45, 59), ({ zone, after, hour: h }, minute) => {
-        const text = `every day ${String(h).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
-        const next = compileSchedule(text, { timeZone: zone }).next(new Date(after)).getTime();
-        expect(new Date(next).toISOString(), `${text} in ${zone} after ${new Date(after).toISOString()}`).toBe(
-          new Date(bruteForceDaily(after, h, minute, zone)).toISOString(),
-        );
-      }),
+      fc.property(
+        fc.oneof(nearAChange, nearAChange, anywhen),
+        fc.constantFrom(0, 15, 30, 45, 59),
+        ({ zone, after, hour: h }, minute) => {
+          const text = `every day ${String(h).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+          const next = compileSchedule(text, { timeZone: zone }).next(new Date(after)).getTime();
+          expect(new Date(next).toISOString(), `${text} in ${zone} after ${new Date(after).toISOString()}`).toBe(
+            new Date(bruteForceDaily(after, h, minute, zone)).toISOString(),
+          );
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it('firings strictly increase and each is after the instant asked about', () => {
-    const schedules = ['every 5 minutes from 01:00 to 03:30', 'every 2 hours synchronized', '1st,3rd sun of month 02:30', '*/20 1-3 * * *', 'every 7 mins'];
+    const schedules = [
+      'every 5 minutes from 01:00 to 03:30',
+      'every 2 hours synchronized',
+      '1st,3rd sun of month 02:30',
+      '*/20 1-3 * * *',
+      'every 7 mins',
+    ];
     fc.assert(
       fc.property(
         fc.constantFrom(...schedules),

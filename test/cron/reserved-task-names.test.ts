@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { cronFiringTask } from '../../src/core/cron-firing.js';
-import { CRON_TASK_NAME_PATTERN, cronRunTaskName, cronTaskName, isCronTaskName, type CronJob } from '../../src/core/cron-job.js';
+import {
+  CRON_TASK_NAME_PATTERN,
+  cronRunTaskName,
+  cronTaskName,
+  isCronTaskName,
+  type CronJob,
+} from '../../src/core/cron-job.js';
 import { isQueueError } from '../../src/core/errors.js';
 import { defaultQueueConfig, type QueueConfig } from '../../src/core/queue-config.js';
 import { validateNewTask } from '../../src/core/validate-task.js';
@@ -19,7 +25,13 @@ const JOB: CronJob = {
   timezone: 'UTC',
   target: null,
   queue: null,
-  retry: { jobRetryLimit: null, jobAgeLimitSeconds: null, minBackoffSeconds: null, maxBackoffSeconds: null, maxDoublings: null },
+  retry: {
+    jobRetryLimit: null,
+    jobAgeLimitSeconds: null,
+    minBackoffSeconds: null,
+    maxBackoffSeconds: null,
+    maxDoublings: null,
+  },
 };
 const cronQueue: QueueConfig = builtInCronQueue();
 const pull: QueueConfig = defaultQueueConfig();
@@ -45,8 +57,17 @@ describe('reserved cron task names', () => {
     expect(CRON_TASK_NAME_PATTERN.test('cron-tick-20260301T090000Z')).toBe(true);
   });
 
-  it('leaves names that are not a firing\'s alone', () => {
-    for (const name of ['cron', 'cron-tick', 'cron-tick-2026', 'cron-tick-20260301T0900Z', 'cron--20260301T090000Z', 'Cron-tick-20260301T090000Z', 'xcron-tick-20260301T090000Z', 'cron-tick-20260301T090000Zx']) {
+  it("leaves names that are not a firing's alone", () => {
+    for (const name of [
+      'cron',
+      'cron-tick',
+      'cron-tick-2026',
+      'cron-tick-20260301T0900Z',
+      'cron--20260301T090000Z',
+      'Cron-tick-20260301T090000Z',
+      'xcron-tick-20260301T090000Z',
+      'cron-tick-20260301T090000Zx',
+    ]) {
       expect(isCronTaskName(name), name).toBe(false);
       expect(refusal(pull, { name })).toBe('accepted');
     }
@@ -54,12 +75,16 @@ describe('reserved cron task names', () => {
 
   it('a producer cannot add one: to the cron queue, to another push queue or to a pull queue', () => {
     const forged = { name: 'cron-tick-20260301T090100Z', method: 'GET', url: '/tick' } as const;
-    expect(refusal(cronQueue, forged)).toMatch(/task name "cron-tick-20260301T090100Z" has the form of a cron firing .* which only the cron service adds/);
-    expect(refusal({ ...cronQueue, name: 'hooks' }, { ...forged, name: 'cron-tick-run-20260301T090100123Z' })).toMatch(/only the cron service adds/);
+    expect(refusal(cronQueue, forged)).toMatch(
+      /task name "cron-tick-20260301T090100Z" has the form of a cron firing .* which only the cron service adds/,
+    );
+    expect(refusal({ ...cronQueue, name: 'hooks' }, { ...forged, name: 'cron-tick-run-20260301T090100123Z' })).toMatch(
+      /only the cron service adds/,
+    );
     expect(refusal(pull, { name: 'cron-tick-20260301T090100Z' })).toMatch(/only the cron service adds/);
   });
 
-  it('the scheduler\'s own add of a firing passes', () => {
+  it("the scheduler's own add of a firing passes", () => {
     const at = new Date('2026-03-01T09:01:00Z');
     expect(refusal(cronQueue, cronFiringTask(JOB, at, cronTaskName('tick', at)))).toBe('accepted');
   });

@@ -15,7 +15,14 @@ describe('zoned time with Intl', () => {
       second: 0,
       weekday: 0,
     });
-    expect(localDateTime(Date.parse('2026-12-31T23:30:15Z'), 'Asia/Kolkata')).toMatchObject({ year: 2027, month: 1, day: 1, hour: 5, minute: 0, second: 15 });
+    expect(localDateTime(Date.parse('2026-12-31T23:30:15Z'), 'Asia/Kolkata')).toMatchObject({
+      year: 2027,
+      month: 1,
+      day: 1,
+      hour: 5,
+      minute: 0,
+      second: 15,
+    });
   });
 
   it('places ordinary local times', () => {
@@ -40,7 +47,13 @@ describe('zoned time with Intl', () => {
   it('knows the calendar: weekdays, month lengths, leap years', () => {
     expect(weekdayOf(2026, 3, 1)).toBe(0);
     expect(weekdayOf(2044, 2, 1)).toBe(1);
-    expect([daysInMonth(2026, 2), daysInMonth(2028, 2), daysInMonth(2100, 2), daysInMonth(2000, 2), daysInMonth(2026, 12)]).toEqual([28, 29, 28, 29, 31]);
+    expect([
+      daysInMonth(2026, 2),
+      daysInMonth(2028, 2),
+      daysInMonth(2100, 2),
+      daysInMonth(2000, 2),
+      daysInMonth(2026, 12),
+    ]).toEqual([28, 29, 28, 29, 31]);
   });
 
   it('knows IANA zone names, in any case, and refuses others', () => {
@@ -48,11 +61,20 @@ describe('zoned time with Intl', () => {
     expect(canonicalTimeZone('europe/paris')).toBe('Europe/Paris');
     expect(canonicalTimeZone('UTC')).toBe('UTC');
     expect(canonicalTimeZone('Australia/NSW')).toBeDefined();
-    for (const bad of ['Mars/Olympus_Mons', '', ' UTC', 'Europe/', '+25:00']) expect(canonicalTimeZone(bad), bad).toBeUndefined();
+    for (const bad of ['Mars/Olympus_Mons', '', ' UTC', 'Europe/', '+25:00'])
+      expect(canonicalTimeZone(bad), bad).toBeUndefined();
   });
 
   it('always lands on the wanted wall time, or just after a gap that swallowed it (property)', () => {
-    const zones = ['America/New_York', 'Australia/Sydney', 'Europe/London', 'America/Santiago', 'Asia/Tehran', 'Australia/Lord_Howe', 'Pacific/Chatham'];
+    const zones = [
+      'America/New_York',
+      'Australia/Sydney',
+      'Europe/London',
+      'America/Santiago',
+      'Asia/Tehran',
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+    ];
     fc.assert(
       fc.property(
         fc.constantFrom(...zones),
@@ -64,7 +86,13 @@ describe('zoned time with Intl', () => {
         (zone, year, month, day, hour, minute) => {
           const instant = instantOfLocal(year, month, day, hour, minute, zone);
           const local = localDateTime(instant, zone);
-          if (local.year === year && local.month === month && local.day === day && local.hour === hour && local.minute === minute) {
+          if (
+            local.year === year &&
+            local.month === month &&
+            local.day === day &&
+            local.hour === hour &&
+            local.minute === minute
+          ) {
             // The first occurrence: an hour earlier was not the same wall time.
             const before = localDateTime(instant - 3_600_000, zone);
             return !(before.day === day && before.hour === hour && before.minute === minute);
@@ -73,7 +101,14 @@ describe('zoned time with Intl', () => {
           const previous = localDateTime(instant - 1000, zone);
           const wanted = Date.UTC(year, month - 1, day, hour, minute);
           const readNow = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute);
-          const readBefore = Date.UTC(previous.year, previous.month - 1, previous.day, previous.hour, previous.minute, previous.second);
+          const readBefore = Date.UTC(
+            previous.year,
+            previous.month - 1,
+            previous.day,
+            previous.hour,
+            previous.minute,
+            previous.second,
+          );
           return readBefore < wanted && readNow > wanted;
         },
       ),

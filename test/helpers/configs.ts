@@ -1,4 +1,10 @@
-import { DEFAULT_LEASE_RATE, DEFAULT_RETRY_PARAMETERS, defaultQueueConfig, type QueueConfig, type ServiceConfig } from '../../src/core/queue-config.js';
+import {
+  DEFAULT_LEASE_RATE,
+  DEFAULT_RETRY_PARAMETERS,
+  defaultQueueConfig,
+  type QueueConfig,
+  type ServiceConfig,
+} from '../../src/core/queue-config.js';
 
 /** A pull queue with no limits (lease rate unlimited so tests can lease freely). */
 export function pullQueue(name: string, overrides: Partial<QueueConfig> = {}): QueueConfig {

@@ -7,7 +7,12 @@ import type { TaskEvents } from '../../src/core/task-events.js';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../src/core/clock.js';
 import type { QueueOperations } from '../../src/core/queue-operations.js';
-import { openServiceParts, openTaskQueue, type OpenTaskQueue, type OpenTaskQueueOptions } from '../../src/open-task-queue.js';
+import {
+  openServiceParts,
+  openTaskQueue,
+  type OpenTaskQueue,
+  type OpenTaskQueueOptions,
+} from '../../src/open-task-queue.js';
 import type { DatabaseOptions } from '../../src/store/database.js';
 import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import type { Database } from '../../src/store/schema.js';
@@ -127,7 +132,11 @@ export async function openTestService(
     database = { kind: 'pglite-instance', instance };
     admin = { query: (text, params) => instance.query(text, params), end: async () => {} };
   }
-  const { service, store, database: opened } = await openServiceParts({
+  const {
+    service,
+    store,
+    database: opened,
+  } = await openServiceParts({
     config,
     schema,
     database,

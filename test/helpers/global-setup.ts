@@ -32,7 +32,8 @@ export default async function setup(project: TestProject): Promise<void> {
         where rolname ~ '^t_[0-9a-f]{12}_(producer|consumer)$'
           and not exists (select 1 from pg_namespace where nspname = substring(rolname from '^(t_[0-9a-f]{12})_'))`,
     );
-    for (const { rolname } of orphans.rows) await client.query(`drop role if exists ${pg.escapeIdentifier(rolname)}`).catch(() => {});
+    for (const { rolname } of orphans.rows)
+      await client.query(`drop role if exists ${pg.escapeIdentifier(rolname)}`).catch(() => {});
     project.provide('pgUrl', url);
     project.provide('pgProblem', '');
   } catch (error) {

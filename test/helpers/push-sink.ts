@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_PUSH_SETTINGS, DEFAULT_RETRY_PARAMETERS, type PushQueueSettings, type QueueConfig } from '../../src/core/queue-config.js';
+import {
+  DEFAULT_PUSH_SETTINGS,
+  DEFAULT_RETRY_PARAMETERS,
+  type PushQueueSettings,
+  type QueueConfig,
+} from '../../src/core/queue-config.js';
 
 /** A request the sink received, as it arrived. */
 export interface SunkRequest {
@@ -21,7 +26,9 @@ export type SinkAnswer = { status: number; headers?: Record<string, string> };
  * A loopback HTTP server that records every request and answers by `handler`
  * (default 200). Each test starts its own.
  */
-export async function startSink(handler: (request: SunkRequest, index: number) => SinkAnswer | Promise<SinkAnswer> = () => ({ status: 200 })) {
+export async function startSink(
+  handler: (request: SunkRequest, index: number) => SinkAnswer | Promise<SinkAnswer> = () => ({ status: 200 }),
+) {
   const requests: SunkRequest[] = [];
   let concurrent = 0;
   let maxConcurrent = 0;
@@ -37,7 +44,14 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
     req.on('end', () => {
       const rawHeaders: [string, string][] = [];
       for (let i = 0; i < req.rawHeaders.length; i += 2) rawHeaders.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-      const request: SunkRequest = { method: req.method!, url: req.url!, rawHeaders, headers: req.headers, body: Buffer.concat(chunks), at };
+      const request: SunkRequest = {
+        method: req.method!,
+        url: req.url!,
+        rawHeaders,
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at,
+      };
       const index = requests.length;
       requests.push(request);
       for (const arrived of [...arrivals]) arrived();
@@ -91,7 +105,12 @@ export async function startSink(handler: (request: SunkRequest, index: number) =
 export type Sink = Awaited<ReturnType<typeof startSink>>;
 
 /** A push queue delivering to `targetUrl`, unlimited unless `push` says otherwise. */
-export function pushQueue(name: string, targetUrl: string, push: Partial<PushQueueSettings> = {}, overrides: Partial<QueueConfig> = {}): QueueConfig {
+export function pushQueue(
+  name: string,
+  targetUrl: string,
+  push: Partial<PushQueueSettings> = {},
+  overrides: Partial<QueueConfig> = {},
+): QueueConfig {
   return {
     name,
     mode: 'push',

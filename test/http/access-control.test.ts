@@ -22,7 +22,9 @@ function fakeAccess(checks: Check[]): AccessControl {
       checks.push({ credentials, queue: queue?.name ?? null, action });
       const token = credentials.authorization?.replace(/^Bearer /, '') ?? credentials.oauthToken;
       if (token === undefined) {
-        throw new QueueError('UNAUTHENTICATED', 'a bearer token is required', { wwwAuthenticate: 'Bearer realm="taskqueue"' });
+        throw new QueueError('UNAUTHENTICATED', 'a bearer token is required', {
+          wwwAuthenticate: 'Bearer realm="taskqueue"',
+        });
       }
       if (token === 'limited') {
         throw new QueueError('PERMISSION_DENIED', 'not allowed on this queue', {
@@ -49,7 +51,10 @@ describe('the AccessControl seam', () => {
     expect(r.json.error.errors[0].reason).toBe('authError');
     expect(await h.t.sql(`select 1 from ${h.t.schema}.tasks`)).toEqual([]);
     // The body is not even read: malformed JSON from an unauthenticated caller is still 401.
-    expect((await h.call(tasks, { method: 'POST', body: '{broken', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect(
+      (await h.call(tasks, { method: 'POST', body: '{broken', headers: { 'content-type': 'application/json' } }))
+        .status,
+    ).toBe(401);
     expect(checks.map((c) => [c.queue, c.action])).toEqual([
       ['q', 'task.insert'],
       ['q', 'task.insert'],

@@ -13,7 +13,10 @@ describe('administrators in acl, and caching of token-in-URL responses (postgres
   const base = 'http://127.0.0.1/taskqueue/v1beta2/projects/local/taskqueues/q';
 
   it('lists every administrator, from TASKQUEUE_ADMINS and queue.xml, once', async () => {
-    const app = createApp({ service: t.service, adminEmails: ['env-admin@example.com', 'xml-admin@example.com', 'env-admin@example.com'] });
+    const app = createApp({
+      service: t.service,
+      adminEmails: ['env-admin@example.com', 'xml-admin@example.com', 'env-admin@example.com'],
+    });
     const body = (await (await app.request(base)).json()) as { acl: { adminEmails: string[] } };
     expect(body.acl.adminEmails).toEqual(['env-admin@example.com', 'xml-admin@example.com']);
     const defaults = createApp({ service: t.service });

@@ -1,7 +1,16 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueAction } from '../../src/auth/access-control.js';
 import type { Task } from '../../src/core/task.js';
-import { ACL_ADMINS, ACL_QUEUES, ACL_USERS, QUEUE_ACTIONS, UNKNOWN_QUEUE, aclMatrix, aclMatrixConfig, type AclMatrixRow } from '../auth/acl-matrix.js';
+import {
+  ACL_ADMINS,
+  ACL_QUEUES,
+  ACL_USERS,
+  QUEUE_ACTIONS,
+  UNKNOWN_QUEUE,
+  aclMatrix,
+  aclMatrixConfig,
+  type AclMatrixRow,
+} from '../auth/acl-matrix.js';
 import { createTestTokenIssuer, testAuthSettings, type TestTokenIssuer } from '../auth/test-token-issuer.js';
 import { CONFIG_ADMIN, FORBIDDEN_BODY, FRESH, HELD, WAITING, secretsOf } from './auth-http-fixtures.js';
 import {
@@ -44,7 +53,11 @@ const METHODS: readonly RestMethodCase[] = [
     action: 'queue.get',
     request: (queue) => ({ method: 'GET', path: `${queuePath(queue)}?getStats=true` }),
     verify(r, queue, before, after, role) {
-      expect(r.json).toMatchObject({ kind: 'taskqueues#taskqueue', id: queue, stats: { totalTasks: 2, leasedLastHour: '1' } });
+      expect(r.json).toMatchObject({
+        kind: 'taskqueues#taskqueue',
+        id: queue,
+        stats: { totalTasks: 2, leasedLastHour: '1' },
+      });
       const config = ACL_QUEUES.find((q) => q.name === queue);
       if (role === 'admin') {
         expect(r.json.acl).toEqual({
@@ -62,11 +75,19 @@ const METHODS: readonly RestMethodCase[] = [
   {
     method: 'tasks.insert',
     action: 'task.insert',
-    request: (queue) => ({ method: 'POST', path: `${queuePath(queue)}/tasks`, body: { id: FRESH, payloadBase64: b64(`new in ${queue}`), tag: 'n' } }),
+    request: (queue) => ({
+      method: 'POST',
+      path: `${queuePath(queue)}/tasks`,
+      body: { id: FRESH, payloadBase64: b64(`new in ${queue}`), tag: 'n' },
+    }),
     verify(r, queue, before, after) {
       expect(r.json).toMatchObject({ kind: 'taskqueues#task', id: FRESH, tag: 'n', retry_count: 0 });
       expect(taskRow(before, queue, FRESH)).toBeUndefined();
-      expect(taskRow(after, queue, FRESH)).toMatchObject({ retry_count: 0, tag: 'n', payload: Buffer.from(`new in ${queue}`) });
+      expect(taskRow(after, queue, FRESH)).toMatchObject({
+        retry_count: 0,
+        tag: 'n',
+        payload: Buffer.from(`new in ${queue}`),
+      });
       expect(after.tasks.filter((row) => row.name !== FRESH)).toEqual(before.tasks);
     },
   },
@@ -126,7 +147,11 @@ const METHODS: readonly RestMethodCase[] = [
     method: 'tasks.patch',
     action: 'task.update',
     task: HELD,
-    request: (queue) => ({ method: 'PATCH', path: `${queuePath(queue)}/tasks/${HELD}?newLeaseSeconds=900`, body: { queueName: queue, tag: 'patched' } }),
+    request: (queue) => ({
+      method: 'PATCH',
+      path: `${queuePath(queue)}/tasks/${HELD}?newLeaseSeconds=900`,
+      body: { queueName: queue, tag: 'patched' },
+    }),
     verify(r, queue, before, after) {
       expect(r.json).toMatchObject({ id: HELD, retry_count: 1, tag: 'patched' });
       expect(taskRow(before, queue, HELD)).toMatchObject({ tag: 'h' });
@@ -164,7 +189,15 @@ function expectedStatus(row: AclMatrixRow): number {
 
 const CASES = aclMatrix()
   .flatMap((row) => METHODS.filter((m) => m.action === row.action).map((m) => ({ row, m })))
-  .map(({ row, m }) => [`${row.role} ${m.method} on ${row.queueName} -> ${expectedStatus(row)}`, row.role, row.queueName, m.method] as const);
+  .map(
+    ({ row, m }) =>
+      [
+        `${row.role} ${m.method} on ${row.queueName} -> ${expectedStatus(row)}`,
+        row.role,
+        row.queueName,
+        m.method,
+      ] as const,
+  );
 
 describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
   let issuer: TestTokenIssuer;
@@ -176,9 +209,13 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
   });
 
   beforeEach(async () => {
-    h = await openAuthApp({ ...aclMatrixConfig(), adminEmails: [CONFIG_ADMIN] }, testAuthSettings(issuer, { admins: ACL_ADMINS }));
+    h = await openAuthApp(
+      { ...aclMatrixConfig(), adminEmails: [CONFIG_ADMIN] },
+      testAuthSettings(issuer, { admins: ACL_ADMINS }),
+    );
     held = {};
-    for (const queue of ACL_QUEUES) held[queue.name] = await seedQueue(h.queue(queue.name), { waiting: WAITING, held: HELD });
+    for (const queue of ACL_QUEUES)
+      held[queue.name] = await seedQueue(h.queue(queue.name), { waiting: WAITING, held: HELD });
   });
   afterEach(async () => h.close());
 
@@ -244,7 +281,10 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
     const bodies = new Set<string>();
     const before = await dbSnapshot(h.t);
     for (const [queue, email] of refused) {
-      const r = await h.call(`${queuePath(queue)}/tasks/${WAITING}`, { method: 'DELETE', headers: bearer(await issuer.mint(email)) });
+      const r = await h.call(`${queuePath(queue)}/tasks/${WAITING}`, {
+        method: 'DELETE',
+        headers: bearer(await issuer.mint(email)),
+      });
       expect(r.status, `${email} on ${queue}: ${r.text}`).toBe(403);
       bodies.add(r.text);
     }
@@ -264,7 +304,12 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
     for (const email of [ACL_USERS.producer, ACL_USERS.consumer]) {
       const r = await h.call(queuePath('beta'), { headers: bearer(await issuer.mint(email)) });
       expect(r.status).toBe(200);
-      expect(r.json).toEqual({ kind: 'taskqueues#taskqueue', id: 'beta', maxLeases: 0, retryParameters: expect.any(Object) });
+      expect(r.json).toEqual({
+        kind: 'taskqueues#taskqueue',
+        id: 'beta',
+        maxLeases: 0,
+        retryParameters: expect.any(Object),
+      });
     }
   });
 
@@ -272,7 +317,10 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
     const stranger = bearer(await issuer.mint(ACL_USERS.stranger));
     const consumer = bearer(await issuer.mint(ACL_USERS.consumer));
     const before = await dbSnapshot(h.t);
-    for (const path of [`/taskqueue/v1beta2/projects/taskqueues/alpha/tasks/${WAITING}`, `${queuePath('alpha', 's~local')}/tasks/${WAITING}`]) {
+    for (const path of [
+      `/taskqueue/v1beta2/projects/taskqueues/alpha/tasks/${WAITING}`,
+      `${queuePath('alpha', 's~local')}/tasks/${WAITING}`,
+    ]) {
       const denied = await h.call(path, { method: 'DELETE', headers: stranger });
       expect(denied.status).toBe(403);
       expect(denied.json).toEqual(FORBIDDEN_BODY);
@@ -296,7 +344,9 @@ describe('ACL matrix through HTTP (PostgreSQL, real access control)', () => {
       expect(head.headers.get('etag')).toBeNull();
     }
     expect(await dbSnapshot(h.t)).toEqual(before);
-    expect((await h.call(`${queuePath('alpha')}/tasks/${WAITING}`, { method: 'HEAD', headers: consumer })).status).toBe(200);
+    expect((await h.call(`${queuePath('alpha')}/tasks/${WAITING}`, { method: 'HEAD', headers: consumer })).status).toBe(
+      200,
+    );
     // PUT replaces: the tag left out is cleared.
     const r = await h.call(put, { method: 'PUT', headers: consumer, body: { queueName: 'alpha' } });
     expect(r.status, r.text).toBe(200);

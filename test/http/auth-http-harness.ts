@@ -97,7 +97,9 @@ export async function dbSnapshot(t: TestService): Promise<DbSnapshot> {
       `select q.name as queue, h.leased_at::text as leased_at, h.task_count
          from ${s}.lease_history h join ${s}.queues q on q.id = h.queue_id order by 1, 2, 3`,
     ),
-    leaseRateWindows: await t.sql(`select queue_id, window_start::text, calls from ${s}.lease_rate_windows order by queue_id`),
+    leaseRateWindows: await t.sql(
+      `select queue_id, window_start::text, calls from ${s}.lease_rate_windows order by queue_id`,
+    ),
     storage: await t.sql(
       `select q.name as queue, sum(st.task_count)::text as task_count, sum(st.byte_count)::text as byte_count
          from ${s}.queue_storage st join ${s}.queues q on q.id = st.queue_id group by q.name order by q.name`,
@@ -109,7 +111,12 @@ export async function dbSnapshot(t: TestService): Promise<DbSnapshot> {
 /** The snapshot's rows of one queue only (what a call on another queue must leave alone). */
 export function rowsOf(snapshot: DbSnapshot, queue: string): Omit<DbSnapshot, 'leaseRateWindows' | 'signingKeys'> {
   const of = (rows: Array<Record<string, unknown>>) => rows.filter((row) => row.queue === queue);
-  return { tasks: of(snapshot.tasks), tombstones: of(snapshot.tombstones), leaseHistory: of(snapshot.leaseHistory), storage: of(snapshot.storage) };
+  return {
+    tasks: of(snapshot.tasks),
+    tombstones: of(snapshot.tombstones),
+    leaseHistory: of(snapshot.leaseHistory),
+    storage: of(snapshot.storage),
+  };
 }
 
 /** The live task row of `name` in `queue`, or undefined. */
@@ -122,11 +129,22 @@ export function taskRow(snapshot: DbSnapshot, queue: string, name: string): Reco
  * envelope, no items, payloads, lease times or ETag, and no name or payload
  * of a stored task other than `allowedName` (the one in the URL).
  */
-export function expectNoTaskData(r: Reply, secrets: { names: readonly string[]; payloads: readonly string[] }, allowedName?: string): void {
+export function expectNoTaskData(
+  r: Reply,
+  secrets: { names: readonly string[]; payloads: readonly string[] },
+  allowedName?: string,
+): void {
   expect(r.status).toBeGreaterThanOrEqual(400);
   expect(Object.keys(r.json ?? {})).toEqual(['error']);
   expect(r.headers.get('etag')).toBeNull();
-  for (const word of ['items', 'payloadBase64', 'leaseTimestamp', 'enqueueTimestamp', 'retry_count', 'taskqueues#task']) {
+  for (const word of [
+    'items',
+    'payloadBase64',
+    'leaseTimestamp',
+    'enqueueTimestamp',
+    'retry_count',
+    'taskqueues#task',
+  ]) {
     expect(r.text).not.toContain(word);
   }
   for (const name of secrets.names) {

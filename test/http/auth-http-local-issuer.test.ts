@@ -27,7 +27,10 @@ describe('local issuer end to end', () => {
 
   beforeAll(async () => {
     // What a fresh install runs with: auth on, the local issuer on, no other issuer.
-    h = await openAuthApp({ ...aclMatrixConfig(), adminEmails: [CONFIG_ADMIN] }, { ...DEFAULT_AUTH_SETTINGS, admins: ACL_ADMINS });
+    h = await openAuthApp(
+      { ...aclMatrixConfig(), adminEmails: [CONFIG_ADMIN] },
+      { ...DEFAULT_AUTH_SETTINGS, admins: ACL_ADMINS },
+    );
     expect(h.accessControl.localIssuer).not.toBeNull();
     issuer = h.accessControl.localIssuer as LocalIssuer;
   });
@@ -38,7 +41,11 @@ describe('local issuer end to end', () => {
   it('accepts a token from LocalIssuer.mint, and refuses a stranger one without changing anything', async () => {
     const minted = await issuer.mint({ email: ACL_USERS.producer });
     expect(minted.tokenType).toBe('Bearer');
-    const r = await h.call(tasks, { method: 'POST', body: { id: 'tq-local-1', payloadBase64: b64('local') }, headers: bearer(minted.accessToken) });
+    const r = await h.call(tasks, {
+      method: 'POST',
+      body: { id: 'tq-local-1', payloadBase64: b64('local') },
+      headers: bearer(minted.accessToken),
+    });
     expect(r.status, r.text).toBe(200);
     expect(taskRow(await dbSnapshot(h.t), 'alpha', 'tq-local-1')).toMatchObject({ payload: Buffer.from('local') });
 
@@ -53,13 +60,22 @@ describe('local issuer end to end', () => {
   it('accepts a token minted by another process sharing the database (as `taskqueue token` does)', async () => {
     const other = await secondHandle(h.t);
     try {
-      const cli = new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore(other.ctx), { scopeAliases: DEFAULT_SCOPE_ALIASES });
+      const cli = new LocalIssuer(DEFAULT_LOCAL_ISSUER, new PgAuthStore(other.ctx), {
+        scopeAliases: DEFAULT_SCOPE_ALIASES,
+      });
       const consumer = await cli.mint({ email: ACL_USERS.consumer, scopes: ['taskqueue.consumer'], ttlSeconds: 120 });
-      const leased = await h.call(`${tasks}/lease?numTasks=10&leaseSecs=60`, { method: 'POST', headers: bearer(consumer.accessToken) });
+      const leased = await h.call(`${tasks}/lease?numTasks=10&leaseSecs=60`, {
+        method: 'POST',
+        headers: bearer(consumer.accessToken),
+      });
       expect(leased.status, leased.text).toBe(200);
       expect(leased.json.items.map((task: Loose) => task.id)).toContain('tq-local-1');
       const before = await dbSnapshot(h.t);
-      const insert = await h.call(tasks, { method: 'POST', body: { id: 'tq-local-2', payloadBase64: '' }, headers: bearer(consumer.accessToken) });
+      const insert = await h.call(tasks, {
+        method: 'POST',
+        body: { id: 'tq-local-2', payloadBase64: '' },
+        headers: bearer(consumer.accessToken),
+      });
       expect(insert.status).toBe(403);
       expect(insert.headers.get('www-authenticate')).toBe(INSERT_SCOPE);
       expect(await dbSnapshot(h.t)).toEqual(before);
@@ -100,16 +116,24 @@ describe('local issuer end to end', () => {
       };
       const producer = await clientFor(ACL_USERS.producer);
       const inserted = await producer.tasks.insert(
-        { project: 's~local', taskqueue: 'alpha', resource: { id: 'tq-client-1', queueName: 'alpha', payloadBase64: b64('via googleapis') } },
+        {
+          project: 's~local',
+          taskqueue: 'alpha',
+          resource: { id: 'tq-client-1', queueName: 'alpha', payloadBase64: b64('via googleapis') },
+        },
         o,
       );
       expect(inserted.status).toBe(200);
       expect(inserted.data).toMatchObject({ id: 'tq-client-1', retry_count: 0 });
-      expect(taskRow(await dbSnapshot(h.t), 'alpha', 'tq-client-1')).toMatchObject({ payload: Buffer.from('via googleapis') });
+      expect(taskRow(await dbSnapshot(h.t), 'alpha', 'tq-client-1')).toMatchObject({
+        payload: Buffer.from('via googleapis'),
+      });
 
       const stranger = await clientFor(ACL_USERS.stranger);
       const before = await dbSnapshot(h.t);
-      const error = await stranger.tasks.delete({ project: 's~local', taskqueue: 'alpha', task: 'tq-client-1' }, o).catch((e: Loose) => e);
+      const error = await stranger.tasks
+        .delete({ project: 's~local', taskqueue: 'alpha', task: 'tq-client-1' }, o)
+        .catch((e: Loose) => e);
       expect(error.code).toBe(403);
       expect(error.errors).toEqual(FORBIDDEN_BODY.error.errors);
       expect(await dbSnapshot(h.t)).toEqual(before);

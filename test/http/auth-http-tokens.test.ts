@@ -58,7 +58,12 @@ describe('token matrix through HTTP', () => {
 
   interface TokenRow {
     readonly name: string;
-    readonly request: () => Promise<{ path: string; method?: string; headers?: Record<string, string>; body?: unknown }>;
+    readonly request: () => Promise<{
+      path: string;
+      method?: string;
+      headers?: Record<string, string>;
+      body?: unknown;
+    }>;
     readonly status: number;
     readonly challenge: string | RegExp | null;
     readonly reason?: string;
@@ -76,14 +81,23 @@ describe('token matrix through HTTP', () => {
     },
     {
       name: 'no credentials, malformed body: the body is never read',
-      request: async () => ({ path: tasks, method: 'POST', body: '{not json', headers: { 'content-type': 'application/json' } }),
+      request: async () => ({
+        path: tasks,
+        method: 'POST',
+        body: '{not json',
+        headers: { 'content-type': 'application/json' },
+      }),
       status: 401,
       challenge: BARE,
       reason: 'required',
     },
     {
       name: 'Basic credentials only (delete)',
-      request: async () => ({ path: `${tasks}/${WAITING}`, method: 'DELETE', headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } }),
+      request: async () => ({
+        path: `${tasks}/${WAITING}`,
+        method: 'DELETE',
+        headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' },
+      }),
       status: 401,
       challenge: BARE,
       reason: 'required',
@@ -104,7 +118,11 @@ describe('token matrix through HTTP', () => {
     },
     {
       name: 'a valid token with an unknown key= (delete)',
-      request: async () => ({ path: `${tasks}/${WAITING}?key=not-a-key`, method: 'DELETE', headers: bearer(await issuer.mint(ACL_USERS.consumer)) }),
+      request: async () => ({
+        path: `${tasks}/${WAITING}?key=not-a-key`,
+        method: 'DELETE',
+        headers: bearer(await issuer.mint(ACL_USERS.consumer)),
+      }),
       status: 400,
       challenge: null,
       reason: 'keyInvalid',
@@ -139,7 +157,13 @@ describe('token matrix through HTTP', () => {
         path: `${tasks}/${WAITING}?newLeaseSeconds=0`,
         method: 'PATCH',
         body: { tag: 'x' },
-        headers: bearer(await idp.sign(await idp.newKey('RS256', { publish: false }), { aud: 'taskqueue', email: ACL_USERS.consumer, scope: TASKQUEUE_SCOPE })),
+        headers: bearer(
+          await idp.sign(await idp.newKey('RS256', { publish: false }), {
+            aud: 'taskqueue',
+            email: ACL_USERS.consumer,
+            scope: TASKQUEUE_SCOPE,
+          }),
+        ),
       }),
       status: 401,
       challenge: INVALID_TOKEN,
@@ -150,8 +174,20 @@ describe('token matrix through HTTP', () => {
       name: 'alg none (insert)',
       request: async () => {
         const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-        const claims = { iss: idp.issuer, aud: 'taskqueue', email: ACL_USERS.producer, email_verified: true, scope: TASKQUEUE_SCOPE, exp: now() + 600 };
-        return { path: tasks, method: 'POST', body: insertBody, headers: bearer(`${part({ alg: 'none' })}.${part(claims)}.`) };
+        const claims = {
+          iss: idp.issuer,
+          aud: 'taskqueue',
+          email: ACL_USERS.producer,
+          email_verified: true,
+          scope: TASKQUEUE_SCOPE,
+          exp: now() + 600,
+        };
+        return {
+          path: tasks,
+          method: 'POST',
+          body: insertBody,
+          headers: bearer(`${part({ alg: 'none' })}.${part(claims)}.`),
+        };
       },
       status: 401,
       challenge: INVALID_TOKEN,
@@ -159,7 +195,12 @@ describe('token matrix through HTTP', () => {
     },
     {
       name: 'the consumer scope inserting (the producer, whom the ACL lets insert)',
-      request: async () => ({ path: tasks, method: 'POST', body: insertBody, headers: bearer(await issuer.mint(ACL_USERS.producer, [TASKQUEUE_CONSUMER_SCOPE])) }),
+      request: async () => ({
+        path: tasks,
+        method: 'POST',
+        body: insertBody,
+        headers: bearer(await issuer.mint(ACL_USERS.producer, [TASKQUEUE_CONSUMER_SCOPE])),
+      }),
       status: 403,
       challenge: INSERT_SCOPE,
       reason: 'insufficientPermissions',
@@ -177,7 +218,11 @@ describe('token matrix through HTTP', () => {
     },
     {
       name: 'a valid token of a caller outside the ACL (delete)',
-      request: async () => ({ path: `${tasks}/${WAITING}`, method: 'DELETE', headers: bearer(await idpToken(ACL_USERS.stranger)) }),
+      request: async () => ({
+        path: `${tasks}/${WAITING}`,
+        method: 'DELETE',
+        headers: bearer(await idpToken(ACL_USERS.stranger)),
+      }),
       status: 403,
       challenge: null,
       reason: 'forbidden',
@@ -217,7 +262,15 @@ describe('token matrix through HTTP', () => {
     expect(r.headers.get('www-authenticate')).toBe(BARE);
     expect(r.json).toEqual({
       error: {
-        errors: [{ domain: 'global', reason: 'required', message: 'Login Required', locationType: 'header', location: 'Authorization' }],
+        errors: [
+          {
+            domain: 'global',
+            reason: 'required',
+            message: 'Login Required',
+            locationType: 'header',
+            location: 'Authorization',
+          },
+        ],
         code: 401,
         message: 'Login Required',
       },
@@ -226,7 +279,9 @@ describe('token matrix through HTTP', () => {
 
   it('accepts the lowercase and upper-case scheme', async () => {
     for (const scheme of ['bearer', 'BEARER']) {
-      const r = await h.call(`${tasks}/${WAITING}`, { headers: { authorization: `${scheme} ${await issuer.mint(ACL_USERS.consumer)}` } });
+      const r = await h.call(`${tasks}/${WAITING}`, {
+        headers: { authorization: `${scheme} ${await issuer.mint(ACL_USERS.consumer)}` },
+      });
       expect(r.status, scheme).toBe(200);
       expect(unb64(r.json.payloadBase64)).toBe(`alpha-${WAITING}-secret`);
     }
@@ -248,7 +303,9 @@ describe('token matrix through HTTP', () => {
   });
 
   it('accepts a token of the JWKS issuer on loopback, and a configured key= next to a token', async () => {
-    const r = await h.call(`${tasks}/${WAITING}?key=${API_KEY}`, { headers: bearer(await idpToken(ACL_USERS.consumer)) });
+    const r = await h.call(`${tasks}/${WAITING}?key=${API_KEY}`, {
+      headers: bearer(await idpToken(ACL_USERS.consumer)),
+    });
     expect(r.status).toBe(200);
     expect(r.json.id).toBe(WAITING);
     expect(idp.jwksFetches).toBeGreaterThan(0);
@@ -264,7 +321,11 @@ describe('token matrix through HTTP', () => {
     expect(insert.headers.get('www-authenticate')).toBe(INSERT_SCOPE);
     expect(await dbSnapshot(h.t)).toEqual(before);
     const producer = bearer(await issuer.mint(ACL_USERS.producer, [TASKQUEUE_SCOPE]));
-    const inserted = await h.call(tasks, { method: 'POST', body: { id: 'tq-by-producer', payloadBase64: b64('p') }, headers: producer });
+    const inserted = await h.call(tasks, {
+      method: 'POST',
+      body: { id: 'tq-by-producer', payloadBase64: b64('p') },
+      headers: producer,
+    });
     expect(inserted.status).toBe(200);
     expect(taskRow(await dbSnapshot(h.t), 'alpha', 'tq-by-producer')).toMatchObject({ retry_count: 0 });
   });

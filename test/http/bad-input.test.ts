@@ -4,12 +4,47 @@ import { b64, openHarness, type Harness } from './harness.js';
 
 /** Values that have broken parsers elsewhere: empty, hex, exponents, NUL, lone surrogates, huge, unicode digits. */
 const hostile = fc.oneof(
-  fc.constantFrom('', '0', '1', '-1', '1.5', '1e3', '0x10', '10abc', '9007199254740993', 'true', 'false', 'null', '\u0000', '\ud800', '١٢', '%zz', '*', ' '),
+  fc.constantFrom(
+    '',
+    '0',
+    '1',
+    '-1',
+    '1.5',
+    '1e3',
+    '0x10',
+    '10abc',
+    '9007199254740993',
+    'true',
+    'false',
+    'null',
+    '\u0000',
+    '\ud800',
+    '١٢',
+    '%zz',
+    '*',
+    ' ',
+  ),
   fc.string({ maxLength: 20 }),
   fc.integer({ min: -5, max: 2_000_000 }).map(String),
 );
 
-const PARAMS = ['numTasks', 'leaseSecs', 'lease_secs', 'groupByTag', 'tag', 'waitSecs', 'newLeaseSeconds', 'getStats', 'maxResults', 'pageToken', 'fields', 'alt', 'prettyPrint', 'oauth_token', 'key'];
+const PARAMS = [
+  'numTasks',
+  'leaseSecs',
+  'lease_secs',
+  'groupByTag',
+  'tag',
+  'waitSecs',
+  'newLeaseSeconds',
+  'getStats',
+  'maxResults',
+  'pageToken',
+  'fields',
+  'alt',
+  'prettyPrint',
+  'oauth_token',
+  'key',
+];
 
 /** Hostile parameters alone, or added to a valid set, so that requests also get past the first check. */
 const query = fc
@@ -26,18 +61,59 @@ const query = fc
 const jsonValue = fc.oneof(hostile, fc.integer(), fc.constant(null), fc.boolean(), fc.constant({}), fc.constant([1]));
 
 const body = fc.oneof(
-  fc.dictionary(fc.constantFrom('id', 'payloadBase64', 'tag', 'leaseTimestamp', 'queueName', 'kind', 'retry_count', '__proto__', 'constructor'), jsonValue, {
-    maxKeys: 5,
-  }).map((object) => JSON.stringify(object)),
+  fc
+    .dictionary(
+      fc.constantFrom(
+        'id',
+        'payloadBase64',
+        'tag',
+        'leaseTimestamp',
+        'queueName',
+        'kind',
+        'retry_count',
+        '__proto__',
+        'constructor',
+      ),
+      jsonValue,
+      {
+        maxKeys: 5,
+      },
+    )
+    .map((object) => JSON.stringify(object)),
   fc.string({ maxLength: 40 }),
-  fc.constantFrom('', '{', '[]', 'null', '"x"', '{"payloadBase64":"aGk="}', '{"payloadBase64":"aGk=","id":"t1"}', '{"tag":null}', 'numTasks=1&leaseSecs=1'),
+  fc.constantFrom(
+    '',
+    '{',
+    '[]',
+    'null',
+    '"x"',
+    '{"payloadBase64":"aGk="}',
+    '{"payloadBase64":"aGk=","id":"t1"}',
+    '{"tag":null}',
+    'numTasks=1&leaseSecs=1',
+  ),
 );
 
 const request = fc.record({
   method: fc.constantFrom('GET', 'POST', 'PATCH', 'PUT', 'DELETE'),
-  path: fc.constantFrom('', '/tasks', '/tasks/lease', '/tasks/t1', '/tasks/lease', '/tasks/%00', '/tasks/a%2Fb', '/tasks/x%ZZ'),
-  project: fc.oneof({ arbitrary: fc.constantFrom('local', 's~local'), weight: 8 }, { arbitrary: fc.constantFrom('other', 'taskqueues'), weight: 1 }),
-  queue: fc.oneof({ arbitrary: fc.constant('q'), weight: 8 }, { arbitrary: fc.constantFrom('default', 'nope', '%00'), weight: 1 }),
+  path: fc.constantFrom(
+    '',
+    '/tasks',
+    '/tasks/lease',
+    '/tasks/t1',
+    '/tasks/lease',
+    '/tasks/%00',
+    '/tasks/a%2Fb',
+    '/tasks/x%ZZ',
+  ),
+  project: fc.oneof(
+    { arbitrary: fc.constantFrom('local', 's~local'), weight: 8 },
+    { arbitrary: fc.constantFrom('other', 'taskqueues'), weight: 1 },
+  ),
+  queue: fc.oneof(
+    { arbitrary: fc.constant('q'), weight: 8 },
+    { arbitrary: fc.constantFrom('default', 'nope', '%00'), weight: 1 },
+  ),
   query,
   body,
   contentType: fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'text/plain'),
@@ -90,11 +166,17 @@ describe('bad input never becomes a 500', () => {
 
   it('refuses tags PostgreSQL could not store faithfully with 400', async () => {
     for (const tag of ['a\u0000b', '\ud800', 'x\udc00']) {
-      const insert = await h.call('/taskqueue/v1beta2/projects/local/taskqueues/q/tasks', { method: 'POST', body: { payloadBase64: '', tag } });
+      const insert = await h.call('/taskqueue/v1beta2/projects/local/taskqueues/q/tasks', {
+        method: 'POST',
+        body: { payloadBase64: '', tag },
+      });
       expect(insert.status).toBe(400);
       expect(insert.json.error.message).toContain('tag');
     }
-    const lease = await h.call(`/taskqueue/v1beta2/projects/local/taskqueues/q/tasks/lease?numTasks=1&leaseSecs=1&groupByTag=true&tag=%00`, { method: 'POST' });
+    const lease = await h.call(
+      `/taskqueue/v1beta2/projects/local/taskqueues/q/tasks/lease?numTasks=1&leaseSecs=1&groupByTag=true&tag=%00`,
+      { method: 'POST' },
+    );
     expect(lease.status).toBe(400);
   });
 });

@@ -19,9 +19,12 @@ function denyingAccess(checks: Check[]): AccessControl {
     async check(credentials, queue: QueueConfig | null, action) {
       checks.push({ credentials, queue: queue?.name ?? null, action });
       const token = credentials.authorization?.replace(/^Bearer /, '') ?? credentials.oauthToken;
-      if (token === undefined) throw new QueueError('UNAUTHENTICATED', 'Login Required', { wwwAuthenticate: 'Bearer realm="taskqueue"' });
+      if (token === undefined)
+        throw new QueueError('UNAUTHENTICATED', 'Login Required', { wwwAuthenticate: 'Bearer realm="taskqueue"' });
       if (token !== 'good') {
-        throw new QueueError('PERMISSION_DENIED', 'not allowed on this queue', { wwwAuthenticate: 'Bearer realm="taskqueue", error="insufficient_scope"' });
+        throw new QueueError('PERMISSION_DENIED', 'not allowed on this queue', {
+          wwwAuthenticate: 'Bearer realm="taskqueue", error="insufficient_scope"',
+        });
       }
       return { principal: { email: 'good@example.com', scopes: [] }, mayReadAcl: true };
     },
@@ -39,7 +42,7 @@ describe('authorisation of the calls of a batch', () => {
     return harness;
   }
 
-  it('gives each call the batch request\'s Authorization unless the call carries its own (Google\'s rule)', async () => {
+  it("gives each call the batch request's Authorization unless the call carries its own (Google's rule)", async () => {
     const checks: Check[] = [];
     h = await seeded(checks);
     const parts = parseBatchReply(
@@ -58,7 +61,11 @@ describe('authorisation of the calls of a batch', () => {
     expect(parts.map((p) => p.status)).toEqual([200, 403, 200, 200, 403]);
     expect(parts[1]!.headers['www-authenticate']).toBe('Bearer realm="taskqueue", error="insufficient_scope"');
     expect(parts[1]!.json.error.errors[0].reason).toBe('forbidden');
-    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual([{ name: 'b' }, { name: 'd' }, { name: 'new' }]);
+    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual([
+      { name: 'b' },
+      { name: 'd' },
+      { name: 'new' },
+    ]);
     // The combined DELETEs ask once per distinct credentials; routed calls ask as alone.
     const asked = checks.map((c) => [c.credentials.authorization, c.action]);
     expect(asked).toHaveLength(4);
@@ -75,15 +82,22 @@ describe('authorisation of the calls of a batch', () => {
   it('refuses every call of an anonymous batch with 401 and its challenge, and deletes nothing', async () => {
     const checks: Check[] = [];
     h = await seeded(checks);
-    const parts = parseBatchReply(await sendBatch(h.app, batchBody([{ line: `DELETE ${tasks}/a` }, { line: `DELETE ${tasks}/b` }, { line: `GET ${tasks}` }])));
+    const parts = parseBatchReply(
+      await sendBatch(
+        h.app,
+        batchBody([{ line: `DELETE ${tasks}/a` }, { line: `DELETE ${tasks}/b` }, { line: `GET ${tasks}` }]),
+      ),
+    );
     expect(parts.map((p) => p.status)).toEqual([401, 401, 401]);
     for (const part of parts) expect(part.headers['www-authenticate']).toBe('Bearer realm="taskqueue"');
     expect(await h.t.sql(`select count(*)::int as n from ${h.t.schema}.tasks`)).toEqual([{ n: 4 }]);
   });
 
-  it('passes the batch request\'s oauth_token query parameter on to each call', async () => {
+  it("passes the batch request's oauth_token query parameter on to each call", async () => {
     h = await seeded([]);
-    const r = await sendBatch(h.app, batchBody([{ line: `DELETE ${tasks}/a` }, { line: `GET ${tasks}/b` }]), { path: '/batch?oauth_token=good' });
+    const r = await sendBatch(h.app, batchBody([{ line: `DELETE ${tasks}/a` }, { line: `GET ${tasks}/b` }]), {
+      path: '/batch?oauth_token=good',
+    });
     expect(r.headers.get('cache-control')).toBe('private');
     const parts = parseBatchReply(r);
     expect(parts.map((p) => [p.status, p.headers['cache-control']])).toEqual([
@@ -99,19 +113,32 @@ describe('authorisation of the calls of a batch', () => {
           await new Promise((resolve) => setTimeout(resolve, 30));
           return { principal: { email: 'slow@example.com', scopes: [] }, mayReadAcl: false };
         }
-        throw new QueueError('PERMISSION_DENIED', 'not allowed on this queue', { wwwAuthenticate: 'Bearer error="insufficient_scope"' });
+        throw new QueueError('PERMISSION_DENIED', 'not allowed on this queue', {
+          wwwAuthenticate: 'Bearer error="insufficient_scope"',
+        });
       },
     };
     h = await openHarness('postgres', { accessControl: slow });
-    await h.t.service.getQueue('q').add([{ name: 'a', payload: Buffer.from('a') }, { name: 'b', payload: Buffer.from('b') }]);
+    await h.t.service.getQueue('q').add([
+      { name: 'a', payload: Buffer.from('a') },
+      { name: 'b', payload: Buffer.from('b') },
+    ]);
     const parts = parseBatchReply(
       await sendBatch(
         h.app,
         batchBody([
           { line: `DELETE ${tasks}/a`, headers: { Authorization: 'Bearer slow' } },
           { line: `DELETE ${tasks}/b`, headers: { Authorization: 'Bearer other' } },
-          { line: `POST ${tasks}`, body: JSON.stringify({ id: 'c', payloadBase64: '' }), headers: { Authorization: 'Bearer slow' } },
-          { line: `POST ${tasks}`, body: JSON.stringify({ id: 'd', payloadBase64: '' }), headers: { Authorization: 'Bearer other' } },
+          {
+            line: `POST ${tasks}`,
+            body: JSON.stringify({ id: 'c', payloadBase64: '' }),
+            headers: { Authorization: 'Bearer slow' },
+          },
+          {
+            line: `POST ${tasks}`,
+            body: JSON.stringify({ id: 'd', payloadBase64: '' }),
+            headers: { Authorization: 'Bearer other' },
+          },
         ]),
       ),
     );
@@ -122,9 +149,13 @@ describe('authorisation of the calls of a batch', () => {
     const checks: Check[] = [];
     h = await seeded(checks);
     const parts = parseBatchReply(
-      await sendBatch(h.app, batchBody([{ line: `DELETE ${queuePath('secret')}/tasks/a` }]), { headers: { authorization: 'Bearer limited' } }),
+      await sendBatch(h.app, batchBody([{ line: `DELETE ${queuePath('secret')}/tasks/a` }]), {
+        headers: { authorization: 'Bearer limited' },
+      }),
     );
     expect(parts[0]!.status).toBe(403);
-    expect(checks).toEqual([{ credentials: expect.objectContaining({ authorization: 'Bearer limited' }), queue: null, action: 'task.delete' }]);
+    expect(checks).toEqual([
+      { credentials: expect.objectContaining({ authorization: 'Bearer limited' }), queue: null, action: 'task.delete' },
+    ]);
   });
 });

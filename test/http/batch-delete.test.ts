@@ -11,7 +11,9 @@ describe('extension: POST .../tasks:batchDelete', () => {
 
   async function seeded(options: { accessControl?: AccessControl } = {}): Promise<Harness> {
     const harness = await openHarness('postgres', options);
-    await harness.t.service.getQueue('q').add(['a', 'b', 'c', 'gone'].map((name) => ({ name, payload: Buffer.from(name) })));
+    await harness.t.service
+      .getQueue('q')
+      .add(['a', 'b', 'c', 'gone'].map((name) => ({ name, payload: Buffer.from(name) })));
     await harness.t.service.getQueue('q').deleteTask('gone');
     return harness;
   }
@@ -30,10 +32,13 @@ describe('extension: POST .../tasks:batchDelete', () => {
 
   it('takes the short form of the path, fields and prettyPrint as every method does', async () => {
     h = await seeded();
-    const r = await h.call('/taskqueue/v1beta2/projects/taskqueues/q/tasks:batchDelete?fields=deleted&prettyPrint=false', {
-      method: 'POST',
-      body: { ids: ['a', 'zz'] },
-    });
+    const r = await h.call(
+      '/taskqueue/v1beta2/projects/taskqueues/q/tasks:batchDelete?fields=deleted&prettyPrint=false',
+      {
+        method: 'POST',
+        body: { ids: ['a', 'zz'] },
+      },
+    );
     expect(r.status).toBe(200);
     expect(r.text).toBe('{"deleted":["a"]}');
     const bad = await h.call(`${batchDelete}?fields=items`, { method: 'POST', body: { ids: ['b'] } });
@@ -67,7 +72,11 @@ describe('extension: POST .../tasks:batchDelete', () => {
       },
     };
     h = await seeded({ accessControl: deny });
-    const r = await h.call(batchDelete, { method: 'POST', body: '{broken', headers: { 'content-type': 'application/json' } });
+    const r = await h.call(batchDelete, {
+      method: 'POST',
+      body: '{broken',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(403);
     expect(actions).toEqual(['task.delete']);
     expect(await h.t.sql(`select count(*)::int as n from ${h.t.schema}.tasks`)).toEqual([{ n: 3 }]);
@@ -76,7 +85,9 @@ describe('extension: POST .../tasks:batchDelete', () => {
   it('allows POST only, and 404s an unknown queue', async () => {
     h = await seeded();
     expect((await h.call(batchDelete, { method: 'GET' })).status).toBe(405);
-    expect((await h.call(`${queuePath('nosuch')}/tasks:batchDelete`, { method: 'POST', body: { ids: ['a'] } })).status).toBe(404);
+    expect(
+      (await h.call(`${queuePath('nosuch')}/tasks:batchDelete`, { method: 'POST', body: { ids: ['a'] } })).status,
+    ).toBe(404);
   });
 
   describe.each(['postgres', 'pglite'] as const)('with leaseTimestamps (fenced), %s', (engine) => {
@@ -91,13 +102,21 @@ describe('extension: POST .../tasks:batchDelete', () => {
       const second = await h.lease('numTasks=3&leaseSecs=600');
       const token = (tasks: typeof first, id: string) => tasks.find((task) => task.id === id)!.leaseTimestamp as string;
       const ids = first.map((task) => task.id as string);
-      const stale = await h.call(batchDelete, { method: 'POST', body: { ids, leaseTimestamps: ids.map((id) => token(first, id)) } });
+      const stale = await h.call(batchDelete, {
+        method: 'POST',
+        body: { ids, leaseTimestamps: ids.map((id) => token(first, id)) },
+      });
       expect(stale.json).toEqual({ deleted: [], notFound: ids });
       const [generated, other] = ids.filter((id) => id !== 'chosen');
       // Mixed: one stale token, two current ones (one as an integer); a name repeated with its token counts once.
       const body = {
         ids: ['chosen', generated, other, generated],
-        leaseTimestamps: [token(second, 'chosen'), Number(token(second, generated!)), token(first, other!), token(second, generated!)],
+        leaseTimestamps: [
+          token(second, 'chosen'),
+          Number(token(second, generated!)),
+          token(first, other!),
+          token(second, generated!),
+        ],
       };
       const r = await h.call(batchDelete, { method: 'POST', body });
       expect(r.status).toBe(200);

@@ -94,7 +94,8 @@ function headerMap(lines: readonly string[]): Record<string, string> {
 /** A response, read once; the body is parsed as JSON only when it is JSON (batch answers are multipart). */
 export async function batchReply(response: Response): Promise<Reply> {
   const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').startsWith('application/json') && text ? JSON.parse(text) : undefined;
+  const json =
+    (response.headers.get('content-type') ?? '').startsWith('application/json') && text ? JSON.parse(text) : undefined;
   return { status: response.status, headers: response.headers, text, json };
 }
 
@@ -106,7 +107,10 @@ export async function sendBatch(
 ): Promise<Reply> {
   const response = await app.request(options.path ?? '/batch/taskqueue/v1beta2', {
     method: 'POST',
-    headers: { 'content-type': `multipart/mixed; boundary=${options.boundary ?? BOUNDARY}`, ...(options.headers ?? {}) },
+    headers: {
+      'content-type': `multipart/mixed; boundary=${options.boundary ?? BOUNDARY}`,
+      ...(options.headers ?? {}),
+    },
     body: body as RequestInit['body'],
   });
   return batchReply(response);

@@ -55,15 +55,26 @@ describe('reading a batch body', () => {
   });
 });
 
-describe('resolving a call\'s target', () => {
+describe("resolving a call's target", () => {
   const batch = { origin: 'http://127.0.0.1:8080', query: null, headers: new Map<string, string>() };
-  const part = (target: string): BatchPart => ({ contentId: undefined, method: 'GET', target, headers: new Map(), body: Buffer.alloc(0) });
+  const part = (target: string): BatchPart => ({
+    contentId: undefined,
+    method: 'GET',
+    target,
+    headers: new Map(),
+    body: Buffer.alloc(0),
+  });
 
   it('reads a UTF-8 request line, and resolves paths as the URL parser does', () => {
-    const [utf8] = parse('--b\r\nContent-Type: application/http\r\n\r\nDELETE /taskqueue/v1beta2/x/é?q=ü HTTP/1.1\r\n\r\n--b--');
+    const [utf8] = parse(
+      '--b\r\nContent-Type: application/http\r\n\r\nDELETE /taskqueue/v1beta2/x/é?q=ü HTTP/1.1\r\n\r\n--b--',
+    );
     expect(utf8!.target).toBe('/taskqueue/v1beta2/x/é?q=ü');
     expect(innerRequest(utf8!, batch)).toMatchObject({ path: '/taskqueue/v1beta2/x/%C3%A9', search: '?q=%C3%BC' });
-    expect(innerRequest(part('/taskqueue/v1beta2/a/./b/../c?'), batch)).toMatchObject({ path: '/taskqueue/v1beta2/a/c', search: '' });
+    expect(innerRequest(part('/taskqueue/v1beta2/a/./b/../c?'), batch)).toMatchObject({
+      path: '/taskqueue/v1beta2/a/c',
+      search: '',
+    });
   });
 
   it('takes the shortcut past the URL parser only where the parser would change nothing (property)', () => {
@@ -83,8 +94,10 @@ describe('resolving a call\'s target', () => {
 });
 
 describe('writing a batch response', () => {
-  it('answers Content-IDs with response- inside the angle brackets (Google\'s form)', () => {
-    expect(responseContentId('<item1:12930812@barnyard.example.com>')).toBe('<response-item1:12930812@barnyard.example.com>');
+  it("answers Content-IDs with response- inside the angle brackets (Google's form)", () => {
+    expect(responseContentId('<item1:12930812@barnyard.example.com>')).toBe(
+      '<response-item1:12930812@barnyard.example.com>',
+    );
     expect(responseContentId('item1')).toBe('response-item1');
   });
 

@@ -8,7 +8,10 @@ import { batchBody, batchReply, BOUNDARY, parseBatchReply, sendBatch, type Batch
 import { b64, listen, openHarness, queuePath, unb64, type Harness } from './harness.js';
 
 const tasks = `${queuePath()}/tasks`;
-const del = (name: string, extra: Partial<BatchCall> = {}): BatchCall => ({ line: `DELETE ${tasks}/${name}`, ...extra });
+const del = (name: string, extra: Partial<BatchCall> = {}): BatchCall => ({
+  line: `DELETE ${tasks}/${name}`,
+  ...extra,
+});
 
 describe('the batch endpoint (Google batch format)', () => {
   let h: Harness;
@@ -80,14 +83,22 @@ describe('the batch endpoint (Google batch format)', () => {
     // Two services with the same data: one answers through the combined path, the other routes every part.
     const setup = async () => {
       const harness = await openHarness('postgres', { queues: [pullQueue('q'), pullQueue('q2')] });
-      for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'gone', 'held']) await harness.insert({ id, payloadBase64: b64(id) });
+      for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'gone', 'held'])
+        await harness.insert({ id, payloadBase64: b64(id) });
       expect((await harness.call(`${tasks}/gone`, { method: 'DELETE' })).status).toBe(200);
       return harness;
     };
     h = await setup();
     h2 = await setup();
     const routedOnly = new Hono();
-    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false }));
+    routedOnly.post(
+      '/batch',
+      batchHandler(
+        h2.app,
+        { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined },
+        { combine: false },
+      ),
+    );
     const calls: BatchCall[] = [
       del('a'),
       { line: `DELETE /taskqueue/v1beta2/projects/s~local/taskqueues/q/tasks/b` },
@@ -117,9 +128,13 @@ describe('the batch endpoint (Google batch format)', () => {
     expect(normalise(combined.text)).toBe(normalise(routed.text));
     const statuses = parseBatchReply(combined).map((p) => p.status);
     // The push queue `default` serves deletes too (an extension): its unknown task is 404.
-    expect(statuses).toEqual([200, 200, 200, 404, 404, 404, 400, 404, 404, 404, 200, 404, 400, 400, 400, 200, 404, 412, 404, 200]);
+    expect(statuses).toEqual([
+      200, 200, 200, 404, 404, 404, 400, 404, 404, 404, 200, 404, 400, 400, 400, 200, 404, 412, 404, 200,
+    ]);
     expect(parseBatchReply(combined)[15]!.headers['cache-control']).toBe('private');
-    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual(await h2.t.sql(`select name from ${h2.t.schema}.tasks order by name`));
+    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual(
+      await h2.t.sql(`select name from ${h2.t.schema}.tasks order by name`),
+    );
   });
 
   it('sends the inserts of one queue to the core as add(tasks) calls of 100; a failing one is retried call by call', async () => {
@@ -139,7 +154,12 @@ describe('the batch endpoint (Google batch format)', () => {
     const mixed = parseBatchReply(
       await sendBatch(
         h.app,
-        batchBody([insert({ id: 'x1', payloadBase64: '' }), insert({ id: 'taken', payloadBase64: '' }), insert({ id: 'x1', payloadBase64: '' }), insert({ payloadBase64: '' })]),
+        batchBody([
+          insert({ id: 'x1', payloadBase64: '' }),
+          insert({ id: 'taken', payloadBase64: '' }),
+          insert({ id: 'x1', payloadBase64: '' }),
+          insert({ payloadBase64: '' }),
+        ]),
       ),
     );
     expect(mixed.map((p) => p.status)).toEqual([200, 409, 409, 200]);
@@ -160,8 +180,19 @@ describe('the batch endpoint (Google batch format)', () => {
     h = await setup();
     h2 = await setup();
     const routedOnly = new Hono();
-    routedOnly.post('/batch', batchHandler(h2.app, { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined }, { combine: false }));
-    const post = (path: string, body: string, headers: Record<string, string> = {}): BatchCall => ({ line: `POST ${path}`, body, headers });
+    routedOnly.post(
+      '/batch',
+      batchHandler(
+        h2.app,
+        { service: h2.t.service, accessControl: OPEN_ACCESS, publicUrl: undefined, adminEmails: undefined },
+        { combine: false },
+      ),
+    );
+    const post = (path: string, body: string, headers: Record<string, string> = {}): BatchCall => ({
+      line: `POST ${path}`,
+      body,
+      headers,
+    });
     const calls: BatchCall[] = [
       post(tasks, JSON.stringify({ id: 'i1', payloadBase64: b64('one') })),
       post(`${tasks}?fields=id,tag`, JSON.stringify({ id: 'i2', payloadBase64: b64('two'), tag: 'hot' })),
@@ -171,13 +202,19 @@ describe('the batch endpoint (Google batch format)', () => {
       post(tasks, JSON.stringify({ id: 'i3' })),
       post(tasks, JSON.stringify({ id: 'i4', payloadBase64: '*not base64*' })),
       post(tasks, JSON.stringify({ id: 'i5', payloadBase64: '', queueName: 'projects/local/taskqueues/other' })),
-      post(`${tasks}?prettyPrint=false`, JSON.stringify({ id: 'i6', payloadBase64: b64('six'), leaseTimestamp: '1700000000000000' })),
+      post(
+        `${tasks}?prettyPrint=false`,
+        JSON.stringify({ id: 'i6', payloadBase64: b64('six'), leaseTimestamp: '1700000000000000' }),
+      ),
       post(`${tasks}?oauth_token=abc`, JSON.stringify({ id: 'i7', payloadBase64: '' })),
       post(`${tasks}?fields=bogus`, JSON.stringify({ id: 'i8', payloadBase64: '' })),
       post(`${queuePath('nosuch')}/tasks`, JSON.stringify({ id: 'i9', payloadBase64: '' })),
       post(`${queuePath('default')}/tasks`, JSON.stringify({ id: 'i10', payloadBase64: '' })),
       post('/taskqueue/v1beta2/projects/taskqueues/q/tasks', JSON.stringify({ id: 'i11', payloadBase64: '' })),
-      post('/taskqueue/v1beta2/projects/e~local/taskqueues/q/tasks', JSON.stringify({ id: 'i12', payloadBase64: '', tag: 'a\u0000b' })),
+      post(
+        '/taskqueue/v1beta2/projects/e~local/taskqueues/q/tasks',
+        JSON.stringify({ id: 'i12', payloadBase64: '', tag: 'a\u0000b' }),
+      ),
       post(tasks, JSON.stringify({ id: 'bad name', payloadBase64: '' })),
       post(tasks, JSON.stringify({ id: 'i13', payloadBase64: '' }), { 'X-HTTP-Method-Override': 'DELETE' }),
       post(tasks, '', {}),
@@ -194,9 +231,13 @@ describe('the batch endpoint (Google batch format)', () => {
         .replace(/"(enqueueTimestamp|leaseTimestamp)":( ?)"[0-9]+"/g, '"$1":$2"T"')
         .replace(/etag: "[^"]+"/g, 'etag: "E"');
     expect(normalise(combined.text)).toBe(normalise(routed.text));
-    expect(parseBatchReply(combined).map((p) => p.status)).toEqual([200, 200, 409, 409, 400, 400, 400, 400, 200, 200, 400, 404, 400, 200, 400, 400, 400, 400, 400, 200]);
+    expect(parseBatchReply(combined).map((p) => p.status)).toEqual([
+      200, 200, 409, 409, 400, 400, 400, 400, 200, 200, 400, 404, 400, 200, 400, 400, 400, 400, 400, 200,
+    ]);
     expect(parseBatchReply(combined)[19]!.headers['cache-control']).toBe('private');
-    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual(await h2.t.sql(`select name from ${h2.t.schema}.tasks order by name`));
+    expect(await h.t.sql(`select name from ${h.t.schema}.tasks order by name`)).toEqual(
+      await h2.t.sql(`select name from ${h2.t.schema}.tasks order by name`),
+    );
   });
 
   it('runs any method of the API in a batch: insert, get, lease, patch, list', async () => {
@@ -225,7 +266,7 @@ describe('the batch endpoint (Google batch format)', () => {
     expect(parts[4]!.json.stats.totalTasks).toBeGreaterThanOrEqual(1);
   });
 
-  it('applies the batch request\'s query parameters to each call, unless the call gives its own', async () => {
+  it("applies the batch request's query parameters to each call, unless the call gives its own", async () => {
     h = await openHarness('postgres');
     const r = await sendBatch(h.app, batchBody([del('never'), { line: `DELETE ${tasks}/never?prettyPrint=true` }]), {
       path: '/batch?prettyPrint=false',
@@ -263,27 +304,60 @@ describe('the batch endpoint (Google batch format)', () => {
     ['no part at all', {}, 'hello', 'no part'],
     ['no request', {}, `--${BOUNDARY}--\r\n`, 'no requests'],
     ['an unclosed part', {}, `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\nGET ${tasks}\r\n`, 'not closed'],
-    ['a part of another type', {}, `--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\nGET ${tasks}\r\n--${BOUNDARY}--`, 'application/http'],
+    [
+      'a part of another type',
+      {},
+      `--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\nGET ${tasks}\r\n--${BOUNDARY}--`,
+      'application/http',
+    ],
     ['a part without headers', {}, `--${BOUNDARY}\r\nGET ${tasks}\r\n--${BOUNDARY}--`, 'empty line'],
-    ['a bad request line', {}, `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\nplease delete t1\r\n--${BOUNDARY}--`, 'request line'],
-    ['an empty request', {}, `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\n\r\n--${BOUNDARY}--`, 'no HTTP request'],
-    ['a bad header line', {}, `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\nGET ${tasks}\r\nno colon\r\n\r\n--${BOUNDARY}--`, 'header line'],
-    ['a short Content-Length', {}, batchBody([{ line: `POST ${tasks}`, body: '{}', headers: { 'Content-Length': '99' } }]), 'Content-Length'],
-    ['base64 parts', {}, `--${BOUNDARY}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: base64\r\n\r\nR0VU\r\n--${BOUNDARY}--`, 'Transfer-Encoding'],
-  ])('answers a batch with %s with one 400 in Google\'s envelope', async (_what, headers: Record<string, string>, body, message) => {
-    h = await openHarness('postgres');
-    const response = await h.app.request('/batch/taskqueue/v1beta2', {
-      method: 'POST',
-      headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, ...headers },
-      body,
-    });
-    const r = await batchReply(response);
-    expect(r.status).toBe(400);
-    expect(r.headers.get('content-type')).toBe('application/json; charset=UTF-8');
-    expect(r.json.error.code).toBe(400);
-    expect(r.json.error.errors[0].domain).toBe('global');
-    expect(r.json.error.message).toContain(message);
-  });
+    [
+      'a bad request line',
+      {},
+      `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\nplease delete t1\r\n--${BOUNDARY}--`,
+      'request line',
+    ],
+    [
+      'an empty request',
+      {},
+      `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\n\r\n--${BOUNDARY}--`,
+      'no HTTP request',
+    ],
+    [
+      'a bad header line',
+      {},
+      `--${BOUNDARY}\r\nContent-Type: application/http\r\n\r\nGET ${tasks}\r\nno colon\r\n\r\n--${BOUNDARY}--`,
+      'header line',
+    ],
+    [
+      'a short Content-Length',
+      {},
+      batchBody([{ line: `POST ${tasks}`, body: '{}', headers: { 'Content-Length': '99' } }]),
+      'Content-Length',
+    ],
+    [
+      'base64 parts',
+      {},
+      `--${BOUNDARY}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: base64\r\n\r\nR0VU\r\n--${BOUNDARY}--`,
+      'Transfer-Encoding',
+    ],
+  ])(
+    "answers a batch with %s with one 400 in Google's envelope",
+    async (_what, headers: Record<string, string>, body, message) => {
+      h = await openHarness('postgres');
+      const response = await h.app.request('/batch/taskqueue/v1beta2', {
+        method: 'POST',
+        headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, ...headers },
+        body,
+      });
+      const r = await batchReply(response);
+      expect(r.status).toBe(400);
+      expect(r.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+      expect(r.json.error.code).toBe(400);
+      expect(r.json.error.errors[0].domain).toBe('global');
+      expect(r.json.error.message).toContain(message);
+    },
+  );
 
   it('takes at most 1000 requests, and 1000 in one go', async () => {
     h = await openHarness('postgres');
@@ -292,7 +366,12 @@ describe('the batch endpoint (Google batch format)', () => {
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.error.message).toContain('at most 1000');
     const q = h.t.service.getQueue('q');
-    await q.add(names.slice(0, 1000).map((name) => ({ name, payload: Buffer.alloc(0) })).slice(0, 100));
+    await q.add(
+      names
+        .slice(0, 1000)
+        .map((name) => ({ name, payload: Buffer.alloc(0) }))
+        .slice(0, 100),
+    );
     const parts = parseBatchReply(await sendBatch(h.app, batchBody(names.slice(0, 1000).map((n) => del(n)))));
     expect(parts).toHaveLength(1000);
     expect(parts.filter((p) => p.status === 200)).toHaveLength(100);
@@ -302,11 +381,17 @@ describe('the batch endpoint (Google batch format)', () => {
   it('holds its client at most the longest waitSecs, not their sum: long-poll leases share the batch start as their clock', async () => {
     h = await openHarness('postgres');
     // 200 leases waiting 2 s each, run 16 at a time, one after the other would take 13 rounds of 2 s.
-    const calls = Array.from({ length: 200 }, () => ({ line: `POST ${tasks}/lease?numTasks=1&leaseSecs=60&waitSecs=2` }));
+    const calls = Array.from({ length: 200 }, () => ({
+      line: `POST ${tasks}/lease?numTasks=1&leaseSecs=60&waitSecs=2`,
+    }));
     const start = Date.now();
     const pending = sendBatch(h.app, batchBody(calls));
     // Added once the leases wait (their queue marked in queue_waiters), not after a guessed sleep.
-    await expect.poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, { interval: 20 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, {
+        interval: 20,
+      })
+      .toBeGreaterThan(0);
     await h.insert({ id: 'late', payloadBase64: b64('x') });
     const parts = parseBatchReply(await pending);
     const elapsed = Date.now() - start;
@@ -325,7 +410,10 @@ describe('the batch endpoint (Google batch format)', () => {
       body: 'x',
     });
     expect(big.status).toBe(413);
-    const huge = await sendBatch(h.app, batchBody([{ line: `POST ${tasks}`, body: JSON.stringify({ payloadBase64: 'A'.repeat(2.5 * 1024 * 1024) }) }]));
+    const huge = await sendBatch(
+      h.app,
+      batchBody([{ line: `POST ${tasks}`, body: JSON.stringify({ payloadBase64: 'A'.repeat(2.5 * 1024 * 1024) }) }]),
+    );
     expect(huge.status).toBe(413);
     const get = await batchReply(await h.app.request('/batch/taskqueue/v1beta2'));
     expect(get.status).toBe(405);
@@ -337,7 +425,11 @@ describe('the batch endpoint (Google batch format)', () => {
     for (let i = 0; i < 20; i++) await h.insert({ id: `g${i}`, payloadBase64: b64('x'.repeat(200)) });
     const response = await h.app.request('/batch', {
       method: 'POST',
-      headers: { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, 'accept-encoding': 'gzip', 'user-agent': 'test (gzip)' },
+      headers: {
+        'content-type': `multipart/mixed; boundary=${BOUNDARY}`,
+        'accept-encoding': 'gzip',
+        'user-agent': 'test (gzip)',
+      },
       body: batchBody([{ line: `POST ${tasks}/lease?numTasks=20&leaseSecs=60` }, { line: `GET ${tasks}` }]),
     });
     expect(response.headers.get('content-encoding')).toBe('gzip');

@@ -16,11 +16,20 @@ describe('request conventions (spec section 4.3) over app.request', () => {
   describe('fields', () => {
     it('filters every kind of response, arrays element by element, parents kept', async () => {
       expect((await h.call(`${tasks}/t1?fields=id,tag`)).json).toEqual({ id: 't1', tag: 'a' });
-      expect((await h.call(`${tasks}?fields=items(id,tag)`)).json).toEqual({ items: [{ id: 't1', tag: 'a' }, { id: 't2' }] });
-      expect((await h.call(`${tasks}?fields=items/id,kind`)).json).toEqual({ kind: 'taskqueues#tasks', items: [{ id: 't1' }, { id: 't2' }] });
+      expect((await h.call(`${tasks}?fields=items(id,tag)`)).json).toEqual({
+        items: [{ id: 't1', tag: 'a' }, { id: 't2' }],
+      });
+      expect((await h.call(`${tasks}?fields=items/id,kind`)).json).toEqual({
+        kind: 'taskqueues#tasks',
+        items: [{ id: 't1' }, { id: 't2' }],
+      });
       expect((await h.call(`${queuePath()}?fields=acl/consumerEmails`)).json).toEqual({ acl: { consumerEmails: [] } });
-      expect((await h.call(`${queuePath()}?getStats=true&fields=stats(totalTasks)`)).json).toEqual({ stats: { totalTasks: 2 } });
-      const leased = await h.call(`${tasks}/lease?numTasks=1&leaseSecs=60&fields=items/payloadBase64`, { method: 'POST' });
+      expect((await h.call(`${queuePath()}?getStats=true&fields=stats(totalTasks)`)).json).toEqual({
+        stats: { totalTasks: 2 },
+      });
+      const leased = await h.call(`${tasks}/lease?numTasks=1&leaseSecs=60&fields=items/payloadBase64`, {
+        method: 'POST',
+      });
       expect(leased.json).toEqual({ items: [{ payloadBase64: b64('one') }] });
       const inserted = await h.call(`${tasks}?fields=id`, { method: 'POST', body: { id: 't3', payloadBase64: '' } });
       expect(inserted.json).toEqual({ id: 't3' });
@@ -95,7 +104,9 @@ describe('request conventions (spec section 4.3) over app.request', () => {
       expect((await h.call(`${tasks}/t1`, { headers: { 'if-none-match': '*' } })).status).toBe(304);
       for (const path of [queuePath(), tasks]) {
         const r = await h.call(path);
-        expect((await h.call(path, { headers: { 'if-none-match': r.headers.get('etag') as string } })).status).toBe(304);
+        expect((await h.call(path, { headers: { 'if-none-match': r.headers.get('etag') as string } })).status).toBe(
+          304,
+        );
       }
       await h.lease('numTasks=1&leaseSecs=60');
       const changed = await h.call(`${tasks}/t1`, { headers: { 'if-none-match': etag } });
@@ -143,7 +154,11 @@ describe('request conventions (spec section 4.3) over app.request', () => {
           expect(notModified.headers.get('content-type')).toBeNull();
           expect(notModified.headers.get('content-encoding')).toBeNull();
         }
-        expect((await fetch(`${server.url}${tasks}/t1?oauth_token=tok`, { headers: { 'if-none-match': '*' } })).headers.get('cache-control')).toBe('private');
+        expect(
+          (await fetch(`${server.url}${tasks}/t1?oauth_token=tok`, { headers: { 'if-none-match': '*' } })).headers.get(
+            'cache-control',
+          ),
+        ).toBe('private');
       } finally {
         await server.close();
       }
@@ -152,14 +167,22 @@ describe('request conventions (spec section 4.3) over app.request', () => {
     it('If-Match with a stale ETag is 412 and changes nothing; the current one or * goes through', async () => {
       const etag = (await h.call(`${tasks}/t1`)).headers.get('etag') as string;
       const [leased] = await h.lease('numTasks=1&leaseSecs=60');
-      const stale = await h.call(`${tasks}/t1?newLeaseSeconds=30`, { method: 'PATCH', body: { tag: 'b' }, headers: { 'if-match': etag } });
+      const stale = await h.call(`${tasks}/t1?newLeaseSeconds=30`, {
+        method: 'PATCH',
+        body: { tag: 'b' },
+        headers: { 'if-match': etag },
+      });
       expect(stale.status).toBe(412);
       expect(stale.json.error.errors[0].reason).toBe('conditionNotMet');
       expect((await h.call(`${tasks}/t1`)).json.tag).toBe('a');
       expect((await h.call(`${tasks}/t1`, { method: 'DELETE', headers: { 'if-match': etag } })).status).toBe(412);
 
       const current = (await h.call(`${tasks}/t1`)).headers.get('etag') as string;
-      const ok = await h.call(`${tasks}/t1?newLeaseSeconds=30`, { method: 'PATCH', body: { tag: 'b' }, headers: { 'if-match': current } });
+      const ok = await h.call(`${tasks}/t1?newLeaseSeconds=30`, {
+        method: 'PATCH',
+        body: { tag: 'b' },
+        headers: { 'if-match': current },
+      });
       expect(ok.status).toBe(200);
       expect(ok.headers.get('etag')).not.toBe(current);
       const forced = await h.call(`${tasks}/t1?newLeaseSeconds=30`, {
@@ -192,7 +215,11 @@ describe('request conventions (spec section 4.3) over app.request', () => {
     });
     expect(named.status).toBe(200);
     expect(named.json).toMatchObject({ id: 'lease', tag: 'x' });
-    const bad = await h.call(`${tasks}/t1`, { method: 'POST', body: {}, headers: { 'x-http-method-override': 'DELETE' } });
+    const bad = await h.call(`${tasks}/t1`, {
+      method: 'POST',
+      body: {},
+      headers: { 'x-http-method-override': 'DELETE' },
+    });
     expect(bad.status).toBe(400);
     expect((await h.call(`${tasks}/t1`)).status).toBe(200);
   });
@@ -200,7 +227,11 @@ describe('request conventions (spec section 4.3) over app.request', () => {
   describe('request bodies', () => {
     it('accepts gzip-encoded bodies', async () => {
       const body = gzipSync(JSON.stringify({ id: 'zipped', payloadBase64: b64('compressed') }));
-      const r = await h.call(tasks, { method: 'POST', body: new Uint8Array(body), headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } });
+      const r = await h.call(tasks, {
+        method: 'POST',
+        body: new Uint8Array(body),
+        headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+      });
       expect(r.status).toBe(200);
       expect(r.json.id).toBe('zipped');
     });
@@ -208,10 +239,18 @@ describe('request conventions (spec section 4.3) over app.request', () => {
     it('refuses a gzip body that inflates past the cap with 413, corrupt gzip with 400, other encodings with 415', async () => {
       const bomb = gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20));
       expect(bomb.byteLength).toBeLessThan(100 * 1024);
-      const r = await h.call(tasks, { method: 'POST', body: new Uint8Array(bomb), headers: { 'content-encoding': 'gzip' } });
+      const r = await h.call(tasks, {
+        method: 'POST',
+        body: new Uint8Array(bomb),
+        headers: { 'content-encoding': 'gzip' },
+      });
       expect(r.status).toBe(413);
       expect(r.json.error.errors[0].reason).toBe('requestTooLarge');
-      const corrupt = await h.call(tasks, { method: 'POST', body: 'not gzip at all', headers: { 'content-encoding': 'gzip' } });
+      const corrupt = await h.call(tasks, {
+        method: 'POST',
+        body: 'not gzip at all',
+        headers: { 'content-encoding': 'gzip' },
+      });
       expect(corrupt.status).toBe(400);
       const br = await h.call(tasks, { method: 'POST', body: '{}', headers: { 'content-encoding': 'br' } });
       expect(br.status).toBe(415);
@@ -219,7 +258,11 @@ describe('request conventions (spec section 4.3) over app.request', () => {
 
     it('refuses bodies over 2 MiB with 413, by Content-Length or by counting', async () => {
       const huge = JSON.stringify({ payloadBase64: 'A'.repeat(3 * 1024 * 1024) });
-      const counted = await h.call(tasks, { method: 'POST', body: huge, headers: { 'content-type': 'application/json' } });
+      const counted = await h.call(tasks, {
+        method: 'POST',
+        body: huge,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(counted.status).toBe(413);
       const declared = await h.call(tasks, {
         method: 'POST',

@@ -14,17 +14,26 @@ function plain(selection: FieldSelection): unknown {
 
 /** Selections in canonical form: every key once, `true` or a non-empty sub-selection. */
 function selectionArbitrary(depth: number): fc.Arbitrary<FieldSelection> {
-  const name = fc.oneof(fc.constantFrom('*', 'a', 'b', 'items', 'id', 'retry_count'), fc.stringMatching(/^[A-Za-z0-9_$.-]{1,6}$/));
-  const value: fc.Arbitrary<FieldSelection | true> = depth <= 0 ? fc.constant(true) : fc.oneof(fc.constant(true), selectionArbitrary(depth - 1));
-  return fc.uniqueArray(fc.tuple(name, value), { minLength: 1, maxLength: 4, selector: ([k]) => k }).map((entries) => new Map(entries));
+  const name = fc.oneof(
+    fc.constantFrom('*', 'a', 'b', 'items', 'id', 'retry_count'),
+    fc.stringMatching(/^[A-Za-z0-9_$.-]{1,6}$/),
+  );
+  const value: fc.Arbitrary<FieldSelection | true> =
+    depth <= 0 ? fc.constant(true) : fc.oneof(fc.constant(true), selectionArbitrary(depth - 1));
+  return fc
+    .uniqueArray(fc.tuple(name, value), { minLength: 1, maxLength: 4, selector: ([k]) => k })
+    .map((entries) => new Map(entries));
 }
 
 /** True when `part` is `whole` with some object fields left out (arrays keep their length). */
 function isPartOf(part: unknown, whole: unknown): boolean {
-  if (Array.isArray(whole)) return Array.isArray(part) && part.length === whole.length && part.every((p, i) => isPartOf(p, whole[i]));
+  if (Array.isArray(whole))
+    return Array.isArray(part) && part.length === whole.length && part.every((p, i) => isPartOf(p, whole[i]));
   if (whole !== null && typeof whole === 'object') {
     if (part === null || typeof part !== 'object' || Array.isArray(part)) return false;
-    return Object.entries(part).every(([k, v]) => Object.hasOwn(whole, k) && isPartOf(v, (whole as Record<string, unknown>)[k]));
+    return Object.entries(part).every(
+      ([k, v]) => Object.hasOwn(whole, k) && isPartOf(v, (whole as Record<string, unknown>)[k]),
+    );
   }
   return Object.is(part, whole);
 }
@@ -66,7 +75,9 @@ describe('parseFields', () => {
     const deep = `${'a('.repeat(10_000)}b${')'.repeat(10_000)}`;
     const start = Date.now();
     expect(() => parseFields(deep)).toThrow(FieldsSyntaxError);
-    expect(() => parseFields(`${'a('.repeat(MAX_FIELDS_DEPTH + 1)}b${')'.repeat(MAX_FIELDS_DEPTH + 1)}`)).toThrow(`deeper than ${MAX_FIELDS_DEPTH}`);
+    expect(() => parseFields(`${'a('.repeat(MAX_FIELDS_DEPTH + 1)}b${')'.repeat(MAX_FIELDS_DEPTH + 1)}`)).toThrow(
+      `deeper than ${MAX_FIELDS_DEPTH}`,
+    );
     expect(() => parseFields(`${'a('.repeat(MAX_FIELDS_DEPTH)}b${')'.repeat(MAX_FIELDS_DEPTH)}`)).not.toThrow();
     expect(() => parseFields('a,'.repeat(1024) + 'b')).toThrow('longer than');
     // Linear work takes milliseconds; a quadratic parse of these 20,000 characters would take
@@ -85,13 +96,16 @@ describe('parseFields', () => {
 
   it('never throws anything but FieldsSyntaxError on arbitrary text (property)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 60, unit: fc.constantFrom('a', 'b', '(', ')', ',', '/', '*', ' ', '%', '"') }), (text) => {
-        try {
-          parseFields(text);
-        } catch (error) {
-          expect(error).toBeInstanceOf(FieldsSyntaxError);
-        }
-      }),
+      fc.property(
+        fc.string({ maxLength: 60, unit: fc.constantFrom('a', 'b', '(', ')', ',', '/', '*', ' ', '%', '"') }),
+        (text) => {
+          try {
+            parseFields(text);
+          } catch (error) {
+            expect(error).toBeInstanceOf(FieldsSyntaxError);
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -99,7 +113,11 @@ describe('parseFields', () => {
 
 describe('applyFields', () => {
   const task = { kind: 'taskqueues#task', id: 't1', tag: 'x', retry_count: 1 };
-  const queue = { kind: 'taskqueues#taskqueue', id: 'q', acl: { adminEmails: ['a@x'], consumerEmails: [], producerEmails: ['p@x'] } };
+  const queue = {
+    kind: 'taskqueues#taskqueue',
+    id: 'q',
+    acl: { adminEmails: ['a@x'], consumerEmails: [], producerEmails: ['p@x'] },
+  };
 
   it('keeps the selected fields and their parents', () => {
     expect(applyFields(queue, parseFields('acl/adminEmails'))).toEqual({ acl: { adminEmails: ['a@x'] } });
@@ -120,7 +138,15 @@ describe('applyFields', () => {
   });
 
   const json = fc.letrec((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.integer(), fc.string({ maxLength: 3 }), fc.boolean(), fc.constant(null), tie('object'), tie('array')),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.integer(),
+      fc.string({ maxLength: 3 }),
+      fc.boolean(),
+      fc.constant(null),
+      tie('object'),
+      tie('array'),
+    ),
     object: fc.dictionary(fc.constantFrom('a', 'b', 'items', 'id', '*x'), tie('value'), { maxKeys: 4 }),
     array: fc.array(tie('value'), { maxLength: 3 }),
   }));
@@ -147,15 +173,23 @@ describe('applyFields', () => {
 
 describe('checkFields', () => {
   it('accepts selections of real response fields', () => {
-    expect(() => checkFields(parseFields('kind,items(id,payloadBase64,retry_count)'), RESPONSE_SHAPES.leasedTasks)).not.toThrow();
-    expect(() => checkFields(parseFields('acl/adminEmails,stats(totalTasks)'), RESPONSE_SHAPES.taskQueue)).not.toThrow();
+    expect(() =>
+      checkFields(parseFields('kind,items(id,payloadBase64,retry_count)'), RESPONSE_SHAPES.leasedTasks),
+    ).not.toThrow();
+    expect(() =>
+      checkFields(parseFields('acl/adminEmails,stats(totalTasks)'), RESPONSE_SHAPES.taskQueue),
+    ).not.toThrow();
     expect(() => checkFields(parseFields('*/totalTasks'), RESPONSE_SHAPES.taskQueue)).not.toThrow();
     expect(() => checkFields(parseFields('nextPageToken,items/id'), RESPONSE_SHAPES.listedTasks)).not.toThrow();
   });
 
   it('names the field that does not exist, or that has no children', () => {
-    expect(() => checkFields(parseFields('itmes'), RESPONSE_SHAPES.leasedTasks)).toThrow('"itmes" is not a field of the response');
-    expect(() => checkFields(parseFields('items/nope'), RESPONSE_SHAPES.leasedTasks)).toThrow('"items/nope" is not a field');
+    expect(() => checkFields(parseFields('itmes'), RESPONSE_SHAPES.leasedTasks)).toThrow(
+      '"itmes" is not a field of the response',
+    );
+    expect(() => checkFields(parseFields('items/nope'), RESPONSE_SHAPES.leasedTasks)).toThrow(
+      '"items/nope" is not a field',
+    );
     expect(() => checkFields(parseFields('data/items'), RESPONSE_SHAPES.leasedTasks)).toThrow('"data"');
     expect(() => checkFields(parseFields('kind/x'), RESPONSE_SHAPES.task)).toThrow('"kind" has no fields to select');
     expect(() => checkFields(parseFields('nextPageToken'), RESPONSE_SHAPES.leasedTasks)).toThrow('nextPageToken');
@@ -164,7 +198,9 @@ describe('checkFields', () => {
   it('refuses the names every JavaScript object inherits', () => {
     for (const name of ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf']) {
       expect(() => checkFields(parseFields(name), RESPONSE_SHAPES.task)).toThrow(`"${name}" is not a field`);
-      expect(() => checkFields(parseFields(`items/${name}`), RESPONSE_SHAPES.leasedTasks)).toThrow(`"items/${name}" is not a field`);
+      expect(() => checkFields(parseFields(`items/${name}`), RESPONSE_SHAPES.leasedTasks)).toThrow(
+        `"items/${name}" is not a field`,
+      );
       expect(() => checkFields(parseFields(`*/${name}`), RESPONSE_SHAPES.taskQueue)).toThrow(FieldsSyntaxError);
     }
   });

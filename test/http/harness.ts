@@ -66,12 +66,16 @@ export async function openHarness(
     serviceConfig(options.queues ?? [pullQueue('q')], options.adminEmails ? { adminEmails: options.adminEmails } : {}),
     options.poolSize === undefined ? {} : { poolSize: options.poolSize },
   );
-  const app = createApp({ service: t.service, ...(options.accessControl ? { accessControl: options.accessControl } : {}) });
+  const app = createApp({
+    service: t.service,
+    ...(options.accessControl ? { accessControl: options.accessControl } : {}),
+  });
   const call = async (path: string, request: RequestOptions = {}): Promise<Reply> => {
     const body = request.body;
     const init: RequestInit = { method: request.method ?? 'GET', headers: { ...(request.headers ?? {}) } };
     if (body !== undefined) {
-      init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as RequestInit['body']) : JSON.stringify(body);
+      init.body =
+        typeof body === 'string' || body instanceof Uint8Array ? (body as RequestInit['body']) : JSON.stringify(body);
       if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
         (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
       }

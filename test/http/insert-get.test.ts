@@ -28,7 +28,9 @@ describe('tasks.insert and tasks.get over HTTP', () => {
     });
     // Microseconds since the epoch, as decimal strings.
     expect(Math.abs(Number(r.json.enqueueTimestamp) - before)).toBeLessThan(60_000_000);
-    const [row] = await h.t.sql<{ payload: Buffer; tag: string }>(`select payload, tag from ${h.t.schema}.tasks where name = 'job-1'`);
+    const [row] = await h.t.sql<{ payload: Buffer; tag: string }>(
+      `select payload, tag from ${h.t.schema}.tasks where name = 'job-1'`,
+    );
     expect(row?.payload.toString()).toBe('hello');
     expect(row?.tag).toBe('mail');
   });
@@ -41,13 +43,26 @@ describe('tasks.insert and tasks.get over HTTP', () => {
     ] as const) {
       const r = await h.call(tasks, { method: 'POST', body });
       expect(r.status).toBe(400);
-      expect(r.json.error.errors[0]).toMatchObject({ reason: 'invalid', location: field, message: expect.stringContaining(`"${field}"`) });
+      expect(r.json.error.errors[0]).toMatchObject({
+        reason: 'invalid',
+        location: field,
+        message: expect.stringContaining(`"${field}"`),
+      });
     }
     expect(await h.t.sql(`select name from ${h.t.schema}.tasks`)).toEqual([]);
     // Every field of the discovery's Task schema is accepted, retry_count included.
     const all = await h.call(tasks, {
       method: 'POST',
-      body: { kind: 'taskqueues#task', id: 't-20', queueName: 'q', payloadBase64: b64('x'), tag: 'a', leaseTimestamp: '0', enqueueTimestamp: '0', retry_count: 0 },
+      body: {
+        kind: 'taskqueues#task',
+        id: 't-20',
+        queueName: 'q',
+        payloadBase64: b64('x'),
+        tag: 'a',
+        leaseTimestamp: '0',
+        enqueueTimestamp: '0',
+        retry_count: 0,
+      },
     });
     expect(all.status).toBe(200);
     expect(all.json.id).toBe('t-20');
@@ -83,9 +98,19 @@ describe('tasks.insert and tasks.get over HTTP', () => {
     ['a 501-byte tag', { payloadBase64: '', tag: 'x'.repeat(501) }, 400, 'tag'],
     ['a leaseTimestamp that is not a number', { payloadBase64: '', leaseTimestamp: '12abc' }, 400, 'leaseTimestamp'],
     ['a negative leaseTimestamp', { payloadBase64: '', leaseTimestamp: -1 }, 400, 'leaseTimestamp'],
-    ['a leaseTimestamp 31 days ahead', { payloadBase64: '', leaseTimestamp: String(Date.now() * 1000 + 31 * 24 * 3600 * 1e6) }, 400, ''],
+    [
+      'a leaseTimestamp 31 days ahead',
+      { payloadBase64: '', leaseTimestamp: String(Date.now() * 1000 + 31 * 24 * 3600 * 1e6) },
+      400,
+      '',
+    ],
     ['another queueName', { payloadBase64: '', queueName: 'other' }, 400, 'queueName'],
-    ['a queueName of another project', { payloadBase64: '', queueName: 'projects/other/taskqueues/q' }, 400, 'queueName'],
+    [
+      'a queueName of another project',
+      { payloadBase64: '', queueName: 'projects/other/taskqueues/q' },
+      400,
+      'queueName',
+    ],
   ])('refuses %s, inserting nothing', async (_label, body, status, message) => {
     const r = await h.call(tasks, { method: 'POST', body });
     expect(r.status).toBe(status);
@@ -97,7 +122,9 @@ describe('tasks.insert and tasks.get over HTTP', () => {
 
   it('accepts queueName in short or full form, with any partition prefix', async () => {
     for (const [i, queueName] of ['q', 'projects/local/taskqueues/q', 'projects/s~local/taskqueues/q'].entries()) {
-      expect((await h.insert({ id: `n${i}`, queueName, payloadBase64: '' })).queueName).toBe('projects/local/taskqueues/q');
+      expect((await h.insert({ id: `n${i}`, queueName, payloadBase64: '' })).queueName).toBe(
+        'projects/local/taskqueues/q',
+      );
     }
   });
 
@@ -107,10 +134,16 @@ describe('tasks.insert and tasks.get over HTTP', () => {
       expect(r.status).toBe(400);
       expect(r.json.error.errors[0].reason).toBe('parseError');
     }
-    const big = await h.call(tasks, { method: 'POST', body: { payloadBase64: Buffer.alloc(1024 * 1024 + 1).toString('base64') } });
+    const big = await h.call(tasks, {
+      method: 'POST',
+      body: { payloadBase64: Buffer.alloc(1024 * 1024 + 1).toString('base64') },
+    });
     expect(big.status).toBe(413);
     expect(big.json.error.errors[0].reason).toBe('requestTooLarge');
-    const max = await h.call(tasks, { method: 'POST', body: { payloadBase64: Buffer.alloc(1024 * 1024, 7).toString('base64') } });
+    const max = await h.call(tasks, {
+      method: 'POST',
+      body: { payloadBase64: Buffer.alloc(1024 * 1024, 7).toString('base64') },
+    });
     expect(max.status).toBe(200);
   });
 

@@ -55,7 +55,11 @@ describe('tasks.lease over HTTP', () => {
     });
     expect(twice.status).toBe(400);
     expect(twice.json.error.message).toContain('numTasks');
-    const text = await h.call(`${lease}?numTasks=1&leaseSecs=1`, { method: 'POST', body: 'numTasks=1', headers: { 'content-type': 'text/plain' } });
+    const text = await h.call(`${lease}?numTasks=1&leaseSecs=1`, {
+      method: 'POST',
+      body: 'numTasks=1',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.status).toBe(400);
   });
 
@@ -67,11 +71,17 @@ describe('tasks.lease over HTTP', () => {
     expect(empty.json.items.map((t: Loose) => t.id)).toEqual(['a']);
     const inBody = await h.call(lease, { method: 'POST', body: { numTasks: 1, leaseSecs: 60 } });
     expect(inBody.json.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([['b', 1]]);
-    const snake = await h.call(lease, { method: 'POST', body: { num_tasks: '1', lease_secs: 60, group_by_tag: true, tag: 'x' } });
+    const snake = await h.call(lease, {
+      method: 'POST',
+      body: { num_tasks: '1', lease_secs: 60, group_by_tag: true, tag: 'x' },
+    });
     expect(snake.json.items.map((t: Loose) => t.id)).toEqual(['e']);
     // The query string wins: one task, a 600 s lease (the body's 1 s is ignored).
     const before = Date.now() * 1000;
-    const conflict = await h.call(`${lease}?numTasks=1&lease_secs=600`, { method: 'POST', body: { numTasks: 3, leaseSecs: 1, waitSecs: 0 } });
+    const conflict = await h.call(`${lease}?numTasks=1&lease_secs=600`, {
+      method: 'POST',
+      body: { numTasks: 3, leaseSecs: 1, waitSecs: 0 },
+    });
     expect(conflict.json.items.map((t: Loose) => t.id)).toEqual(['c']);
     expect(Number(conflict.json.items[0].leaseTimestamp)).toBeGreaterThan(before + 500e6);
     // The body's values get the query string's checks, and its mistakes are named.
@@ -91,9 +101,18 @@ describe('tasks.lease over HTTP', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.json.error.errors[0].location, JSON.stringify(body)).toBe(field);
     }
-    expect((await h.call(lease, { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    expect((await h.call(lease, { method: 'POST', body: '{"numTasks":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    const proto = await h.call(lease, { method: 'POST', body: '{"numTasks":1,"leaseSecs":60,"__proto__":{}}', headers: { 'content-type': 'application/json' } });
+    expect(
+      (await h.call(lease, { method: 'POST', body: '[1]', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(400);
+    expect(
+      (await h.call(lease, { method: 'POST', body: '{"numTasks":', headers: { 'content-type': 'application/json' } }))
+        .status,
+    ).toBe(400);
+    const proto = await h.call(lease, {
+      method: 'POST',
+      body: '{"numTasks":1,"leaseSecs":60,"__proto__":{}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(proto.status).toBe(400);
     expect(proto.json.error.errors[0].location).toBe('__proto__');
     expect((await h.lease('numTasks=10&leaseSecs=60')).map((t) => t.id)).toEqual(['d']);

@@ -35,7 +35,13 @@ const once = () => new Promise((resolve) => {
 })();
 `;
 
-function sendLarge(url: string, headers: Record<string, string>, total: number, method = 'POST', times = 20): Promise<Outcome[]> {
+function sendLarge(
+  url: string,
+  headers: Record<string, string>,
+  total: number,
+  method = 'POST',
+  times = 20,
+): Promise<Outcome[]> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(CLIENT, { eval: true, workerData: { url, method, headers, total, times } });
     worker.once('message', (outcomes: Outcome[]) => {
@@ -63,38 +69,63 @@ describe('an early answer to a large body reaches a client that is still sending
   const tasksUrl = () => `${server.url}${queuePath()}/tasks`;
 
   it('413 for a Content-Length over the cap, refused before reading', async () => {
-    const outcomes = await sendLarge(tasksUrl(), { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(8 * MiB) }, 8 * MiB);
-    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(Array(20).fill(413));
+    const outcomes = await sendLarge(
+      tasksUrl(),
+      { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(8 * MiB) },
+      8 * MiB,
+    );
+    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(
+      Array(20).fill(413),
+    );
     for (const outcome of outcomes) if ('body' in outcome) expect(JSON.parse(outcome.body).error.code).toBe(413);
   });
 
   it('413 for a chunked body that passes the cap while being read', async () => {
-    const outcomes = await sendLarge(tasksUrl(), { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, 6 * MiB);
-    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(Array(20).fill(413));
-    for (const outcome of outcomes) if ('body' in outcome) expect(JSON.parse(outcome.body).error.errors[0].reason).toBe('requestTooLarge');
+    const outcomes = await sendLarge(
+      tasksUrl(),
+      { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      6 * MiB,
+    );
+    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(
+      Array(20).fill(413),
+    );
+    for (const outcome of outcomes)
+      if ('body' in outcome) expect(JSON.parse(outcome.body).error.errors[0].reason).toBe('requestTooLarge');
   });
 
   it('404 for an unknown queue, answered before the body is read', async () => {
     const url = `${server.url}${queuePath('no-such-queue')}/tasks`;
-    const outcomes = await sendLarge(url, { 'content-type': 'application/json', 'content-length': String(4 * MiB) }, 4 * MiB);
-    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(Array(20).fill(404));
+    const outcomes = await sendLarge(
+      url,
+      { 'content-type': 'application/json', 'content-length': String(4 * MiB) },
+      4 * MiB,
+    );
+    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(
+      Array(20).fill(404),
+    );
     for (const outcome of outcomes) if ('body' in outcome) expect(JSON.parse(outcome.body).error.code).toBe(404);
   });
 
   it('404 for another project, on a GET carrying a body (the shrunk case the hostile requests found)', async () => {
     const url = `${server.url}${queuePath('q', 'other')}/tasks`;
     const outcomes = await sendLarge(url, { 'content-length': String(2 * MiB) }, 2 * MiB, 'GET');
-    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(Array(20).fill(404));
+    expect(outcomes.map((outcome) => ('status' in outcome ? outcome.status : outcome.error))).toEqual(
+      Array(20).fill(404),
+    );
   });
 
   it('keeps a keep-alive connection usable once the unread body is drained', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const send = (path: string, method: string, body?: Buffer) =>
       new Promise<{ status: number; socket: Socket }>((resolve, reject) => {
-        const req = request(`${server.url}${path}`, { method, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket }));
-        });
+        const req = request(
+          `${server.url}${path}`,
+          { method, agent, headers: body ? { 'content-type': 'application/json' } : {} },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });

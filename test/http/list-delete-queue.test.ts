@@ -82,7 +82,12 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
 
   it('gets a queue, with maxLeases, the ACL and, on request, statistics', async () => {
     h = await openHarness('postgres', {
-      queues: [pullQueue('q', { maxLeases: 5, acl: { userEmails: ['worker@example.com'], writerEmails: ['producer@example.com'] } })],
+      queues: [
+        pullQueue('q', {
+          maxLeases: 5,
+          acl: { userEmails: ['worker@example.com'], writerEmails: ['producer@example.com'] },
+        }),
+      ],
       adminEmails: ['admin@example.com'],
     });
     const plain = await h.call(queuePath());
@@ -93,7 +98,11 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
       maxLeases: 5,
       // Extension: the backoff REST worker runners apply (App Engine's defaults here).
       retryParameters: { minBackoffSeconds: 0.1, maxBackoffSeconds: 3600, maxDoublings: 16 },
-      acl: { adminEmails: ['admin@example.com'], consumerEmails: ['worker@example.com'], producerEmails: ['producer@example.com'] },
+      acl: {
+        adminEmails: ['admin@example.com'],
+        consumerEmails: ['worker@example.com'],
+        producerEmails: ['producer@example.com'],
+      },
     });
     expect((await h.call(`${queuePath()}?getStats=false`)).json.stats).toBeUndefined();
     const empty = await h.call(`${queuePath()}?getStats=true`);
@@ -102,7 +111,12 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
     await h.insert({ id: 'b', payloadBase64: '' });
     await h.lease('numTasks=1&leaseSecs=60');
     const stats = await h.call(`${queuePath()}?getStats=true`);
-    expect(stats.json.stats).toEqual({ totalTasks: 2, oldestTask: expect.stringMatching(/^[0-9]{10}$/), leasedLastMinute: '1', leasedLastHour: '1' });
+    expect(stats.json.stats).toEqual({
+      totalTasks: 2,
+      oldestTask: expect.stringMatching(/^[0-9]{10}$/),
+      leasedLastMinute: '1',
+      leasedLastHour: '1',
+    });
   });
 
   it('answers maxLeases 0 for a queue without a retry limit', async () => {
@@ -118,7 +132,9 @@ describe('tasks.list, tasks.delete and taskqueues.get over HTTP', () => {
     const unknown = await h.call(queuePath('nope'));
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.errors[0].reason).toBe('notFound');
-    expect((await h.call(`${queuePath('nope')}/tasks`, { method: 'POST', body: { payloadBase64: '' } })).status).toBe(404);
+    expect((await h.call(`${queuePath('nope')}/tasks`, { method: 'POST', body: { payloadBase64: '' } })).status).toBe(
+      404,
+    );
     const push = await h.call(queuePath('default'));
     expect(push.status).toBe(400);
     expect(push.json.error.errors[0].reason).toBe('invalidQueueMode');
@@ -151,7 +167,10 @@ describe('paths', () => {
 
   it('serve the short form of a queue literally named "taskqueues"', async () => {
     h = await openHarness('postgres', { queues: [pullQueue('taskqueues')] });
-    const r = await h.call('/taskqueue/v1beta2/projects/taskqueues/taskqueues/tasks', { method: 'POST', body: { id: 'tasks', payloadBase64: '' } });
+    const r = await h.call('/taskqueue/v1beta2/projects/taskqueues/taskqueues/tasks', {
+      method: 'POST',
+      body: { id: 'tasks', payloadBase64: '' },
+    });
     expect(r.status).toBe(200);
     expect((await h.call('/taskqueue/v1beta2/projects/taskqueues/taskqueues/tasks/tasks')).json.id).toBe('tasks');
     expect((await h.call('/taskqueue/v1beta2/projects/taskqueues/taskqueues/tasks')).json.items).toHaveLength(1);

@@ -18,7 +18,11 @@ describe('long-poll lease (waitSecs)', () => {
     const start = Date.now();
     const pending = h.call(`${lease}?numTasks=5&leaseSecs=60&waitSecs=20`, { method: 'POST' });
     // Added once the lease waits (its queue marked in queue_waiters), not after a guessed sleep.
-    await expect.poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, { interval: 20 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await h.t.sql(`select 1 from ${h.t.schema}.queue_waiters where until > now()`)).length, {
+        interval: 20,
+      })
+      .toBeGreaterThan(0);
     await h.insert({ id: 'late', payloadBase64: b64('arrived') });
     const r = await pending;
     expect(r.status).toBe(200);
@@ -40,7 +44,9 @@ describe('long-poll lease (waitSecs)', () => {
 
   it('holds no database connection while waiting: other requests run on a pool of 2', async () => {
     h = await openHarness('postgres', { poolSize: 2 });
-    const waiters = Array.from({ length: 6 }, () => h.call(`${lease}?numTasks=1&leaseSecs=60&waitSecs=6&tag=x&groupByTag=true`, { method: 'POST' }));
+    const waiters = Array.from({ length: 6 }, () =>
+      h.call(`${lease}?numTasks=1&leaseSecs=60&waitSecs=6&tag=x&groupByTag=true`, { method: 'POST' }),
+    );
     let waitersDone = false;
     const all = Promise.all(waiters).finally(() => (waitersDone = true));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -66,16 +72,19 @@ describe('long-poll lease (waitSecs)', () => {
     h = await openHarness('postgres');
     server = await listen(h.app);
     const controller = new AbortController();
-    const pending = fetch(`${server.url}${lease}?numTasks=1&leaseSecs=600&waitSecs=30`, { method: 'POST', signal: controller.signal }).catch(
-      (error: unknown) => error,
-    );
+    const pending = fetch(`${server.url}${lease}?numTasks=1&leaseSecs=600&waitSecs=30`, {
+      method: 'POST',
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.insert({ id: 'after', payloadBase64: '' });
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const [row] = await h.t.sql<{ retry_count: number }>(`select retry_count from ${h.t.schema}.tasks where name = 'after'`);
+    const [row] = await h.t.sql<{ retry_count: number }>(
+      `select retry_count from ${h.t.schema}.tasks where name = 'after'`,
+    );
     expect(row?.retry_count).toBe(0);
     const leased = await reply(await fetch(`${server.url}${lease}?numTasks=1&leaseSecs=60`, { method: 'POST' }));
     expect(leased.json.items.map((t: Loose) => t.id)).toEqual(['after']);

@@ -42,9 +42,17 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
   it('drives all eight methods', async () => {
     const payload = Buffer.from('hello from googleapis').toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
 
-    const inserted = await tq.tasks.insert({ project, taskqueue, resource: { queueName: taskqueue, payloadBase64: payload, tag: 'x' } }, o);
+    const inserted = await tq.tasks.insert(
+      { project, taskqueue, resource: { queueName: taskqueue, payloadBase64: payload, tag: 'x' } },
+      o,
+    );
     expect(inserted.status).toBe(200);
-    expect(inserted.data).toMatchObject({ kind: 'taskqueues#task', queueName: 'projects/local/taskqueues/q', tag: 'x', retry_count: 0 });
+    expect(inserted.data).toMatchObject({
+      kind: 'taskqueues#task',
+      queueName: 'projects/local/taskqueues/q',
+      tag: 'x',
+      retry_count: 0,
+    });
     const id: string = inserted.data.id;
     await tq.tasks.insert({ project, taskqueue, resource: { id: 'second', payloadBase64: '', tag: 'y' } }, o);
 
@@ -59,19 +67,31 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     const got = await tq.tasks.get({ project, taskqueue, task: id }, o);
     expect(Buffer.from(got.data.payloadBase64, 'base64').toString()).toBe('hello from googleapis');
 
-    const leased = await tq.tasks.lease({ project, taskqueue, numTasks: 10, leaseSecs: 60, groupByTag: true, tag: 'x' }, o);
+    const leased = await tq.tasks.lease(
+      { project, taskqueue, numTasks: 10, leaseSecs: 60, groupByTag: true, tag: 'x' },
+      o,
+    );
     expect(leased.data.kind).toBe('taskqueues#tasks');
     expect(leased.data.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([[id, 1]]);
     const task = leased.data.items[0];
 
     const updated = await tq.tasks.update(
-      { project, taskqueue, task: id, newLeaseSeconds: 120, resource: { id, queueName: taskqueue, leaseTimestamp: task.leaseTimestamp } },
+      {
+        project,
+        taskqueue,
+        task: id,
+        newLeaseSeconds: 120,
+        resource: { id, queueName: taskqueue, leaseTimestamp: task.leaseTimestamp },
+      },
       o,
     );
     expect(Number(updated.data.leaseTimestamp)).toBeGreaterThan(Number(task.leaseTimestamp));
     expect(updated.data.retry_count).toBe(1);
 
-    const patched = await tq.tasks.patch({ project, taskqueue, task: id, newLeaseSeconds: 30, resource: { queueName: taskqueue, tag: 'z' } }, o);
+    const patched = await tq.tasks.patch(
+      { project, taskqueue, task: id, newLeaseSeconds: 30, resource: { queueName: taskqueue, tag: 'z' } },
+      o,
+    );
     expect(patched.data.tag).toBe('z');
     expect(Number(patched.data.leaseTimestamp)).toBeLessThan(Number(updated.data.leaseTimestamp));
 
@@ -96,10 +116,15 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
     const withEmpty = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: {} }, o);
     expect(withEmpty.data.items.map((t: Loose) => t.id)).toEqual(['j1']);
     // Parameters in the body too: the query string's numTasks (1) wins over the body's.
-    const both = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { numTasks: 5, lease_secs: 1 } }, o);
+    const both = await tq.tasks.lease(
+      { project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { numTasks: 5, lease_secs: 1 } },
+      o,
+    );
     expect(both.data.items.map((t: Loose) => [t.id, t.retry_count])).toEqual([['j2', 1]]);
     // The body does reach the server: a field that is no lease parameter is named in a 400.
-    const bogus = await tq.tasks.lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { leaseSeconds: 5 } }, o).catch((e: Loose) => e);
+    const bogus = await tq.tasks
+      .lease({ project, taskqueue, numTasks: 1, leaseSecs: 60, resource: { leaseSeconds: 5 } }, o)
+      .catch((e: Loose) => e);
     expect(bogus.code).toBe(400);
     expect(bogus.errors[0].location).toBe('leaseSeconds');
     await tq.tasks.delete({ project, taskqueue, task: 'j1' }, o);
@@ -122,10 +147,18 @@ describe('the official Node client, googleapis@29.0.0, unchanged', () => {
   it('gets Google error envelopes it can read (code and errors)', async () => {
     const error = await tq.tasks.get({ project, taskqueue, task: 'missing' }, o).catch((e: Loose) => e);
     expect(error.code).toBe(404);
-    expect(error.errors).toEqual([{ domain: 'global', reason: 'notFound', message: expect.stringContaining('missing') }]);
-    const unknown = await tq.tasks.insert({ project, taskqueue, resource: { name: 't-17', payloadBase64: '' } }, o).catch((e: Loose) => e);
+    expect(error.errors).toEqual([
+      { domain: 'global', reason: 'notFound', message: expect.stringContaining('missing') },
+    ]);
+    const unknown = await tq.tasks
+      .insert({ project, taskqueue, resource: { name: 't-17', payloadBase64: '' } }, o)
+      .catch((e: Loose) => e);
     expect(unknown.code).toBe(400);
-    expect(unknown.errors[0]).toMatchObject({ reason: 'invalid', location: 'name', message: expect.stringContaining('"name"') });
+    expect(unknown.errors[0]).toMatchObject({
+      reason: 'invalid',
+      location: 'name',
+      message: expect.stringContaining('"name"'),
+    });
     const bad = await tq.tasks.lease({ project, taskqueue, numTasks: 5000, leaseSecs: 60 }, o).catch((e: Loose) => e);
     expect(bad.code).toBe(400);
     expect(bad.errors[0].location).toBe('numTasks');

@@ -31,26 +31,38 @@ describe('decodePayloadBase64', () => {
     expect(decodePayloadBase64('_NDQaWRvMm_1UQ==')).toEqual(Buffer.from('/NDQaWRvMm/1UQ==', 'base64'));
   });
 
-  it.each(['@@@', 'invalid#payload', 'aGVs bG8=', 'aGVsbG8=\n', 'a', 'aGVsb', 'aGk==', 'aG=k', 'aGk===', '=', '+/-_', 'aGVsbG8==='])(
-    'refuses %j with a 400 naming payloadBase64',
-    (text) => {
-      const error = (() => {
-        try {
-          decodePayloadBase64(text);
-        } catch (e) {
-          return e;
-        }
-      })() as HttpError;
-      expect(error).toBeInstanceOf(HttpError);
-      expect(error.status).toBe(400);
-      expect(error.message).toContain('payloadBase64');
-    },
-  );
+  it.each([
+    '@@@',
+    'invalid#payload',
+    'aGVs bG8=',
+    'aGVsbG8=\n',
+    'a',
+    'aGVsb',
+    'aGk==',
+    'aG=k',
+    'aGk===',
+    '=',
+    '+/-_',
+    'aGVsbG8===',
+  ])('refuses %j with a 400 naming payloadBase64', (text) => {
+    const error = (() => {
+      try {
+        decodePayloadBase64(text);
+      } catch (e) {
+        return e;
+      }
+    })() as HttpError;
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('payloadBase64');
+  });
 
   it('decodes what either encoder wrote, padded or not (property)', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), fc.boolean(), fc.boolean(), (bytes, urlSafe, padded) => {
-        let text = Buffer.from(bytes).toString(urlSafe ? 'base64url' : 'base64').replace(/=+$/, '');
+        let text = Buffer.from(bytes)
+          .toString(urlSafe ? 'base64url' : 'base64')
+          .replace(/=+$/, '');
         if (padded) text += '='.repeat((4 - (text.length % 4)) % 4);
         expect(decodePayloadBase64(text)).toEqual(Buffer.from(bytes));
         expect(decodePayloadBase64(encodePayloadBase64(Buffer.from(bytes)))).toEqual(Buffer.from(bytes));
@@ -91,7 +103,9 @@ describe('QueryParams', () => {
   it('refuses a parameter given in both the query string and the body', () => {
     const merged = QueryParams.fromString('a=1').with(QueryParams.fromString('b=2'));
     expect(merged.string('b')).toBe('2');
-    expect(() => QueryParams.fromString('a=1').with(QueryParams.fromString('a=1'))).toThrow('both in the query string and in the body');
+    expect(() => QueryParams.fromString('a=1').with(QueryParams.fromString('a=1'))).toThrow(
+      'both in the query string and in the body',
+    );
   });
 });
 
@@ -99,7 +113,13 @@ describe('page tokens', () => {
   it('round-trip positions and refuse anything else', () => {
     const token = encodePageToken({ etaUsec: 1_700_000_000_123_456, name: 'task-1_x' });
     expect(decodePageToken(token, 'pageToken')).toEqual({ etaUsec: 1_700_000_000_123_456, name: 'task-1_x' });
-    for (const bad of ['', 'abc', '!!!', Buffer.from('1:12:bad/name').toString('base64url'), Buffer.from('2:1:x').toString('base64url')]) {
+    for (const bad of [
+      '',
+      'abc',
+      '!!!',
+      Buffer.from('1:12:bad/name').toString('base64url'),
+      Buffer.from('2:1:x').toString('base64url'),
+    ]) {
       expect(() => decodePageToken(bad, 'pageToken')).toThrow('parameter pageToken');
     }
   });
@@ -150,11 +170,17 @@ describe('the error table', () => {
 
   it('hides unexpected errors behind a bare 500', () => {
     const parts = errorParts(new TypeError('secret stack detail'));
-    expect(parts).toEqual({ status: 500, item: { domain: 'global', reason: 'internalError', message: 'Internal error' }, headers: {} });
+    expect(parts).toEqual({
+      status: 500,
+      item: { domain: 'global', reason: 'internalError', message: 'Internal error' },
+      headers: {},
+    });
   });
 
   it('passes the WWW-Authenticate challenge of 401 and 403', () => {
-    const parts = errorParts(new QueueError('UNAUTHENTICATED', 'no token', { wwwAuthenticate: 'Bearer realm="taskqueue"' }));
+    const parts = errorParts(
+      new QueueError('UNAUTHENTICATED', 'no token', { wwwAuthenticate: 'Bearer realm="taskqueue"' }),
+    );
     expect(parts.status).toBe(401);
     expect(parts.headers['www-authenticate']).toBe('Bearer realm="taskqueue"');
   });

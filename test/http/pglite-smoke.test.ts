@@ -12,7 +12,10 @@ describe('the REST methods on pglite', () => {
   afterAll(async () => h.close());
 
   it('insert, get, list, lease, update, patch, put, delete and taskqueues.get', async () => {
-    const inserted = await h.call(tasks, { method: 'POST', body: { id: 'p1', payloadBase64: b64('on pglite'), tag: 't' } });
+    const inserted = await h.call(tasks, {
+      method: 'POST',
+      body: { id: 'p1', payloadBase64: b64('on pglite'), tag: 't' },
+    });
     expect(inserted.status).toBe(200);
     expect(inserted.json.queueName).toBe('projects/local/taskqueues/q');
 
@@ -27,7 +30,10 @@ describe('the REST methods on pglite', () => {
       body: { id: 'p1', leaseTimestamp: leased.json.items[0].leaseTimestamp },
     });
     expect(updated.status).toBe(200);
-    const stale = await h.call(`${tasks}/p1?newLeaseSeconds=120`, { method: 'POST', body: { leaseTimestamp: leased.json.items[0].leaseTimestamp } });
+    const stale = await h.call(`${tasks}/p1?newLeaseSeconds=120`, {
+      method: 'POST',
+      body: { leaseTimestamp: leased.json.items[0].leaseTimestamp },
+    });
     expect(stale.status).toBe(400);
 
     const patched = await h.call(`${tasks}/p1?newLeaseSeconds=60`, { method: 'PATCH', body: { tag: 'u' } });
@@ -36,7 +42,11 @@ describe('the REST methods on pglite', () => {
     expect(replaced.json.tag).toBeUndefined();
 
     const queue = await h.call(`${queuePath()}?getStats=true`);
-    expect(queue.json).toMatchObject({ kind: 'taskqueues#taskqueue', id: 'q', stats: { totalTasks: 1, leasedLastMinute: '1' } });
+    expect(queue.json).toMatchObject({
+      kind: 'taskqueues#taskqueue',
+      id: 'q',
+      stats: { totalTasks: 1, leasedLastMinute: '1' },
+    });
 
     expect((await h.call(`${tasks}/p1`, { method: 'DELETE' })).status).toBe(200);
     expect((await h.call(`${tasks}/p1`, { method: 'DELETE' })).status).toBe(404);

@@ -18,7 +18,8 @@ describe('tasks.insert refusals of a push request', () => {
     h = await openHarness('postgres', { queues: [pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })] });
     return h;
   };
-  const insert = (body: Record<string, unknown>) => h!.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', ...body } });
+  const insert = (body: Record<string, unknown>) =>
+    h!.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', ...body } });
   const headerList = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `X-H${i}`, value: 'v' }));
 
   it('answers 400 naming the rule', async () => {
@@ -26,7 +27,12 @@ describe('tasks.insert refusals of a push request', () => {
     const many = await insert({ headers: headerList(PUSH_LIMITS.maxHeaders + 1) });
     expect(many.status).toBe(400);
     expect(many.json.error.message).toContain(`a push task may have at most ${PUSH_LIMITS.maxHeaders}`);
-    for (const headers of [[{ name: 'X-Euro', value: '€' }], [{ name: 'X-Bell', value: 'a\x07' }], [{ name: 'Expect', value: '100-continue' }], [{ name: 'Upgrade', value: 'h2c' }]]) {
+    for (const headers of [
+      [{ name: 'X-Euro', value: '€' }],
+      [{ name: 'X-Bell', value: 'a\x07' }],
+      [{ name: 'Expect', value: '100-continue' }],
+      [{ name: 'Upgrade', value: 'h2c' }],
+    ]) {
       const r = await insert({ headers });
       expect(r.status, JSON.stringify(headers)).toBe(400);
       expect(r.json.error.message).toContain(headers[0]!.name);

@@ -13,15 +13,32 @@ interface RawReply {
 /** One request with node:http, so the test sees the bytes on the wire (fetch would inflate gzip itself). */
 function raw(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; chunks?: Buffer[]; agent?: Agent } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    chunks?: Buffer[];
+    agent?: Agent;
+  } = {},
 ): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), socket: req.socket }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            socket: req.socket,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (options.chunks) {
       for (const chunk of options.chunks) req.write(chunk);
@@ -38,7 +55,8 @@ describe('over a real HTTP server on 127.0.0.1', () => {
   beforeAll(async () => {
     h = await openHarness('postgres');
     server = await listen(h.app);
-    for (let i = 0; i < 40; i++) await h.insert({ id: `task-${i}`, payloadBase64: b64(`payload number ${i} `.repeat(10)), tag: 'tagged' });
+    for (let i = 0; i < 40; i++)
+      await h.insert({ id: `task-${i}`, payloadBase64: b64(`payload number ${i} `.repeat(10)), tag: 'tagged' });
   });
   afterAll(async () => {
     await server.close();
@@ -48,7 +66,9 @@ describe('over a real HTTP server on 127.0.0.1', () => {
   const listUrl = () => `${server.url}${queuePath()}/tasks`;
 
   it('gzips when Accept-Encoding has gzip AND User-Agent contains gzip, and only then', async () => {
-    const both = await raw(listUrl(), { headers: { 'accept-encoding': 'gzip', 'user-agent': 'google-api-nodejs-client/29.0.0 (gzip)' } });
+    const both = await raw(listUrl(), {
+      headers: { 'accept-encoding': 'gzip', 'user-agent': 'google-api-nodejs-client/29.0.0 (gzip)' },
+    });
     expect(both.status).toBe(200);
     expect(both.headers['content-encoding']).toBe('gzip');
     expect(both.headers.vary).toContain('Accept-Encoding');
@@ -64,7 +84,9 @@ describe('over a real HTTP server on 127.0.0.1', () => {
   });
 
   it('does not gzip small bodies', async () => {
-    const r = await raw(`${listUrl()}/task-1?fields=id`, { headers: { 'accept-encoding': 'gzip', 'user-agent': 'x (gzip)' } });
+    const r = await raw(`${listUrl()}/task-1?fields=id`, {
+      headers: { 'accept-encoding': 'gzip', 'user-agent': 'x (gzip)' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(r.body.toString())).toEqual({ id: 'task-1' });
@@ -79,7 +101,12 @@ describe('over a real HTTP server on 127.0.0.1', () => {
         expect(r.status).toBe(200);
         sockets.add(r.socket);
       }
-      const inserted = await raw(listUrl(), { method: 'POST', agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'ka', payloadBase64: '' }) });
+      const inserted = await raw(listUrl(), {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'ka', payloadBase64: '' }),
+      });
       expect(inserted.status).toBe(200);
       sockets.add(inserted.socket);
       expect(sockets.size).toBe(1);
@@ -90,7 +117,11 @@ describe('over a real HTTP server on 127.0.0.1', () => {
 
   it('reads chunked bodies (no Content-Length) and caps them by counting', async () => {
     const body = Buffer.from(JSON.stringify({ id: 'chunked', payloadBase64: b64('in pieces') }));
-    const ok = await raw(listUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, chunks: [body.subarray(0, 10), body.subarray(10)] });
+    const ok = await raw(listUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      chunks: [body.subarray(0, 10), body.subarray(10)],
+    });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body.toString()).id).toBe('chunked');
 
@@ -109,7 +140,11 @@ describe('over a real HTTP server on 127.0.0.1', () => {
   });
 
   it('refuses an oversized Content-Length before reading the body', async () => {
-    const r = await raw(listUrl(), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) }, chunks: [Buffer.from('{')] });
+    const r = await raw(listUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) },
+      chunks: [Buffer.from('{')],
+    });
     expect(r.status).toBe(413);
   });
 
@@ -133,7 +168,11 @@ describe('over a real HTTP server on 127.0.0.1', () => {
 
   it('re-dispatches X-HTTP-Method-Override: PATCH with its body intact', async () => {
     await h.insert({ id: 'override', payloadBase64: '', tag: 'before' });
-    await raw(`${listUrl()}/lease`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'numTasks=100&leaseSecs=60' });
+    await raw(`${listUrl()}/lease`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'numTasks=100&leaseSecs=60',
+    });
     const r = await raw(`${listUrl()}/override?newLeaseSeconds=30`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-http-method-override': 'PATCH' },

@@ -32,7 +32,10 @@ describe('tasks.update, tasks.patch and PUT over HTTP', () => {
     expect(r.json.payloadBase64).toBe(b64('data'));
     expect(Math.abs(Number(r.json.leaseTimestamp) - (before + 600e6))).toBeLessThan(30e6);
     // The old token no longer works: the lease moved on.
-    const stale = await h.call(`${tasks}/t?newLeaseSeconds=600`, { method: 'POST', body: { leaseTimestamp: leased.leaseTimestamp } });
+    const stale = await h.call(`${tasks}/t?newLeaseSeconds=600`, {
+      method: 'POST',
+      body: { leaseTimestamp: leased.leaseTimestamp },
+    });
     expect(stale.status).toBe(400);
     expect(stale.json.error.errors[0].reason).toBe('leaseExpired');
   });
@@ -69,7 +72,10 @@ describe('tasks.update, tasks.patch and PUT over HTTP', () => {
   });
 
   it('newLeaseSeconds=0 releases the task at once', async () => {
-    const r = await h.call(`${tasks}/t?newLeaseSeconds=0`, { method: 'POST', body: { leaseTimestamp: leased.leaseTimestamp } });
+    const r = await h.call(`${tasks}/t?newLeaseSeconds=0`, {
+      method: 'POST',
+      body: { leaseTimestamp: leased.leaseTimestamp },
+    });
     expect(r.status).toBe(200);
     const again = await h.lease('numTasks=1&leaseSecs=60');
     expect(again.map((t) => [t.id, t.retry_count])).toEqual([['t', 2]]);
@@ -144,9 +150,14 @@ describe('tasks.update, tasks.patch and PUT over HTTP', () => {
 
   it('update and patch of unknown and deleted tasks are 404', async () => {
     expect((await h.call(`${tasks}/nope?newLeaseSeconds=1`, { method: 'PATCH', body: {} })).status).toBe(404);
-    expect((await h.call(`${tasks}/nope?newLeaseSeconds=1`, { method: 'POST', body: { leaseTimestamp: '5' } })).status).toBe(404);
+    expect(
+      (await h.call(`${tasks}/nope?newLeaseSeconds=1`, { method: 'POST', body: { leaseTimestamp: '5' } })).status,
+    ).toBe(404);
     await h.call(`${tasks}/t`, { method: 'DELETE' });
-    const deleted = await h.call(`${tasks}/t?newLeaseSeconds=1`, { method: 'POST', body: { leaseTimestamp: leased.leaseTimestamp } });
+    const deleted = await h.call(`${tasks}/t?newLeaseSeconds=1`, {
+      method: 'POST',
+      body: { leaseTimestamp: leased.leaseTimestamp },
+    });
     expect(deleted.status).toBe(404);
   });
 
@@ -156,7 +167,10 @@ describe('tasks.update, tasks.patch and PUT over HTTP', () => {
     const viaPost = await h.call(`${tasks}/lease?numTasks=5&leaseSecs=60`, { method: 'POST' });
     expect(viaPost.json.kind).toBe('taskqueues#tasks');
     expect(viaPost.json.items.map((t: Loose) => t.id)).toEqual(['lease']);
-    const viaPatch = await h.call(`${tasks}/lease?newLeaseSeconds=120`, { method: 'PATCH', body: { tag: 'named-lease' } });
+    const viaPatch = await h.call(`${tasks}/lease?newLeaseSeconds=120`, {
+      method: 'PATCH',
+      body: { tag: 'named-lease' },
+    });
     expect(viaPatch.status).toBe(200);
     expect(viaPatch.json).toMatchObject({ kind: 'taskqueues#task', id: 'lease', tag: 'named-lease' });
     expect((await h.call(`${tasks}/lease`)).json.id).toBe('lease');

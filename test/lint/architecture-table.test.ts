@@ -30,7 +30,11 @@ describe('docs/architecture.md', () => {
   it('lists what each part of src/ may import exactly as the lint allow-list does', async () => {
     const [table, allow] = await Promise.all([documentedTable(), allowList()]);
     const sorted = (o: Record<string, string[]>) =>
-      Object.fromEntries(Object.entries(o).map(([k, v]) => [k, [...v].sort()]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+      Object.fromEntries(
+        Object.entries(o)
+          .map(([k, v]) => [k, [...v].sort()])
+          .sort(([a], [b]) => String(a).localeCompare(String(b))),
+      );
     expect(sorted(table)).toEqual(sorted(allow));
   });
 });

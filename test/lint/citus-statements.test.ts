@@ -77,7 +77,10 @@ function sourceFiles(dir: string): string[] {
 function isSqlTemplate(node: ts.Node): node is ts.TaggedTemplateExpression {
   if (!ts.isTaggedTemplateExpression(node)) return false;
   const tag = node.tag;
-  return (ts.isIdentifier(tag) && tag.text === 'sql') || (ts.isCallExpression(tag) && ts.isIdentifier(tag.expression) && tag.expression.text === 'sql');
+  return (
+    (ts.isIdentifier(tag) && tag.text === 'sql') ||
+    (ts.isCallExpression(tag) && ts.isIdentifier(tag.expression) && tag.expression.text === 'sql')
+  );
 }
 
 /** Every `sql` template of src/, and the templates functions return (to inline where they are called). */
@@ -111,7 +114,12 @@ function collect(): { statements: Statement[]; helpers: Map<string, ts.TaggedTem
     for (const template of templates) {
       let inDoUpdateSet = false;
       for (let p: ts.Node | undefined = template.parent; p; p = p.parent) {
-        if (ts.isCallExpression(p) && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'doUpdateSet') inDoUpdateSet = true;
+        if (
+          ts.isCallExpression(p) &&
+          ts.isPropertyAccessExpression(p.expression) &&
+          p.expression.name.text === 'doUpdateSet'
+        )
+          inDoUpdateSet = true;
       }
       statements.push({
         file,
@@ -125,7 +133,11 @@ function collect(): { statements: Statement[]; helpers: Map<string, ts.TaggedTem
 }
 
 /** A template's SQL: bound values become $n; a call of a helper that returns a template is inlined. */
-function render(template: ts.TaggedTemplateExpression, helpers: Map<string, ts.TaggedTemplateExpression>, depth: number): string {
+function render(
+  template: ts.TaggedTemplateExpression,
+  helpers: Map<string, ts.TaggedTemplateExpression>,
+  depth: number,
+): string {
   const t = template.template;
   if (ts.isNoSubstitutionTemplateLiteral(t)) return t.text;
   let text = t.head.text;
@@ -143,7 +155,8 @@ type Token = { readonly text: string; readonly kind: 'word' | 'punct' | 'string'
 /** Words (lower case), punctuation and string literals; comments and blanks dropped. */
 function tokens(sql: string): Token[] {
   const out: Token[] = [];
-  const re = /(--[^\n]*)|(\/\*[\s\S]*?\*\/)|('(?:[^']|'')*')|("(?:[^"]|"")*")|(\$\d+)|([A-Za-z_][A-Za-z0-9_$]*)|(::|[(),;.=+\-*/<>|])|(\s+)|(.)/g;
+  const re =
+    /(--[^\n]*)|(\/\*[\s\S]*?\*\/)|('(?:[^']|'')*')|("(?:[^"]|"")*")|(\$\d+)|([A-Za-z_][A-Za-z0-9_$]*)|(::|[(),;.=+\-*/<>|])|(\s+)|(.)/g;
   for (const m of sql.matchAll(re)) {
     if (m[1] || m[2] || m[8]) continue;
     if (m[3]) out.push({ text: m[3], kind: 'string' });
@@ -181,13 +194,21 @@ function mutableCalls(toks: Token[], from: number, to: number): string[] {
   const found: string[] = [];
   for (let i = from; i < to; i++) {
     const t = toks[i]!;
-    if (t.kind !== 'word' || !NOT_IMMUTABLE.has(t.text) || toks[i - 1]?.text === '.' && toks[i - 2]?.text !== 'pg_catalog') continue;
+    if (
+      t.kind !== 'word' ||
+      !NOT_IMMUTABLE.has(t.text) ||
+      (toks[i - 1]?.text === '.' && toks[i - 2]?.text !== 'pg_catalog')
+    )
+      continue;
     const called = toks[i + 1]?.text === '(';
     if (!called && !BARE.has(t.text)) continue;
     if (t.text === 'extract' && called) {
       // extract(field from (x - timestamptz 'epoch')) takes an interval: IMMUTABLE.
       const close = matchingParen(toks, i + 1);
-      const body = toks.slice(i + 2, close).map((x) => x.text).join(' ');
+      const body = toks
+        .slice(i + 2, close)
+        .map((x) => x.text)
+        .join(' ');
       if (/ from \( .* - timestamptz 'epoch' \)$/.test(` ${body}`)) continue;
     }
     found.push(called ? `${t.text}()` : t.text);
@@ -196,7 +217,12 @@ function mutableCalls(toks: Token[], from: number, to: number): string[] {
 }
 
 function excerpt(toks: Token[], from: number, to: number): string {
-  const text = toks.slice(from, to).map((t) => t.text).join(' ').replace(/ ([),.]|::)/g, '$1').replace(/([(.]|::) /g, '$1');
+  const text = toks
+    .slice(from, to)
+    .map((t) => t.text)
+    .join(' ')
+    .replace(/ ([),.]|::)/g, '$1')
+    .replace(/([(.]|::) /g, '$1');
   return text.length > 140 ? `${text.slice(0, 137)}...` : text;
 }
 
@@ -205,14 +231,16 @@ function citusFindings(where: string, text: string, inDoUpdateSet = false): Find
   const toks = tokens(text);
   const findings: Finding[] = [];
   if (inDoUpdateSet) {
-    for (const call of mutableCalls(toks, 0, toks.length)) findings.push({ where, rule: 'on-conflict-set', call, clause: excerpt(toks, 0, toks.length) });
+    for (const call of mutableCalls(toks, 0, toks.length))
+      findings.push({ where, rule: 'on-conflict-set', call, clause: excerpt(toks, 0, toks.length) });
   }
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.kind !== 'word') continue;
     if (t.text === 'returning') {
       const end = clauseEnd(toks, i + 1, new Set());
-      for (const call of mutableCalls(toks, i + 1, end)) findings.push({ where, rule: 'returning', call, clause: excerpt(toks, i, end) });
+      for (const call of mutableCalls(toks, i + 1, end))
+        findings.push({ where, rule: 'returning', call, clause: excerpt(toks, i, end) });
     }
     if (t.text === 'set') {
       // The SET of an UPDATE: `update <table> [[as] alias] set`, or `do update set`.
@@ -222,7 +250,8 @@ function citusFindings(where: string, text: string, inDoUpdateSet = false): Find
       const onConflict = back[u - 1] === 'do';
       const end = clauseEnd(toks, i + 1, new Set(['from', 'where', 'returning']));
       if (onConflict) {
-        for (const call of mutableCalls(toks, i + 1, end)) findings.push({ where, rule: 'on-conflict-set', call, clause: excerpt(toks, i, end) });
+        for (const call of mutableCalls(toks, i + 1, end))
+          findings.push({ where, rule: 'on-conflict-set', call, clause: excerpt(toks, i, end) });
       }
       for (let j = i + 1; j < end; j++) {
         const w = toks[j]!.text;
@@ -241,7 +270,8 @@ function citusFindings(where: string, text: string, inDoUpdateSet = false): Find
         if (close < 0) continue;
         // Inside DO UPDATE SET the rule above has reported the call already.
         if (onConflict) continue;
-        for (const call of mutableCalls(toks, j + 1, close)) findings.push({ where, rule: 'case-coalesce', call, clause: excerpt(toks, j, close + 1) });
+        for (const call of mutableCalls(toks, j + 1, close))
+          findings.push({ where, rule: 'case-coalesce', call, clause: excerpt(toks, j, close + 1) });
       }
     }
   }
@@ -255,7 +285,7 @@ function label(text: string): string {
 const ADVICE: Record<Finding['rule'], string> = {
   'on-conflict-set': 'set the column from excluded.<column> and let its default supply the value',
   'case-coalesce': 'write one statement shape per branch (see set-paused.ts)',
-  returning: 'return an IMMUTABLE expression, e.g. extract(epoch from (x - timestamptz \'epoch\')) for a timestamptz',
+  returning: "return an IMMUTABLE expression, e.g. extract(epoch from (x - timestamptz 'epoch')) for a timestamptz",
 };
 
 /**
@@ -289,7 +319,9 @@ describe('statements Citus can run', () => {
   });
 
   it('no runtime statement calls a non-IMMUTABLE function in DO UPDATE SET, CASE/COALESCE of an UPDATE, or RETURNING', () => {
-    const findings = statements.flatMap((s) => citusFindings(`${s.file}:${s.line} ${label(s.text)}`, s.text, s.inDoUpdateSet));
+    const findings = statements.flatMap((s) =>
+      citusFindings(`${s.file}:${s.line} ${label(s.text)}`, s.text, s.inDoUpdateSet),
+    );
     const allowed = [...PENDING, ...COORDINATOR_ONLY];
     const broken = findings.filter((f) => !allowed.includes(key(f)));
     const report = broken.map((f) => `${f.where}: ${f.call} in ${f.rule}: "${f.clause}" -> ${ADVICE[f.rule]}`);
@@ -299,20 +331,26 @@ describe('statements Citus can run', () => {
   });
 
   it('finds each rule, and passes the Citus-ready shapes', () => {
-    const f = (text: string, inDoUpdateSet = false) => citusFindings('probe', text, inDoUpdateSet).map((x) => `${x.rule} ${x.call}`);
-    expect(f(`insert into t (a) values (1) on conflict (a) do update set at = now(), b = excluded.b returning a`)).toEqual([
-      'on-conflict-set now()',
-    ]);
-    expect(f(`insert into t (a) values (1) on conflict (a) do update set at = excluded.at where t.at < now() returning a`)).toEqual([]);
-    expect(f(`update q set paused = $1, paused_at = case when $2 then coalesce(paused_at, now()) end where id = $3`)).toEqual([
-      'case-coalesce now()',
-      'case-coalesce now()',
-    ]);
+    const f = (text: string, inDoUpdateSet = false) =>
+      citusFindings('probe', text, inDoUpdateSet).map((x) => `${x.rule} ${x.call}`);
+    expect(
+      f(`insert into t (a) values (1) on conflict (a) do update set at = now(), b = excluded.b returning a`),
+    ).toEqual(['on-conflict-set now()']);
+    expect(
+      f(`insert into t (a) values (1) on conflict (a) do update set at = excluded.at where t.at < now() returning a`),
+    ).toEqual([]);
+    expect(
+      f(`update q set paused = $1, paused_at = case when $2 then coalesce(paused_at, now()) end where id = $3`),
+    ).toEqual(['case-coalesce now()', 'case-coalesce now()']);
     expect(f(`update q set paused = true, paused_at = now() where id = $1 and not paused`)).toEqual([]);
-    expect(f(`with x as (update t set eta = now() + $1 where id = $2 returning (extract(epoch from eta) * 1000000)::int8) select 1`)).toEqual([
-      'returning extract()',
-    ]);
-    expect(f(`update t set eta = now() returning (extract(epoch from (eta - timestamptz 'epoch')) * 1000000)::int8 as u`)).toEqual([]);
+    expect(
+      f(
+        `with x as (update t set eta = now() + $1 where id = $2 returning (extract(epoch from eta) * 1000000)::int8) select 1`,
+      ),
+    ).toEqual(['returning extract()']);
+    expect(
+      f(`update t set eta = now() returning (extract(epoch from (eta - timestamptz 'epoch')) * 1000000)::int8 as u`),
+    ).toEqual([]);
     expect(f(`delete from t where id = 1 returning id, current_timestamp`)).toEqual(['returning current_timestamp']);
     expect(f('now()', true)).toEqual(['on-conflict-set now()']);
     expect(f(`select now(), coalesce(a, now()) from t where b = 'returning now()'`)).toEqual([]);

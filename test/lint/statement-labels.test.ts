@@ -5,8 +5,12 @@ import { describe, expect, it } from 'vitest';
 const eslint = new ESLint({ cwd: new URL('../..', import.meta.url).pathname });
 
 async function labelErrors(code: string, filePath = 'src/store/probe.ts'): Promise<string[]> {
-  const [result] = await eslint.lintText(`import { sql } from 'kysely';\ndeclare const db: never;\n${code}\n`, { filePath });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'statements/labelled').map((m) => m.messageId ?? m.message);
+  const [result] = await eslint.lintText(`import { sql } from 'kysely';\ndeclare const db: never;\n${code}\n`, {
+    filePath,
+  });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'statements/labelled')
+    .map((m) => m.messageId ?? m.message);
 }
 
 describe('statements/labelled', () => {

@@ -20,7 +20,16 @@ function serverBundle(): string {
   const dir = `${ROOT}.test-build/server-${process.pid}`;
   rmSync(dir, { recursive: true, force: true });
   const outfile = `${dir}/main.mjs`;
-  buildSync({ entryPoints: [`${ROOT}src/main.ts`], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'error' });
+  buildSync({
+    entryPoints: [`${ROOT}src/main.ts`],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'error',
+  });
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   bundle = outfile;
   return bundle;
@@ -44,7 +53,14 @@ export function spawnServer(env: Record<string, string>, cwd?: string): ChildSer
     cwd: cwd ?? process.cwd(),
     // A clean environment: only what the test gives (plus PATH), never the runner's DATABASE_URL.
     // The console's assets are not part of the bundle: it stays off.
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', TASKQUEUE_AUTH: 'off', TASKQUEUE_CONSOLE: 'off', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      TASKQUEUE_AUTH: 'off',
+      TASKQUEUE_CONSOLE: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: LogLine[] = [];

@@ -9,7 +9,10 @@ const LOGGER = pathToFileURL(fileURLToPath(new URL('../../src/ops/create-logger.
 /** Runs `body` in a fresh Node process with `createLogger` in scope; its stdout. */
 function runWithLogger(body: string): string {
   const script = `import { createLogger } from ${JSON.stringify(LOGGER)};\n${body}`;
-  const child = spawnSync(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+  const child = spawnSync(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(child.stderr).toBe('');
   return child.stdout;
 }
@@ -25,10 +28,15 @@ describe('the server logger (JSON lines, written asynchronously)', () => {
     // Every line is out. Not always in order: a write still in flight when
     // the process exits can land after the rest, which pino writes
     // synchronously on exit (sonic-boom's flushSync; seen once in CI).
-    const lines = exited.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; i?: number });
+    const lines = exited
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; i?: number });
     expect(lines).toHaveLength(2001);
     expect(lines.filter((line) => line.msg === 'stopped')).toHaveLength(1);
-    expect(lines.flatMap((line) => (line.i === undefined ? [] : [line.i])).sort((a, b) => a - b)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+    expect(lines.flatMap((line) => (line.i === undefined ? [] : [line.i])).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
 
     const crashed = runWithLogger(`
       const log = createLogger({ level: 'info', pretty: false });
@@ -36,7 +44,10 @@ describe('the server logger (JSON lines, written asynchronously)', () => {
       for (let i = 0; i < 500; i++) log.info({ i }, 'request');
       setTimeout(() => { throw new Error('boom'); });
     `);
-    const last = crashed.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+    const last = crashed
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
     expect(last).toHaveLength(501);
     expect(last.filter((line) => line.msg === 'unexpected error: the process ends')).toHaveLength(1);
     expect(last.filter((line) => line.msg === 'request')).toHaveLength(500);
@@ -53,7 +64,9 @@ describe('the server logger (JSON lines, written asynchronously)', () => {
       let i = 0;
       const more = () => { for (let k = 0; k < 2000; k++) log.info({ i: i++, line }, 'request'); setImmediate(more); };
       more();`;
-    const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', TSX, '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.pause();
     try {
       const stderr = await new Promise<string>((resolve, reject) => {

@@ -64,7 +64,8 @@ describe('server logs (pino, captured)', () => {
     for (const sent of [undefined, 'bad id with spaces', 'x'.repeat(129), 'new\u0085line']) {
       const before = s.lines.length;
       const headers: Record<string, string> = auth();
-      if (sent !== undefined) headers['x-request-id'] = encodeURIComponent(sent) === sent ? sent : sent.replace(/[^\x20-\x7e]/g, '?');
+      if (sent !== undefined)
+        headers['x-request-id'] = encodeURIComponent(sent) === sent ? sent : sent.replace(/[^\x20-\x7e]/g, '?');
       const r = await fetch(`${s.url}${s.path('jobs')}/tasks/logged-task`, { headers });
       expect(r.status).toBe(200);
       const id = r.headers.get('x-request-id');
@@ -82,7 +83,10 @@ describe('server logs (pino, captured)', () => {
   });
 
   it('never logs tokens, API keys or payloads', async () => {
-    await fetch(`${s.url}${s.path('jobs')}/tasks/lease?numTasks=1&leaseSecs=60&key=MY-API-KEY-991`, { method: 'POST', headers: auth() });
+    await fetch(`${s.url}${s.path('jobs')}/tasks/lease?numTasks=1&leaseSecs=60&key=MY-API-KEY-991`, {
+      method: 'POST',
+      headers: auth(),
+    });
     await fetch(`${s.url}${s.path('jobs')}/tasks`, { headers: { authorization: 'Bearer not-a-valid-token-5521' } });
     const all = s.raw.join('');
     expect(all).not.toContain(token);
@@ -99,7 +103,10 @@ describe('server logs (pino, captured)', () => {
     const statuses: number[] = [];
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${s.url}${s.path('jobs')}/tasks/lease?numTasks=1&leaseSecs=60`, { method: 'POST', headers: auth() });
+      const r = await fetch(`${s.url}${s.path('jobs')}/tasks/lease?numTasks=1&leaseSecs=60`, {
+        method: 'POST',
+        headers: auth(),
+      });
       statuses.push(r.status);
       ids.push(r.headers.get('x-request-id')!);
       expect(r.headers.get('retry-after')).toBe('1');

@@ -44,14 +44,17 @@ describe('GET /metrics after a known sequence of adds, leases, lapses and delete
   };
 
   it('counts tasks added, leased, expired, deleted and dead-lettered, and reads the queue gauges from the database', async () => {
-    for (let i = 0; i < 5; i++) expect((await post(`${s.path('jobs')}/tasks`, { id: `t${i}`, payloadBase64: 'eA==' })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await post(`${s.path('jobs')}/tasks`, { id: `t${i}`, payloadBase64: 'eA==' })).status).toBe(200);
     // One delayed task: ETA an hour ahead (set in SQL; never leased).
     expect((await post(`${s.path('jobs')}/tasks`, { id: 'later', payloadBase64: 'eA==' })).status).toBe(200);
     await s.sql(`update ${s.schema}.tasks set eta = now() + interval '1 hour' where name = 'later'`);
     const first = await lease('jobs', 2);
     expect(first).toHaveLength(2);
     // Both leases lapse (backdated in SQL, no sleeping); the next lease takes them again, plus one more.
-    await s.sql(`update ${s.schema}.tasks set eta = now() - interval '1 hour' where name = any($1)`, [first.map((t) => t.id)]);
+    await s.sql(`update ${s.schema}.tasks set eta = now() - interval '1 hour' where name = any($1)`, [
+      first.map((t) => t.id),
+    ]);
     const second = await lease('jobs', 3);
     expect(second).toHaveLength(3);
     const del = await fetch(`${s.url}${s.path('jobs')}/tasks/${second[0]!.id}`, { method: 'DELETE' });
@@ -132,11 +135,17 @@ describe('TASKQUEUE_METRICS', () => {
   });
 
   it("token: only an administrator's bearer token may scrape", async () => {
-    const s = await startOpsServer({ settings: { metrics: 'token' }, env: { TASKQUEUE_AUTH: 'on', TASKQUEUE_ADMINS: 'ops@example.com' } });
+    const s = await startOpsServer({
+      settings: { metrics: 'token' },
+      env: { TASKQUEUE_AUTH: 'on', TASKQUEUE_ADMINS: 'ops@example.com' },
+    });
     try {
-      const mint = (email: string) => runTokenCommand(['--email', email, '--database-url', testPgUrl(), '--schema', s.schema], {});
+      const mint = (email: string) =>
+        runTokenCommand(['--email', email, '--database-url', testPgUrl(), '--schema', s.schema], {});
       expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
-      const worker = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${await mint('worker@example.com')}` } });
+      const worker = await fetch(`${s.url}/metrics`, {
+        headers: { authorization: `Bearer ${await mint('worker@example.com')}` },
+      });
       expect(worker.status).toBe(403);
       const admin = await scrape(s, { authorization: `Bearer ${await mint('ops@example.com')}` });
       expect(admin.has('taskqueue_tasks_added_total{queue="jobs"}')).toBe(true);

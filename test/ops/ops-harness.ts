@@ -69,7 +69,9 @@ export interface OpsServer {
 }
 
 /** The real server (startServer) in this process, on PostgreSQL, a fresh schema and a loopback port. */
-export async function startOpsServer(options: { settings?: Partial<ServiceSettings>; env?: Environment } = {}): Promise<OpsServer> {
+export async function startOpsServer(
+  options: { settings?: Partial<ServiceSettings>; env?: Environment } = {},
+): Promise<OpsServer> {
   const schema = freshSchema();
   const { logger, lines, raw } = captureLogger();
   const settings: ServiceSettings = {

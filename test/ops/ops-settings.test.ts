@@ -37,7 +37,11 @@ describe('operations settings', () => {
   });
 
   it('accepts postgres:// and postgresql:// URLs in DATABASE_URL', () => {
-    for (const url of ['postgres://u:p@db:5432/tq', 'postgresql://db/tq?sslmode=require', 'postgres:///tq?host=/var/run/postgresql']) {
+    for (const url of [
+      'postgres://u:p@db:5432/tq',
+      'postgresql://db/tq?sslmode=require',
+      'postgres:///tq?host=/var/run/postgresql',
+    ]) {
       expect(settingsFromEnvironment({ DATABASE_URL: url }).databaseUrl).toBe(url);
     }
   });

@@ -48,8 +48,12 @@ describe('push delivery observed by an operator', () => {
     expect(insert.status).toBe(200);
     await sink.waitFor(2);
     expect(sink.requests[0]!.headers.authorization).toBe('Basic task-own-credential');
-    await expect.poll(async () => (await server!.sql(`select name from ${server!.schema}.task_dead_letters`)).length).toBe(1);
-    await expect.poll(() => server!.lines.filter((line) => /^push attempt failed/.test(String(line.msg))).length).toBe(2);
+    await expect
+      .poll(async () => (await server!.sql(`select name from ${server!.schema}.task_dead_letters`)).length)
+      .toBe(1);
+    await expect
+      .poll(() => server!.lines.filter((line) => /^push attempt failed/.test(String(line.msg))).length)
+      .toBe(2);
 
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toContain('taskqueue_push_dispatches_total{queue="flaky",outcome="retry"} 1');
@@ -69,7 +73,14 @@ describe('push delivery observed by an operator', () => {
     expect(stats.status).toBe(200);
     expect(await stats.json()).toMatchObject({
       name: 'flaky',
-      push: { ratePerSecond: 100, bucketSize: 5, maxConcurrentRequests: 2, targetUrl: sink.url, inFlight: 0, heldUntilUsec: null },
+      push: {
+        ratePerSecond: 100,
+        bucketSize: 5,
+        maxConcurrentRequests: 2,
+        targetUrl: sink.url,
+        inFlight: 0,
+        heldUntilUsec: null,
+      },
     });
 
     const failed = server.lines.filter((line) => /^push attempt failed/.test(String(line.msg)));

@@ -32,7 +32,10 @@ describe('GET /readyz', () => {
       expect(body.message).toContain(`migration ${previous!.version},`);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     } finally {
-      await s.sql(`insert into ${s.schema}.schema_migrations (version, name) values ($1, $2)`, [latest!.version, latest!.name]);
+      await s.sql(`insert into ${s.schema}.schema_migrations (version, name) values ($1, $2)`, [
+        latest!.version,
+        latest!.name,
+      ]);
     }
     expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
   });

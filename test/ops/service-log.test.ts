@@ -33,7 +33,10 @@ describe('the service logs through the logger it is given', () => {
 
   it('says config loaded and migrations applied, then migrations current for the next process', async () => {
     const first = await open(0);
-    expect(first.lines.find((line) => line.msg === 'config loaded')).toMatchObject({ source: 'test-config', queues: 2 });
+    expect(first.lines.find((line) => line.msg === 'config loaded')).toMatchObject({
+      source: 'test-config',
+      queues: 2,
+    });
     expect(first.lines.find((line) => line.msg === 'migrations applied')).toMatchObject({ schema: first.schema });
     const { logger, lines } = captureLogger();
     const second = await openTaskQueue({
@@ -53,7 +56,8 @@ describe('the service logs through the logger it is given', () => {
     await admin.connect();
     try {
       const waitFor = async (msg: string) => {
-        for (let i = 0; i < 100 && !lines.some((line) => line.msg === msg); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        for (let i = 0; i < 100 && !lines.some((line) => line.msg === msg); i++)
+          await new Promise((resolve) => setTimeout(resolve, 50));
         return lines.find((line) => line.msg === msg);
       };
       const run = await waitFor('maintenance run');

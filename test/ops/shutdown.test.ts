@@ -21,12 +21,18 @@ interface Reply {
 
 function call(url: string, method: string, agent: Agent | false, body?: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text, at: Date.now() }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body: text, at: Date.now() }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -96,7 +102,9 @@ describe('graceful shutdown of a real server process', () => {
     const exit = await child.exited;
     await Promise.all(loops);
     const shutdownMs = exit.at - signalledAt;
-    console.log(`shutdown under keep-alive load (${clients} clients, ${before} requests before the signal): ${shutdownMs} ms`);
+    console.log(
+      `shutdown under keep-alive load (${clients} clients, ${before} requests before the signal): ${shutdownMs} ms`,
+    );
 
     expect(exit.code).toBe(0);
     expect(shutdownMs).toBeLessThan(grace * 1000);
@@ -124,7 +132,11 @@ describe('graceful shutdown of a real server process', () => {
     await admin.connect();
     try {
       await expect
-        .poll(async () => (await admin.query(`select 1 from ${env.TASKQUEUE_SCHEMA}.queue_waiters where until > now()`)).rowCount, { interval: 50 })
+        .poll(
+          async () =>
+            (await admin.query(`select 1 from ${env.TASKQUEUE_SCHEMA}.queue_waiters where until > now()`)).rowCount,
+          { interval: 50 },
+        )
         .toBeGreaterThan(0);
     } finally {
       await admin.end();
@@ -139,7 +151,9 @@ describe('graceful shutdown of a real server process', () => {
     expect(reply.at - signalledAt).toBeLessThan(2000);
     expect(exit.code).toBe(0);
     expect(exit.at - signalledAt).toBeLessThan(5000);
-    console.log(`pending long-poll answered ${reply.at - signalledAt} ms after SIGTERM; process exited after ${exit.at - signalledAt} ms`);
+    console.log(
+      `pending long-poll answered ${reply.at - signalledAt} ms after SIGTERM; process exited after ${exit.at - signalledAt} ms`,
+    );
   });
 
   it('a second signal exits at once, and the data directory is free for the next server', async () => {
@@ -149,12 +163,15 @@ describe('graceful shutdown of a real server process', () => {
     // A request that never finishes (headers not complete) holds the shutdown for its grace period.
     const socket = connect(Number(url.port), url.hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /taskqueue/v1beta2/projects/local/taskqueues/jobs/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{');
+    socket.write(
+      'POST /taskqueue/v1beta2/projects/local/taskqueues/jobs/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{',
+    );
     socket.on('error', () => {});
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGTERM');
     const waitFor = async (msg: string) => {
-      for (let i = 0; i < 100 && !child.lines.some((line) => line.msg === msg); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 100 && !child.lines.some((line) => line.msg === msg); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     };
     await waitFor('shutting down');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -200,7 +217,9 @@ describe('start-up of a real server process', () => {
 
     const sample = start(postgresEnv(), mkdtempSync(join(tmpdir(), 'tq-empty-')));
     await sample.started;
-    const warning = sample.lines.find((line) => String(line.msg).startsWith('running on the built-in sample configuration'));
+    const warning = sample.lines.find((line) =>
+      String(line.msg).startsWith('running on the built-in sample configuration'),
+    );
     expect(warning?.level).toBe(40);
     sample.kill('SIGTERM');
     expect((await sample.exited).code).toBe(0);

@@ -19,7 +19,9 @@ describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
 
   it('checks every rule of a push task, and refuses PULL tasks in push queues and push tasks in pull queues', async () => {
     // Rate 0: nothing is dispatched, so the stored rows can be read as added.
-    const { t } = await push.start(engine, { queues: (url) => [pushQueue('h', url, { ratePerSecond: 0 }), pullQueue('p')] });
+    const { t } = await push.start(engine, {
+      queues: (url) => [pushQueue('h', url, { ratePerSecond: 0 }), pullQueue('p')],
+    });
     const q = t.service.getQueue('h');
     const pull = t.service.getQueue('p');
     expect(await code(q.add({ method: 'PULL' }))).toBe('INVALID_QUEUE_MODE');
@@ -48,29 +50,47 @@ describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
 
     const post = await q.add({ name: 'form', params: { a: '1', b: ['x y', 'z&'] } });
     expect(post.payload.toString()).toBe('a=1&b=x+y&b=z%26');
-    expect(post.push).toMatchObject({ url: '/_ah/queue/h', method: 'POST', headers: [['Content-Type', 'application/x-www-form-urlencoded']] });
+    expect(post.push).toMatchObject({
+      url: '/_ah/queue/h',
+      method: 'POST',
+      headers: [['Content-Type', 'application/x-www-form-urlencoded']],
+    });
     const get = await q.add({ name: 'query', method: 'GET', url: '/path', params: { a: '1' } });
     expect(get.push).toMatchObject({ url: '/path?a=1', method: 'GET' });
     expect(get.payload.length).toBe(0);
     expect(await code(q.add({ method: 'GET', url: '/p?x=1', params: { a: '1' } }))).toBe('INVALID_REQUEST');
     const dropped = await q.add({
       name: 'dropped',
-      headers: { 'X-AppEngine-TaskName': 'forged', 'x-appengine-failfast': 'true', 'X-CloudTasks-QueueName': 'forged', 'X-Mine': '1' },
+      headers: {
+        'X-AppEngine-TaskName': 'forged',
+        'x-appengine-failfast': 'true',
+        'X-CloudTasks-QueueName': 'forged',
+        'X-Mine': '1',
+      },
     });
     expect(dropped.push?.headers).toEqual([
       ['x-appengine-failfast', 'true'],
       ['X-Mine', '1'],
     ]);
-    const retry = await q.add({ name: 'own-retry', retryOptions: { taskRetryLimit: 2, minBackoffSeconds: 5 }, dispatchDeadlineSeconds: 30 });
+    const retry = await q.add({
+      name: 'own-retry',
+      retryOptions: { taskRetryLimit: 2, minBackoffSeconds: 5 },
+      dispatchDeadlineSeconds: 30,
+    });
     expect(retry.push).toMatchObject({
-      retry: { retryLimit: 2, parameters: { minBackoffSeconds: 5, maxBackoffSeconds: 3600, maxDoublings: 16, ageLimitSeconds: null } },
+      retry: {
+        retryLimit: 2,
+        parameters: { minBackoffSeconds: 5, maxBackoffSeconds: 3600, maxDoublings: 16, ageLimitSeconds: null },
+      },
       deadlineSeconds: 30,
     });
     // Names and tombstones as for pull tasks.
     expect(await code(q.add({ name: 'form' }))).toBe('TASK_ALREADY_EXISTS');
     await q.deleteTask('form');
     expect(await code(q.add({ name: 'form' }))).toBe('TOMBSTONED_TASK');
-    const rows = await t.sql<{ name: string; push: { method: string } }>(`select name, push from ${t.schema}.tasks order by name`);
+    const rows = await t.sql<{ name: string; push: { method: string } }>(
+      `select name, push from ${t.schema}.tasks order by name`,
+    );
     const methods = Object.fromEntries(rows.map((row) => [row.name, row.push.method]));
     expect(methods).toMatchObject({ dropped: 'POST', 'own-retry': 'POST', query: 'GET' });
     expect(methods.form).toBeUndefined();
@@ -127,13 +147,21 @@ describe('tasks.insert on a push queue (REST extension)', () => {
       },
     });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ id: 'rest-task', url: '/hook', httpMethod: 'PUT', headers: [{ name: 'Content-Type', value: 'application/json' }] });
+    expect(r.json).toMatchObject({
+      id: 'rest-task',
+      url: '/hook',
+      httpMethod: 'PUT',
+      headers: [{ name: 'Content-Type', value: 'application/json' }],
+    });
     await sink.waitFor(1);
     expect(sink.requests[0]).toMatchObject({ method: 'PUT', url: '/hook' });
     expect(sink.requests[0]!.body.toString()).toBe('{"a":1}');
     expect(sink.requests[0]!.headers['content-type']).toBe('application/json');
     expect(sink.requests[0]!.headers['x-appengine-queuename']).toBe('hooks');
-    const bad = await h.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', headers: 'x' } });
+    const bad = await h.call(`${queuePath('hooks')}/tasks`, {
+      method: 'POST',
+      body: { payloadBase64: '', headers: 'x' },
+    });
     expect(bad.status).toBe(400);
     const lease = await h.call(`${queuePath('hooks')}/tasks/lease?numTasks=1&leaseSecs=10`, { method: 'POST' });
     expect(lease.json.error.errors[0].reason).toBe('invalidQueueMode');
@@ -142,7 +170,8 @@ describe('tasks.insert on a push queue (REST extension)', () => {
   it('takes dispatchDeadlineSeconds (15 s to 24 h), answers it, and refuses other values with a 400 naming the field', async () => {
     // Rate 0: nothing is dispatched, so the task stays to be read back.
     h = await openHarness('postgres', { queues: [pushQueue('hooks', 'http://127.0.0.1:1', { ratePerSecond: 0 })] });
-    const insert = (body: Record<string, unknown>) => h!.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', ...body } });
+    const insert = (body: Record<string, unknown>) =>
+      h!.call(`${queuePath('hooks')}/tasks`, { method: 'POST', body: { payloadBase64: '', ...body } });
     const r = await insert({ id: 'slow-task', dispatchDeadlineSeconds: 1800 });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ id: 'slow-task', dispatchDeadlineSeconds: 1800 });

@@ -13,8 +13,25 @@ describe('push queues in the CLI', () => {
 
   it('add --task-url --method --header adds a push task the service delivers; queues and stats show rate, bucket and in flight', async () => {
     sink = await startSink();
-    t = await openCliDatabase(serviceConfig([pushQueue('hooks', sink.url, { ratePerSecond: 50, bucketSize: 7, maxConcurrentRequests: 4 })]));
-    const added = await cli(['add', 'hooks', '{"k":1}', '--task-url', '/cli', '--method', 'put', '--header', 'Content-Type: application/json', '--header', 'X-Two: 2'], t.env);
+    t = await openCliDatabase(
+      serviceConfig([pushQueue('hooks', sink.url, { ratePerSecond: 50, bucketSize: 7, maxConcurrentRequests: 4 })]),
+    );
+    const added = await cli(
+      [
+        'add',
+        'hooks',
+        '{"k":1}',
+        '--task-url',
+        '/cli',
+        '--method',
+        'put',
+        '--header',
+        'Content-Type: application/json',
+        '--header',
+        'X-Two: 2',
+      ],
+      t.env,
+    );
     expect(added.err).toBe('');
     expect(added.code).toBe(0);
     expect(jsonLines(added.out)[0]).toMatchObject({ queue: 'hooks' });
@@ -30,7 +47,9 @@ describe('push queues in the CLI', () => {
     // (sql/0019), so the request may still count in flight just after the sink saw it.
     const env = t.env;
     await expect
-      .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), { interval: 100 })
+      .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), {
+        interval: 100,
+      })
       .toMatch(/\s50\/s\s+7\s+[0-7]\s+0$/);
     const stats = await cli(['stats', 'hooks'], t.env);
     expect(stats.out).toMatch(/push rate\s+50\/s/);
@@ -42,7 +61,14 @@ describe('push queues in the CLI', () => {
   });
 
   it('add on a push queue without <target-url> takes TASKQUEUE_PUSH_BASE_URL, and names both settings without it', async () => {
-    t = await openCliDatabase(serviceConfig([pushQueue('hooks', 'http://127.0.0.1:9', {}, {})].map((q) => ({ ...q, push: { ...q.push!, targetUrl: null } }))));
+    t = await openCliDatabase(
+      serviceConfig(
+        [pushQueue('hooks', 'http://127.0.0.1:9', {}, {})].map((q) => ({
+          ...q,
+          push: { ...q.push!, targetUrl: null },
+        })),
+      ),
+    );
     const missing = await cli(['add', 'hooks', 'x'], t.env);
     expect(missing.code).not.toBe(0);
     expect(missing.err).toMatch(/target-url/);
@@ -53,7 +79,9 @@ describe('push queues in the CLI', () => {
   });
 
   it('export and import keep the request of a push task (database path)', async () => {
-    t = await openCliDatabase(serviceConfig(['from', 'to'].map((name) => pushQueue(name, 'http://127.0.0.1:9', { ratePerSecond: 0 }))));
+    t = await openCliDatabase(
+      serviceConfig(['from', 'to'].map((name) => pushQueue(name, 'http://127.0.0.1:9', { ratePerSecond: 0 }))),
+    );
     await t.service.getQueue('from').add({
       name: 'hook-1',
       method: 'PATCH',

@@ -25,8 +25,15 @@ describe('push delivery across a crash', () => {
       open: { open: { dispatch: false } },
     });
     const dir = mkdtempSync(join(tmpdir(), 'tq-push-crash-'));
-    writeFileSync(join(dir, 'queue.yaml'), `queue:\n- name: hooks\n  rate: 1000/s\n  bucket_size: 1000\n  target_url: ${sink.url}\n`);
-    child = spawnServer({ DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: t.schema, TASKQUEUE_CONFIG: join(dir, 'queue.yaml') });
+    writeFileSync(
+      join(dir, 'queue.yaml'),
+      `queue:\n- name: hooks\n  rate: 1000/s\n  bucket_size: 1000\n  target_url: ${sink.url}\n`,
+    );
+    child = spawnServer({
+      DATABASE_URL: testPgUrl(),
+      TASKQUEUE_SCHEMA: t.schema,
+      TASKQUEUE_CONFIG: join(dir, 'queue.yaml'),
+    });
     await child.started;
     const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
     await t.service.getQueue('hooks').add(names.map((name) => ({ name, payload: name })));
@@ -39,7 +46,9 @@ describe('push delivery across a crash', () => {
     );
     expect(inFlight.map((row) => row.name)).toEqual(names);
     // Their claims end ten and a half minutes from now, but the server's heartbeat stopped: as if its 15 s lease had passed.
-    await t.sql(`update ${t.schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [inFlight[0]!.claimed_by]);
+    await t.sql(`update ${t.schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [
+      inFlight[0]!.claimed_by,
+    ]);
     answering = true;
     // Another process, with no configuration of its own: it serves the definitions the killed server wrote.
     await t.openAnother(config, { config: undefined });

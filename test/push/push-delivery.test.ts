@@ -8,7 +8,9 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
   const push = usePushFixture();
 
   it('delivers method, url, headers and body byte for byte, then deletes the task and holds its name', async () => {
-    const { t, sink } = await push.start(engine, { queues: (url) => [pushQueue('hooks', `${url}/base/`), pullQueue('p')] });
+    const { t, sink } = await push.start(engine, {
+      queues: (url) => [pushQueue('hooks', `${url}/base/`), pullQueue('p')],
+    });
     const body = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
     const queue = t.service.getQueue('hooks');
     const task = await queue.add({
@@ -46,7 +48,9 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
     const eta = task.etaUsec;
     expect(h['x-appengine-tasketa']).toBe(`${Math.floor(eta / 1e6)}.${String(eta % 1e6).padStart(6, '0')}`);
     expect(request.rawHeaders.filter(([k]) => k.toLowerCase() === 'x-appengine-queuename')).toHaveLength(1);
-    await expect.poll(async () => (await t.sql(`select count(*)::int as n from ${t.schema}.tasks`))[0]).toEqual({ n: 0 });
+    await expect
+      .poll(async () => (await t.sql(`select count(*)::int as n from ${t.schema}.tasks`))[0])
+      .toEqual({ n: 0 });
     await expect(queue.add({ name: 'first-task' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
   });
 });
@@ -55,9 +59,18 @@ describe.each(ENGINES)('push dispatch switch and reads (%s)', (engine) => {
   const push = usePushFixture();
 
   it('a service opened with dispatch: false delivers nothing; one that dispatches does; reads show the delivery state', async () => {
-    const { t, sink, config } = await push.start(engine, { answer: () => ({ status: 500 }), queues: (url) => [
-      pushQueue('hooks', url, {}, { retry: { ageLimitSeconds: null, minBackoffSeconds: 600, maxBackoffSeconds: 600, maxDoublings: 0 } }),
-    ], open: { open: { dispatch: false } } });
+    const { t, sink, config } = await push.start(engine, {
+      answer: () => ({ status: 500 }),
+      queues: (url) => [
+        pushQueue(
+          'hooks',
+          url,
+          {},
+          { retry: { ageLimitSeconds: null, minBackoffSeconds: 600, maxBackoffSeconds: 600, maxDoublings: 0 } },
+        ),
+      ],
+      open: { open: { dispatch: false } },
+    });
     const queue = t.service.getQueue('hooks');
     await queue.add({ name: 'waiting', url: '/w', method: 'DELETE' });
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -69,7 +82,9 @@ describe.each(ENGINES)('push dispatch switch and reads (%s)', (engine) => {
     });
     await t.openAnother(config);
     await sink.waitFor(1);
-    await expect.poll(async () => (await queue.listTasks())[0]?.delivery).toEqual({ executionCount: 1, lastStatus: 500, lastError: 'HTTP 500', inFlight: false });
+    await expect
+      .poll(async () => (await queue.listTasks())[0]?.delivery)
+      .toEqual({ executionCount: 1, lastStatus: 500, lastError: 'HTTP 500', inFlight: false });
     const [task] = await queue.listTasks();
     expect(task!.retryCount).toBe(1);
     // The next attempt is the task's ETA: ten minutes away.

@@ -45,9 +45,16 @@ export function usePushFixture(): { start(engine: TestEngine, setup?: PushSetup)
   return {
     async start(engine, setup = {}) {
       sink = await startSink(setup.answer);
-      const config = serviceConfig(setup.queues ? setup.queues(sink.url) : [pushQueue('h', sink.url, setup.push ?? {}, setup.queue ?? {})]);
+      const config = serviceConfig(
+        setup.queues ? setup.queues(sink.url) : [pushQueue('h', sink.url, setup.push ?? {}, setup.queue ?? {})],
+      );
       t = await openTestService(engine, config, setup.open ?? {});
-      return { t, sink, queue: t.service.getQueue(config.queues.some((q) => q.name === 'h') ? 'h' : config.queues[0]!.name), config };
+      return {
+        t,
+        sink,
+        queue: t.service.getQueue(config.queues.some((q) => q.name === 'h') ? 'h' : config.queues[0]!.name),
+        config,
+      };
     },
   };
 }

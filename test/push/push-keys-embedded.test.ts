@@ -37,14 +37,25 @@ describe('push keys for an embedding application', () => {
 
     // A handler verifying as the docs say, from the published URL.
     const remote = createRemoteJWKSet(new URL(document.jwks_uri));
-    const { payload } = await jwtVerify(token, remote, { issuer: document.issuer, audience: `${sink.url}/run`, algorithms: ['ES256'] });
+    const { payload } = await jwtVerify(token, remote, {
+      issuer: document.issuer,
+      audience: `${sink.url}/run`,
+      algorithms: ['ES256'],
+    });
     expect(payload.email).toBe('taskqueue@local');
     // The document alone, for frameworks without Fetch API handlers.
-    await jwtVerify(token, createLocalJWKSet((await pushTokenJwks(t.service)) as never), { audience: `${sink.url}/run` });
+    await jwtVerify(token, createLocalJWKSet((await pushTokenJwks(t.service)) as never), {
+      audience: `${sink.url}/run`,
+    });
 
     expect((await fetch(`${server.url}/.well-known/other`)).status).toBe(404);
     expect((await keys(new Request('http://app.test/.well-known/jwks.json', { method: 'POST' }))).status).toBe(405);
-    const custom = await pushKeysHandler(t.service, { issuer: 'https://app.test' })(new Request('http://app.test/keys/openid-configuration'));
-    expect(await custom.json()).toMatchObject({ issuer: 'https://app.test', jwks_uri: 'http://app.test/keys/jwks.json' });
+    const custom = await pushKeysHandler(t.service, { issuer: 'https://app.test' })(
+      new Request('http://app.test/keys/openid-configuration'),
+    );
+    expect(await custom.json()).toMatchObject({
+      issuer: 'https://app.test',
+      jwks_uri: 'http://app.test/keys/jwks.json',
+    });
   });
 });

@@ -6,7 +6,15 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
   const push = usePushFixture();
 
   const rows = (sql: TestService['sql'], schema: string) =>
-    sql<{ name: string; retry_count: number; execution_count: number; last_status: number | null; last_error: string | null; wait_s: number; idle: boolean }>(
+    sql<{
+      name: string;
+      retry_count: number;
+      execution_count: number;
+      last_status: number | null;
+      last_error: string | null;
+      wait_s: number;
+      idle: boolean;
+    }>(
       `select name, retry_count, execution_count, last_status, last_error, dispatched_at is null as idle,
               extract(epoch from eta - now())::float8 as wait_s from ${schema}.tasks order by name`,
     );
@@ -38,7 +46,9 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     const expected = [10, 20, 40, 80, 160, 240, 300];
     for (const [i, seconds] of expected.entries()) {
       await sink.waitFor(i + 1);
-      await expect.poll(async () => (await rows(t.sql, t.schema))[0]).toMatchObject({ retry_count: i + 1, last_status: 500, idle: true });
+      await expect
+        .poll(async () => (await rows(t.sql, t.schema))[0])
+        .toMatchObject({ retry_count: i + 1, last_status: 500, idle: true });
       const [row] = await rows(t.sql, t.schema);
       expect(row!.wait_s).toBeGreaterThan(seconds - 2);
       expect(row!.wait_s).toBeLessThanOrEqual(seconds);
@@ -52,24 +62,41 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
     let fail = true;
     const { t, sink } = await push.start(engine, { answer: () => ({ status: fail ? 418 : 200 }) });
     const queue = t.service.getQueue('h');
-    await queue.add({ name: 'doomed', url: '/d', headers: { 'X-Keep': '1' }, payload: 'body', retryOptions: { taskRetryLimit: 2 } });
+    await queue.add({
+      name: 'doomed',
+      url: '/d',
+      headers: { 'X-Keep': '1' },
+      payload: 'body',
+      retryOptions: { taskRetryLimit: 2 },
+    });
     await sink.waitFor(3);
-    await expect.poll(async () => (await t.operate('h').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    await expect
+      .poll(async () => (await t.operate('h').listDeadLetters({ limit: 10 })).map((d) => d.name))
+      .toEqual(['doomed']);
     const [dead] = await t.sql<{ last_status: number; retry_count: number; push: { url: string } }>(
       `select last_status, retry_count, push from ${t.schema}.task_dead_letters`,
     );
     expect(dead).toMatchObject({ last_status: 418, retry_count: 3, push: { url: '/d' } });
-    expect(await t.sql(`select reason from ${t.schema}.task_tombstones where name = 'doomed'`)).toEqual([{ reason: 'retry_limit' }]);
+    expect(await t.sql(`select reason from ${t.schema}.task_tombstones where name = 'doomed'`)).toEqual([
+      { reason: 'retry_limit' },
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(sink.requests).toHaveLength(3);
     fail = false;
     expect(await t.operate('h').redrive()).toBe(1);
     await sink.waitFor(4);
     const again = sink.requests[3]!;
-    expect([again.url, again.headers['x-keep'], again.body.toString(), again.headers['x-appengine-taskretrycount']]).toEqual(['/d', '1', 'body', '0']);
+    expect([
+      again.url,
+      again.headers['x-keep'],
+      again.body.toString(),
+      again.headers['x-appengine-taskretrycount'],
+    ]).toEqual(['/d', '1', 'body', '0']);
     await expect.poll(() => rows(t.sql, t.schema)).toEqual([]);
     // The operator's redrive is recorded; the dispatcher's own outcomes (retries, the dead letter) are not operator actions.
-    expect((await t.service.auditLog.list({ limit: 10, queue: 'h' })).map((e) => [e.action, e.count, e.actor])).toEqual([['redrive', 1, 'test@example.com']]);
+    expect((await t.service.auditLog.list({ limit: 10, queue: 'h' })).map((e) => [e.action, e.count, e.actor])).toEqual(
+      [['redrive', 1, 'test@example.com']],
+    );
   });
 
   it('stops at the age limit, measured from the first attempt, when no retry limit is set', async () => {
@@ -88,7 +115,11 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
   });
 
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
-    const { t, sink } = await push.start(engine, { answer: (request) => (request.url === '/start' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }), queue: { retry: { ageLimitSeconds: null, minBackoffSeconds: 100, maxBackoffSeconds: 100, maxDoublings: 0 } } });
+    const { t, sink } = await push.start(engine, {
+      answer: (request) =>
+        request.url === '/start' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 },
+      queue: { retry: { ageLimitSeconds: null, minBackoffSeconds: 100, maxBackoffSeconds: 100, maxDoublings: 0 } },
+    });
     await t.service.getQueue('h').add({ name: 'moved', url: '/start' });
     await sink.waitFor(1);
     await expect.poll(async () => (await rows(t.sql, t.schema))[0]?.last_status).toBe(302);
@@ -97,7 +128,9 @@ describe.each(ENGINES)('push outcomes (%s)', (engine) => {
   });
 
   it('a 503 empties the bucket, slows the queue and holds it for Retry-After', async () => {
-    const { t, sink } = await push.start(engine, { answer: (_r, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200 }) });
+    const { t, sink } = await push.start(engine, {
+      answer: (_r, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '120' } } : { status: 200 }),
+    });
     await t.service.getQueue('h').add({ name: 'busy' });
     await sink.waitFor(1);
     await expect.poll(async () => (await rows(t.sql, t.schema))[0]).toMatchObject({ last_status: 503, idle: true });

@@ -20,13 +20,20 @@ describe('push queues in the server', () => {
     const insert = await fetch(`${server.url}${server.path('hooks')}/tasks`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'srv-1', payloadBase64: Buffer.from('secret-payload').toString('base64'), url: '/go' }),
+      body: JSON.stringify({
+        id: 'srv-1',
+        payloadBase64: Buffer.from('secret-payload').toString('base64'),
+        url: '/go',
+      }),
     });
     expect(insert.status).toBe(200);
     await sink.waitFor(2);
     const token = sink.requests[1]!.headers.authorization!.slice('Bearer '.length);
     const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));
-    const { payload } = await jwtVerify(token, jwks, { issuer: 'urn:taskqueue:local', audience: `${sink.url}/base/go` });
+    const { payload } = await jwtVerify(token, jwks, {
+      issuer: 'urn:taskqueue:local',
+      audience: `${sink.url}/base/go`,
+    });
     expect(payload.email).toBe('taskqueue@local');
 
     await expect.poll(async () => (await server!.sql(`select name from ${server!.schema}.tasks`)).length).toBe(0);

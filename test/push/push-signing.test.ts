@@ -13,7 +13,9 @@ describe('signed push delivery', () => {
   const push = usePushFixture();
 
   it('signs each request with the local issuer key (JWKS), and our REST API refuses the token when a handler replays it', async () => {
-    const { t, sink } = await push.start('postgres', { queues: (url) => [pushQueue('h', `${url}/hooks`), pullQueue('p')] });
+    const { t, sink } = await push.start('postgres', {
+      queues: (url) => [pushQueue('h', `${url}/hooks`), pullQueue('p')],
+    });
     await t.service.getQueue('h').add({ url: '/run?x=1', payload: 'p' });
     await sink.waitFor(1);
     const authorization = sink.requests[0]!.headers.authorization!;
@@ -22,19 +24,26 @@ describe('signed push delivery', () => {
 
     // What a handler does (docs/push-queues.md): verify against the JWKS, issuer and its own URL.
     const jwks = createLocalJWKSet((await publicJwks(t.service.authStore)) as never);
-    const { payload, protectedHeader } = await jwtVerify(token, jwks, { issuer: 'urn:taskqueue:local', audience: `${sink.url}/hooks/run` });
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+      issuer: 'urn:taskqueue:local',
+      audience: `${sink.url}/hooks/run`,
+    });
     expect(payload).toMatchObject({ email: 'taskqueue@local', sub: 'taskqueue@local' });
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'JWT' });
     expect(payload.exp! - payload.iat!).toBe(300);
 
     // The replay: the same token against our own REST API is refused.
-    const accessControl = createAccessControl(authSettingsFromEnvironment({ TASKQUEUE_ADMINS: 'admin@example.com' }), { store: t.service.authStore });
+    const accessControl = createAccessControl(authSettingsFromEnvironment({ TASKQUEUE_ADMINS: 'admin@example.com' }), {
+      store: t.service.authStore,
+    });
     const app = createApp({ service: t.service, accessControl });
     const replayed = await app.request(`${queuePath('p')}/tasks`, { headers: { authorization } });
     expect(replayed.status).toBe(401);
     // While a token the local issuer minted for the API is accepted.
     const minted = await accessControl.localIssuer!.mint({ email: 'admin@example.com' });
-    const accepted = await app.request(`${queuePath('p')}/tasks`, { headers: { authorization: `Bearer ${minted.accessToken}` } });
+    const accepted = await app.request(`${queuePath('p')}/tasks`, {
+      headers: { authorization: `Bearer ${minted.accessToken}` },
+    });
     expect(accepted.status).toBe(200);
   });
 

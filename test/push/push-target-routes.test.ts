@@ -28,8 +28,15 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
   it("delivers a queue's and a cron job's target to its route, the rest to the base URL, and warns of a target with no route", async () => {
     const [app, worker, reports] = [await sink(), await sink(), await sink()];
     const lines: { level: string; message: string }[] = [];
-    const record = (level: string) => (_fields: object, message?: string) => void lines.push({ level, message: message ?? '' });
-    const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), child: () => logger };
+    const record = (level: string) => (_fields: object, message?: string) =>
+      void lines.push({ level, message: message ?? '' });
+    const logger: Logger = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+      child: () => logger,
+    };
     const config = parseQueueYaml(
       'queue:\n- name: to-worker\n  rate: 100/s\n  target: v3.worker\n- name: unrouted\n  rate: 100/s\n  target: nowhere\n- name: plain\n  rate: 100/s\n',
       'queue.yaml',
@@ -40,7 +47,15 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
       'yaml',
     );
     t = await openTestService(engine, config, {
-      open: { pushBaseUrl: app.url, targetUrls: new Map([['worker', worker.url], ['reports', reports.url]]), cron, logger },
+      open: {
+        pushBaseUrl: app.url,
+        targetUrls: new Map([
+          ['worker', worker.url],
+          ['reports', reports.url],
+        ]),
+        cron,
+        logger,
+      },
     });
     await t.service.getQueue('to-worker').add({ name: 'w', url: '/w' });
     await t.service.getQueue('unrouted').add({ name: 'u', url: '/u' });
@@ -57,7 +72,9 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
     expect(app.requests.map((r) => r.url).sort()).toEqual(['/missing', '/p', '/u']);
 
     const warnings = lines.filter((line) => line.level === 'warn').map((line) => line.message);
-    expect(warnings).toContain('queue unrouted: target "nowhere" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL');
+    expect(warnings).toContain(
+      'queue unrouted: target "nowhere" has no route in TASKQUEUE_TARGET_URLS; its tasks go to TASKQUEUE_PUSH_BASE_URL',
+    );
     expect(warnings.some((w) => w.includes('target "gone" has no route'))).toBe(true);
     expect(warnings.some((w) => w.includes('v3.worker'))).toBe(false);
     // The start log gives each queue's effective settings.
@@ -95,10 +112,16 @@ describe.each(ENGINES)('push targets routed by TASKQUEUE_TARGET_URLS (%s)', (eng
     // A firing stored with a target this process cannot route (another process's routes) goes to the dead letters, not nowhere.
     await t.operate('cron').pause();
     const held = await t.service.runCronJob(jobs.find((job) => job.url === '/work')!.name);
-    await t.sql(`update ${t.schema}.tasks set push = jsonb_set(push, '{cron,target}', '"gone"') where name = $1`, [held.task]);
+    await t.sql(`update ${t.schema}.tasks set push = jsonb_set(push, '{cron,target}', '"gone"') where name = $1`, [
+      held.task,
+    ]);
     await t.operate('cron').resume();
     await expect
-      .poll(async () => (await t!.sql<{ name: string }>(`select name from ${t!.schema}.task_dead_letters`)).map((r) => r.name), { timeout: 20_000 })
+      .poll(
+        async () =>
+          (await t!.sql<{ name: string }>(`select name from ${t!.schema}.task_dead_letters`)).map((r) => r.name),
+        { timeout: 20_000 },
+      )
       .toEqual([held.task]);
     const [dead] = await t.sql<{ last_error: string }>(`select last_error from ${t.schema}.task_dead_letters`);
     expect(dead!.last_error).toContain('nowhere to deliver');

@@ -18,22 +18,40 @@ describe('push URL containment', () => {
     const { t, sink } = await push.start('postgres', { queues: (url) => [pushQueue('h', `${url}/hooks/base`)] });
     const queue = t.service.getQueue('h');
     await t.operate('h').pause();
-    await queue.add([{ name: 'escapes', url: '/placeholder' }, { name: 'encoded', url: '/placeholder' }, { name: 'stays', url: '/a/./b/../c' }]);
+    await queue.add([
+      { name: 'escapes', url: '/placeholder' },
+      { name: 'encoded', url: '/placeholder' },
+      { name: 'stays', url: '/a/./b/../c' },
+    ]);
     // As a task added before the add refused them (or written by hand) would be stored.
-    await t.sql(`update ${t.schema}.tasks set push = jsonb_set(push, '{url}', to_jsonb($1::text)) where name = 'escapes'`, ['/../../x']);
-    await t.sql(`update ${t.schema}.tasks set push = jsonb_set(push, '{url}', to_jsonb($1::text)) where name = 'encoded'`, ['/sub/%2e%2e/%2E%2E/base2']);
+    await t.sql(
+      `update ${t.schema}.tasks set push = jsonb_set(push, '{url}', to_jsonb($1::text)) where name = 'escapes'`,
+      ['/../../x'],
+    );
+    await t.sql(
+      `update ${t.schema}.tasks set push = jsonb_set(push, '{url}', to_jsonb($1::text)) where name = 'encoded'`,
+      ['/sub/%2e%2e/%2E%2E/base2'],
+    );
     await t.operate('h').resume();
     await sink.waitFor(1);
     await expect
-      .poll(async () => (await t.sql<{ name: string }>(`select name from ${t.schema}.task_dead_letters order by name`)).map((r) => r.name), { timeout: 20_000 })
+      .poll(
+        async () =>
+          (await t.sql<{ name: string }>(`select name from ${t.schema}.task_dead_letters order by name`)).map(
+            (r) => r.name,
+          ),
+        { timeout: 20_000 },
+      )
       .toEqual(['encoded', 'escapes']);
-    const [dead] = await t.sql<{ last_error: string; last_status: number | null }>(`select last_error, last_status from ${t.schema}.task_dead_letters where name = 'escapes'`);
+    const [dead] = await t.sql<{ last_error: string; last_status: number | null }>(
+      `select last_error, last_status from ${t.schema}.task_dead_letters where name = 'escapes'`,
+    );
     expect(dead!.last_status).toBeNull();
     expect(dead!.last_error).toContain('climbs out of');
     expect(sink.requests.map((r) => r.url)).toEqual(['/hooks/base/a/c']);
   });
 
-  it("signs the token for the normalized URL, the one requested", async () => {
+  it('signs the token for the normalized URL, the one requested', async () => {
     const { t, sink, queue } = await push.start('postgres', { queues: (url) => [pushQueue('h', `${url}/hooks/`)] });
     await queue.add({ url: '/a/./b/%2e%2e/run?x=/../y', payload: 'p' });
     await sink.waitFor(1);

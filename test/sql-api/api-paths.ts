@@ -72,7 +72,13 @@ function servicePath(t: TestService): ApiPath {
         ...(input.tag === undefined ? {} : { tag: input.tag }),
         ...(input.groupByTag === undefined ? {} : { groupByTag: input.groupByTag }),
       });
-      return tasks.map((task) => ({ name: task.name, payload: task.payload, tag: task.tag, retryCount: task.retryCount, token: task.etaUsec }));
+      return tasks.map((task) => ({
+        name: task.name,
+        payload: task.payload,
+        tag: task.tag,
+        retryCount: task.retryCount,
+        token: task.etaUsec,
+      }));
     },
     modify: async (queue, name, token, leaseSeconds) =>
       (await q(queue).modifyTaskLease({ name, etaUsec: token as number }, leaseSeconds)).etaUsec,
@@ -102,7 +108,13 @@ function sqlPath(t: TestService): ApiPath {
       return rows[0]!.names;
     },
     lease: async (queue, input) => {
-      const rows = await t.sql<{ name: string; payload: string; tag: string | null; retry_count: number; token: string }>(
+      const rows = await t.sql<{
+        name: string;
+        payload: string;
+        tag: string | null;
+        retry_count: number;
+        token: string;
+      }>(
         `select name, encode(payload, 'hex') as payload, tag, retry_count, lease_expires_at::text as token
            from ${fn('lease_tasks')}($1, $2, $3, $4, $5)`,
         [queue, input.maxTasks, input.leaseSeconds, input.tag ?? null, input.groupByTag ?? false],
@@ -116,8 +128,16 @@ function sqlPath(t: TestService): ApiPath {
       }));
     },
     modify: async (queue, name, token, leaseSeconds) =>
-      (await t.sql<{ e: string }>(`select ${fn('modify_lease')}($1, $2, $3::timestamptz, $4)::text as e`, [queue, name, token, leaseSeconds]))[0]!.e,
-    delete: async (queue, name) => (await t.sql<{ d: boolean }>(`select ${fn('delete_task')}($1, $2) as d`, [queue, name]))[0]!.d,
+      (
+        await t.sql<{ e: string }>(`select ${fn('modify_lease')}($1, $2, $3::timestamptz, $4)::text as e`, [
+          queue,
+          name,
+          token,
+          leaseSeconds,
+        ])
+      )[0]!.e,
+    delete: async (queue, name) =>
+      (await t.sql<{ d: boolean }>(`select ${fn('delete_task')}($1, $2) as d`, [queue, name]))[0]!.d,
     deleteMany: async (queue, names) =>
       (await t.sql<{ d: boolean[] }>(`select ${fn('delete_tasks')}($1, $2::text[]) as d`, [queue, names]))[0]!.d,
   };

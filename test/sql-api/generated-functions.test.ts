@@ -58,9 +58,20 @@ describe('generated SQL API functions', () => {
       for (const maxLeases of [null, 66]) {
         for (const filter of [{ kind: 'any' }, { kind: 'tag', tag: 'tag-x' }, { kind: 'oldest' }] as const) {
           for (const maxTasks of [1, 999]) {
-            const params = { queueId: 4242, queueName: 'q', maxTasks, leaseMs: 12_345, filter, maxLeases, leaseRate, payloadBudgetBytes: 32 << 20 };
+            const params = {
+              queueId: 4242,
+              queueName: 'q',
+              maxTasks,
+              leaseMs: 12_345,
+              filter,
+              maxLeases,
+              leaseRate,
+              payloadBudgetBytes: 32 << 20,
+            };
             const compiled = leaseQuery(ctx, params).compile(compiler);
-            const text = withVariables(compiled, (value) => (value === maxTasks ? 'v_max_tasks' : variables.get(value)));
+            const text = withVariables(compiled, (value) =>
+              value === maxTasks ? 'v_max_tasks' : variables.get(value),
+            );
             expect(lines(lease)).toContain(lines(text));
             shapes++;
           }
@@ -72,7 +83,13 @@ describe('generated SQL API functions', () => {
 
   it('modify_lease holds the fenced modify the service runs, its variables where the service binds', () => {
     const modify = sqlApiFunctions().find((fn) => fn.name === 'modify_lease')!.text;
-    const params = { queueId: 4242, queueName: 'q', name: 'task-x', leaseMs: 12_345, leaseToken: 1_700_000_000_123_456 };
+    const params = {
+      queueId: 4242,
+      queueName: 'q',
+      name: 'task-x',
+      leaseMs: 12_345,
+      leaseToken: 1_700_000_000_123_456,
+    };
     // The service binds the token as seconds and microseconds (timestampFromUsec); the function has it whole.
     const compiled = modifyLeaseStatement((table) => sql.table(`taskqueue.${table}`), {
       queueId: sql`${params.queueId}`,
@@ -102,7 +119,9 @@ describe('generated SQL API functions', () => {
         untracked: sql`${heldByForm}`,
         audited: sql``,
       });
-      const text = withVariables(statement.compile(compiler), (value) => names.get(Array.isArray(value) ? JSON.stringify(value) : value));
+      const text = withVariables(statement.compile(compiler), (value) =>
+        names.get(Array.isArray(value) ? JSON.stringify(value) : value),
+      );
       expect(lines(del)).toContain(lines(text));
     }
   });
@@ -126,4 +145,3 @@ function lines(text: string): string {
     .filter((line) => line !== '')
     .join('\n');
 }
-

@@ -23,10 +23,13 @@ describe.each(ENGINES)('SQL API function settings (%s)', (engine) => {
       )
     )[0]?.proconfig ?? [];
 
-  it.each(['add_tasks', 'add_push_task', 'lease_tasks', 'modify_lease', 'delete_tasks'])('%s runs with the service planner settings', async (name) => {
-    const settings = await config(name);
-    for (const [key, value] of Object.entries(PLANNER_SETTINGS)) expect(settings).toContain(`${key}=${value}`);
-  });
+  it.each(['add_tasks', 'add_push_task', 'lease_tasks', 'modify_lease', 'delete_tasks'])(
+    '%s runs with the service planner settings',
+    async (name) => {
+      const settings = await config(name);
+      for (const [key, value] of Object.entries(PLANNER_SETTINGS)) expect(settings).toContain(`${key}=${value}`);
+    },
+  );
 
   it('every function of the schema that reads a table has the search_path with pg_temp last', async () => {
     const rows = await t.sql<{ proname: string; proconfig: string[] | null }>(

@@ -36,8 +36,13 @@ describe.each(ENGINES)('the push example of docs/sql-api.md (%s)', (engine) => {
     expect(EXAMPLE, 'docs/sql-api.md has a push example').toBeDefined();
     const { t, sink } = await fixture.start(engine, { queues: (url) => [pushQueue('webhooks', url)] });
     const app = `${t.schema}_app`;
-    const example = EXAMPLE!.replaceAll('taskqueue.', `${t.schema}.`).replaceAll('INSERT INTO orders', `INSERT INTO ${app}.orders`);
-    await run(engine, `create schema ${app}; create table ${app}.orders (id bigint primary key, customer text not null)`);
+    const example = EXAMPLE!
+      .replaceAll('taskqueue.', `${t.schema}.`)
+      .replaceAll('INSERT INTO orders', `INSERT INTO ${app}.orders`);
+    await run(
+      engine,
+      `create schema ${app}; create table ${app}.orders (id bigint primary key, customer text not null)`,
+    );
     try {
       await run(engine, example.replace('COMMIT;', 'ROLLBACK;'));
       expect(await t.sql(`select id from ${app}.orders`)).toEqual([]);

@@ -33,7 +33,9 @@ export function pushPath(kind: PushPath['kind'], t: TestService): PushPath {
           ...(task.headers === undefined ? {} : { headers: task.headers }),
           ...(task.payload === undefined ? {} : { payload: task.payload }),
           ...(task.etaUsec === undefined ? {} : { etaUsec: task.etaUsec }),
-          ...(task.dispatchDeadlineSeconds === undefined ? {} : { dispatchDeadlineSeconds: task.dispatchDeadlineSeconds }),
+          ...(task.dispatchDeadlineSeconds === undefined
+            ? {}
+            : { dispatchDeadlineSeconds: task.dispatchDeadlineSeconds }),
           ...(task.retryOptions === undefined ? {} : { retryOptions: task.retryOptions }),
         });
         return stored.name;
@@ -56,10 +58,15 @@ export function pushPath(kind: PushPath['kind'], t: TestService): PushPath {
       // Payloads as hex text, so both drivers send the same thing.
       if (task.payload !== undefined) arg('payload', task.payload.toString('hex'), "decode($::text, 'hex')");
       if (task.name !== undefined) arg('name', task.name, '$::text');
-      if (task.etaUsec !== undefined) arg('eta', task.etaUsec, "timestamptz 'epoch' + $::int8 * interval '1 microsecond'");
-      if (task.dispatchDeadlineSeconds !== undefined) arg('dispatch_deadline_seconds', task.dispatchDeadlineSeconds, '$::float8');
+      if (task.etaUsec !== undefined)
+        arg('eta', task.etaUsec, "timestamptz 'epoch' + $::int8 * interval '1 microsecond'");
+      if (task.dispatchDeadlineSeconds !== undefined)
+        arg('dispatch_deadline_seconds', task.dispatchDeadlineSeconds, '$::float8');
       if (task.retryOptions !== undefined) arg('retry_options', JSON.stringify(task.retryOptions), '$::jsonb');
-      const rows = await t.sql<{ name: string }>(`select ${t.schema}.add_push_task(${['$1', ...args].join(', ')}) as name`, params);
+      const rows = await t.sql<{ name: string }>(
+        `select ${t.schema}.add_push_task(${['$1', ...args].join(', ')}) as name`,
+        params,
+      );
       return rows[0]!.name;
     },
   };

@@ -27,17 +27,41 @@ const samples: Record<string, string[]> = {
   ...Object.fromEntries(
     ['DOUBLE_DOT_SEGMENT', 'SINGLE_DOT_SEGMENT', 'PATH_SEPARATOR', 'MAYBE_DOUBLE_DOT'].map((key) => [
       key,
-      [...chars, ...chars.map((c) => `.${c}`), '', '.', '..', '...', '%2e', '%2E', '%2e%2e', '.%2E', '%2e.', '%2f', 'a..b', '%2e%2e%2e', '\\'],
+      [
+        ...chars,
+        ...chars.map((c) => `.${c}`),
+        '',
+        '.',
+        '..',
+        '...',
+        '%2e',
+        '%2E',
+        '%2e%2e',
+        '.%2E',
+        '%2e.',
+        '%2f',
+        'a..b',
+        '%2e%2e%2e',
+        '\\',
+      ],
     ]),
   ),
 };
-const patterns = { HEADER_NAME, HEADER_VALUE, URL_PATH, DOUBLE_DOT_SEGMENT, SINGLE_DOT_SEGMENT, PATH_SEPARATOR, MAYBE_DOUBLE_DOT };
+const patterns = {
+  HEADER_NAME,
+  HEADER_VALUE,
+  URL_PATH,
+  DOUBLE_DOT_SEGMENT,
+  SINGLE_DOT_SEGMENT,
+  PATH_SEPARATOR,
+  MAYBE_DOUBLE_DOT,
+};
 
 describe.each(ENGINES)('push rule patterns in SQL (%s)', (engine: TestEngine) => {
   let client: pg.Client | undefined;
   afterAll(async () => client?.end());
   const query = async (text: string, params: unknown[]): Promise<boolean[]> => {
-    if (engine === 'pglite') return ((await (await testPGlite()).query<{ m: boolean[] }>(text, params)).rows[0]!.m);
+    if (engine === 'pglite') return (await (await testPGlite()).query<{ m: boolean[] }>(text, params)).rows[0]!.m;
     if (!client) {
       client = new pg.Client({ connectionString: testPgUrl() });
       await client.connect();
@@ -45,12 +69,18 @@ describe.each(ENGINES)('push rule patterns in SQL (%s)', (engine: TestEngine) =>
     return (await client.query<{ m: boolean[] }>(text, params)).rows[0]!.m;
   };
 
-  it.each(Object.keys(patterns) as (keyof typeof patterns)[])('%s matches in SQL exactly what it matches in JavaScript', async (key) => {
-    const pattern = patterns[key];
-    const texts = samples[key]!;
-    const inSql = await query(`select array(select s ~ $2 from unnest($1::text[]) with ordinality u (s, i) order by i) as m`, [texts, pattern.source]);
-    expect(Object.fromEntries(texts.map((s, i) => [JSON.stringify(s), inSql[i]]))).toEqual(
-      Object.fromEntries(texts.map((s) => [JSON.stringify(s), pattern.test(s)])),
-    );
-  });
+  it.each(Object.keys(patterns) as (keyof typeof patterns)[])(
+    '%s matches in SQL exactly what it matches in JavaScript',
+    async (key) => {
+      const pattern = patterns[key];
+      const texts = samples[key]!;
+      const inSql = await query(
+        `select array(select s ~ $2 from unnest($1::text[]) with ordinality u (s, i) order by i) as m`,
+        [texts, pattern.source],
+      );
+      expect(Object.fromEntries(texts.map((s, i) => [JSON.stringify(s), inSql[i]]))).toEqual(
+        Object.fromEntries(texts.map((s) => [JSON.stringify(s), pattern.test(s)])),
+      );
+    },
+  );
 });

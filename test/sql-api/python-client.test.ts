@@ -40,7 +40,9 @@ describe('the SQL API from Python (psycopg2)', () => {
     admin = new pg.Client({ connectionString: testPgUrl() });
     await admin.connect();
     // A password, for clusters that do not trust loopback logins.
-    await admin.query(`create role ${user} login password 'sql-api-test' in role ${t.schema}_producer, ${t.schema}_consumer`);
+    await admin.query(
+      `create role ${user} login password 'sql-api-test' in role ${t.schema}_producer, ${t.schema}_consumer`,
+    );
     const url = new URL(testPgUrl());
     url.username = user;
     url.password = 'sql-api-test';
@@ -52,7 +54,8 @@ describe('the SQL API from Python (psycopg2)', () => {
     await admin?.end();
   });
 
-  const python = async <T>(action: string): Promise<T> => JSON.parse((await run(PYTHON, [SCRIPT, dsn, t.schema, 'py', action])).stdout) as T;
+  const python = async <T>(action: string): Promise<T> =>
+    JSON.parse((await run(PYTHON, [SCRIPT, dsn, t.schema, 'py', action])).stdout) as T;
 
   it('adds in a transaction it rolls back (nothing visible or counted) and one it commits; the service leases those byte for byte; Python consumes them', async () => {
     const added = await python<Added>('add');
@@ -69,7 +72,9 @@ describe('the SQL API from Python (psycopg2)', () => {
 
     const queue = t.service.getQueue('py');
     const leased = await queue.leaseTasks({ maxTasks: 10, lease: 60 });
-    expect(leased.map((task) => [task.name, task.payload.toString('hex')])).toEqual(added.committed.map((task) => [task.name, task.payload]));
+    expect(leased.map((task) => [task.name, task.payload.toString('hex')])).toEqual(
+      added.committed.map((task) => [task.name, task.payload]),
+    );
     expect(leased[0]!.tag).toBe('py');
     for (const task of leased) await queue.modifyTaskLease(task, 0);
 

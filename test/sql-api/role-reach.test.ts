@@ -36,7 +36,10 @@ describe('SQL API roles: what each reaches (PostgreSQL)', () => {
   });
 
   /** Runs `text` as the application role holding `role` (committed); the SQLSTATE when it fails. */
-  async function as(role: 'producer' | 'consumer', text: string): Promise<Record<string, unknown>[] | { code: string }> {
+  async function as(
+    role: 'producer' | 'consumer',
+    text: string,
+  ): Promise<Record<string, unknown>[] | { code: string }> {
     await admin.query(`grant ${t.schema}_${role} to ${app}`);
     await admin.query('begin');
     try {
@@ -54,19 +57,32 @@ describe('SQL API roles: what each reaches (PostgreSQL)', () => {
   const s = () => t.schema;
 
   it('a producer adds to every pull queue whatever its ACL, and to push queues', async () => {
-    expect(await as('producer', `select ${s()}.add_task('open', 'a'::bytea, 'p-open') as n`)).toEqual([{ n: 'p-open' }]);
-    expect(await as('producer', `select ${s()}.add_task('guarded', 'secret payload'::bytea, 'p-guarded') as n`)).toEqual([{ n: 'p-guarded' }]);
-    expect(await as('producer', `select ${s()}.add_push_task('hooks', '/x', name => 'p-hook') as n`)).toEqual([{ n: 'p-hook' }]);
+    expect(await as('producer', `select ${s()}.add_task('open', 'a'::bytea, 'p-open') as n`)).toEqual([
+      { n: 'p-open' },
+    ]);
+    expect(
+      await as('producer', `select ${s()}.add_task('guarded', 'secret payload'::bytea, 'p-guarded') as n`),
+    ).toEqual([{ n: 'p-guarded' }]);
+    expect(await as('producer', `select ${s()}.add_push_task('hooks', '/x', name => 'p-hook') as n`)).toEqual([
+      { n: 'p-hook' },
+    ]);
     expect((await t.service.getQueue('hooks').getTask('p-hook')).push?.url).toBe('/x');
   });
 
-  it("a consumer leases and reads the payloads of every pull queue whatever its ACL, deletes push tasks, leases none of them", async () => {
+  it('a consumer leases and reads the payloads of every pull queue whatever its ACL, deletes push tasks, leases none of them', async () => {
     await t.service.getQueue('guarded').add({ name: 'c-guarded', payload: 'guarded payload' });
     await t.service.getQueue('hooks').add({ name: 'c-hook' });
-    const leased = await as('consumer', `select name, convert_from(payload, 'UTF8') as payload from ${s()}.lease_tasks('guarded', 10, 60) where name = 'c-guarded'`);
+    const leased = await as(
+      'consumer',
+      `select name, convert_from(payload, 'UTF8') as payload from ${s()}.lease_tasks('guarded', 10, 60) where name = 'c-guarded'`,
+    );
     expect(leased).toEqual([{ name: 'c-guarded', payload: 'guarded payload' }]);
-    expect(await as('consumer', `select ${s()}.delete_task('guarded', 'c-guarded') as deleted`)).toEqual([{ deleted: true }]);
-    expect(await as('consumer', `select ${s()}.delete_task('hooks', 'c-hook') as deleted`)).toEqual([{ deleted: true }]);
+    expect(await as('consumer', `select ${s()}.delete_task('guarded', 'c-guarded') as deleted`)).toEqual([
+      { deleted: true },
+    ]);
+    expect(await as('consumer', `select ${s()}.delete_task('hooks', 'c-hook') as deleted`)).toEqual([
+      { deleted: true },
+    ]);
     // Leasing stays pull-only (TQ004, INVALID_QUEUE_MODE), as over REST.
     expect(await as('consumer', `select * from ${s()}.lease_tasks('hooks', 1, 60)`)).toEqual({ code: 'TQ004' });
   });
@@ -75,7 +91,16 @@ describe('SQL API roles: what each reaches (PostgreSQL)', () => {
     const doc = readFileSync(new URL('../../docs/sql-api.md', import.meta.url), 'utf8');
     const section = doc.slice(doc.indexOf('### What each role can reach'), doc.indexOf('## Examples'));
     expect(section).toContain('per schema, not per queue');
-    for (const fn of ['add_task', 'add_tasks', 'add_push_task', 'lease_tasks', 'modify_lease', 'delete_task', 'delete_tasks']) expect(section).toContain(`\`${fn}\``);
+    for (const fn of [
+      'add_task',
+      'add_tasks',
+      'add_push_task',
+      'lease_tasks',
+      'modify_lease',
+      'delete_task',
+      'delete_tasks',
+    ])
+      expect(section).toContain(`\`${fn}\``);
     expect(section).toMatch(/whatever its `<acl>`/);
     expect(section).toMatch(/push queue/);
   });

@@ -4,7 +4,14 @@ import type { Logger } from '../../src/core/logger.js';
 import { openTaskQueue } from '../../src/open-task-queue.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { pushQueue } from '../helpers/push-sink.js';
-import { dropSchemaRolesSql, dropSchemas, freshSchema, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
+import {
+  dropSchemaRolesSql,
+  dropSchemas,
+  freshSchema,
+  openTestService,
+  testPgUrl,
+  type TestService,
+} from '../helpers/engines.js';
 
 /**
  * The roles of the SQL API on PostgreSQL: members reach the functions
@@ -36,7 +43,10 @@ describe('SQL API roles (PostgreSQL)', () => {
   });
 
   /** Runs `text` as the application role, in a transaction rolled back after; the SQLSTATE when it fails. */
-  async function asApp(text: string, params: unknown[] = []): Promise<{ rows: Record<string, unknown>[] } | { code: string }> {
+  async function asApp(
+    text: string,
+    params: unknown[] = [],
+  ): Promise<{ rows: Record<string, unknown>[] } | { code: string }> {
     await admin.query('begin');
     try {
       await admin.query(`set local role ${app}`);
@@ -82,7 +92,9 @@ describe('SQL API roles (PostgreSQL)', () => {
       const pushed = await asApp(`select ${t.schema}.add_push_task('hooks', '/hook', name => 'push-from-app') as name`);
       expect(pushed).toEqual({ rows: [{ name: 'push-from-app' }] });
       expect(await asApp(`select count(*) from ${t.schema}.tasks`)).toEqual(denied);
-      expect(await asApp(`insert into ${t.schema}.tasks (queue_id, name, eta, payload) values (1, 'sneak', now(), '')`)).toEqual(denied);
+      expect(
+        await asApp(`insert into ${t.schema}.tasks (queue_id, name, eta, payload) values (1, 'sneak', now(), '')`),
+      ).toEqual(denied);
       expect(await asApp(`select * from ${t.schema}.queues`)).toEqual(denied);
       expect(await asApp(`select * from ${t.schema}.lease_tasks('jobs', 1, 60)`)).toEqual(denied);
       expect(await asApp(`select ${t.schema}.delete_task('jobs', 'x')`)).toEqual(denied);
@@ -122,7 +134,9 @@ describe('SQL API roles (PostgreSQL)', () => {
       await admin.query(`create temp table queues (id int, name text, mode text, active boolean)`);
       await admin.query(`insert into pg_temp.queues values (1, 'fake', 'pull', true)`);
       await admin.query(`set local search_path = pg_temp, ${t.schema}`);
-      const failure = await admin.query(`select ${t.schema}.add_task('fake', 'x'::bytea)`).catch((error: { code?: string }) => error.code);
+      const failure = await admin
+        .query(`select ${t.schema}.add_task('fake', 'x'::bytea)`)
+        .catch((error: { code?: string }) => error.code);
       expect(failure).toBe('TQ003');
     } finally {
       await admin.query('rollback');
@@ -182,9 +196,15 @@ describe('a migrating user who may not create roles', () => {
     url.password = 'sql-api-test';
     const service = await openTaskQueue({ config, schema, databaseUrl: url.toString(), cleanupIntervalMs: 0, logger });
     try {
-      const roles = await admin.query(`select rolname from pg_roles where rolname in ($1, $2)`, [`${schema}_producer`, `${schema}_consumer`]);
+      const roles = await admin.query(`select rolname from pg_roles where rolname in ($1, $2)`, [
+        `${schema}_producer`,
+        `${schema}_consumer`,
+      ]);
       expect(roles.rows).toEqual([]);
-      expect(warnings.map((w) => w.fields)).toContainEqual({ schema, roles: [`${schema}_producer`, `${schema}_consumer`] });
+      expect(warnings.map((w) => w.fields)).toContainEqual({
+        schema,
+        roles: [`${schema}_producer`, `${schema}_consumer`],
+      });
       const owner = new pg.Client({ connectionString: url.toString() });
       await owner.connect();
       try {

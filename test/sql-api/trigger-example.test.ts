@@ -46,7 +46,9 @@ describe.each(ENGINES)('the trigger example of docs/sql-api.md (%s)', (engine) =
     t = await openTestService(engine, serviceConfig([pullQueue('emails')]));
     app = `${t.schema}_app`;
     s = await session(engine);
-    await s.exec(`create schema ${app}; set search_path to ${app}; ${EXAMPLE!.replaceAll('taskqueue.', `${t.schema}.`)}`);
+    await s.exec(
+      `create schema ${app}; set search_path to ${app}; ${EXAMPLE!.replaceAll('taskqueue.', `${t.schema}.`)}`,
+    );
   });
   afterAll(async () => {
     await s.exec(`drop schema ${app} cascade`);
@@ -67,7 +69,9 @@ describe.each(ENGINES)('the trigger example of docs/sql-api.md (%s)', (engine) =
 
     // Order 1 again: its task's name is still held, so the insert fails and no order is stored.
     await s.exec('delete from orders where id = 1');
-    const failure = await s.exec(`insert into orders values (1, 'ada again')`).catch((error: { code?: string }) => error.code);
+    const failure = await s
+      .exec(`insert into orders values (1, 'ada again')`)
+      .catch((error: { code?: string }) => error.code);
     expect(failure).toBe('TQ001');
     expect(await s.query(`select id from orders order by id`)).toEqual([{ id: engine === 'pglite' ? 2 : '2' }]);
   });

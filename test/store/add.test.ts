@@ -11,7 +11,11 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     t = await openTestService(engine, serviceConfig([pullQueue('q')]));
     return t.service.getQueue('q');
   };
-  const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : String(e)));
+  const code = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => (isQueueError(e) ? e.code : String(e)),
+    );
 
   it('generates random URL-safe names and keeps payload bytes exactly', async () => {
     const q = await open();
@@ -98,11 +102,16 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     ]);
     const [single] = await q.add([{ name: 'single', payload: 'one', countdownSeconds: 5 }]);
     // Small concurrent adds share one statement (pg-task-store.ts).
-    const combined = await Promise.all(Array.from({ length: 12 }, (_, i) => q.add({ name: `c-${i}`, payload: `p${i}` })));
+    const combined = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => q.add({ name: `c-${i}`, payload: `p${i}` })),
+    );
     const returned = [...batch, single!, ...combined];
     for (const task of returned) {
       const stored = await q.getTask(task.name);
-      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({ ...stored, payload: stored.payload.toString('hex') });
+      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({
+        ...stored,
+        payload: stored.payload.toString('hex'),
+      });
     }
     expect(batch.find((t) => t.name === 'explicit')!.etaUsec).toBe(explicitUsec);
     // Tasks of one batch without an ETA keep their order: one microsecond apart.
@@ -122,7 +131,10 @@ describe.each(ENGINES)('adding tasks on %s', (engine) => {
     ];
     for (const task of batches.flat()) {
       const stored = await q.getTask(task.name);
-      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({ ...stored, payload: stored.payload.toString('hex') });
+      expect({ ...task, payload: task.payload.toString('hex') }).toEqual({
+        ...stored,
+        payload: stored.payload.toString('hex'),
+      });
     }
     expect(batches[1]!.map((t) => t.tag)).toEqual(['t1', null]);
     expect(batches[2]![0]!.etaUsec - batches[2]![1]!.etaUsec).toBe(2_500_000 - 1);

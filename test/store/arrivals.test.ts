@@ -15,7 +15,12 @@ describe('waiting for tasks across processes (postgres)', () => {
     const config = serviceConfig([pullQueue('q')]);
     t = await openTestService('postgres', config);
     // A second service with its own pool on the same schema: another server process, as far as the database can tell.
-    other = await openTaskQueue({ config, schema: t.schema, database: { kind: 'postgres', url: testPgUrl(), poolSize: 2 }, cleanupIntervalMs: 0 });
+    other = await openTaskQueue({
+      config,
+      schema: t.schema,
+      database: { kind: 'postgres', url: testPgUrl(), poolSize: 2 },
+      cleanupIntervalMs: 0,
+    });
     const waiting = t.service.getQueue('q');
     // The first wait marks the queue (queue_waiters) and starts listening.
     await waiting.waitForTasks(300);

@@ -57,7 +57,9 @@ console.log(JSON.stringify({ task: task.name, payload: task.payload.toString() }
     const client = new pg.Client({ connectionString: testPgUrl() });
     await client.connect();
     try {
-      const { rows } = await client.query<{ version: number }>(`select version from ${schema}.schema_migrations order by version`);
+      const { rows } = await client.query<{ version: number }>(
+        `select version from ${schema}.schema_migrations order by version`,
+      );
       expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await client.end();

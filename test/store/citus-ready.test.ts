@@ -23,21 +23,30 @@ describe('duplicate task names without the constraint field (Citus re-raises a w
     });
 
   it('recognises the shard index in the message, and takes the name from the detail', () => {
-    const error = translateError(citusError('tasks_pkey_102021', 'Key (queue_id, name)=(3, my-task) already exists.'), { queue: 'q' });
+    const error = translateError(citusError('tasks_pkey_102021', 'Key (queue_id, name)=(3, my-task) already exists.'), {
+      queue: 'q',
+    });
     expect(error.code).toBe('TASK_ALREADY_EXISTS');
     expect(error.details).toMatchObject({ queue: 'q', task: 'my-task' });
     expect(translateError(citusError('tasks_pkey')).code).toBe('TASK_ALREADY_EXISTS');
   });
 
   it('recognises the key columns in the detail when the message names no index', () => {
-    const error = Object.assign(new Error('duplicate key'), { code: '23505', detail: 'Key (queue_id, name)=(1, a) already exists.' });
+    const error = Object.assign(new Error('duplicate key'), {
+      code: '23505',
+      detail: 'Key (queue_id, name)=(1, a) already exists.',
+    });
     expect(translateError(error).code).toBe('TASK_ALREADY_EXISTS');
   });
 
   it('leaves other unique violations alone', () => {
-    expect(translateError(citusError('task_tombstones_pkey_102040', 'Key (queue_id, name)=(3, x) already exists.')).code).toBe('INTERNAL_ERROR');
+    expect(
+      translateError(citusError('task_tombstones_pkey_102040', 'Key (queue_id, name)=(3, x) already exists.')).code,
+    ).toBe('INTERNAL_ERROR');
     expect(translateError(citusError('auth_signing_keys_pkey')).code).toBe('INTERNAL_ERROR');
-    expect(translateError(Object.assign(new Error('x'), { code: '23505', constraint: 'queues_name_key' })).code).toBe('INTERNAL_ERROR');
+    expect(translateError(Object.assign(new Error('x'), { code: '23505', constraint: 'queues_name_key' })).code).toBe(
+      'INTERNAL_ERROR',
+    );
   });
 });
 
@@ -81,30 +90,38 @@ describe('plan cache setting (TASKQUEUE_PLAN_CACHE)', () => {
     expect(() => settingsFromEnvironment({ TASKQUEUE_PLAN_CACHE: 'custom' })).toThrow(/TASKQUEUE_PLAN_CACHE/);
   });
 
-  it.each([true, false])('sets plan_cache_mode in the sessions (prepared statements %s)', async (preparedStatements) => {
-    for (const [planCache, expected] of [
-      [undefined, 'force_generic_plan'],
-      ['auto', 'auto'],
-    ] as const) {
-      const database = await openDatabase({
-        kind: 'postgres',
-        url: testPgUrl(),
-        poolSize: 1,
-        preparedStatements,
-        ...(planCache ? { planCache } : {}),
-      });
-      try {
-        // Behind a pooler the settings ride in each transaction.
-        const mode = await database.db.transaction().execute(async (trx) => {
-          const result = await sql<{ mode: string; jit: string }>`/* probe */ select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`.execute(trx);
-          return result.rows[0];
+  it.each([true, false])(
+    'sets plan_cache_mode in the sessions (prepared statements %s)',
+    async (preparedStatements) => {
+      for (const [planCache, expected] of [
+        [undefined, 'force_generic_plan'],
+        ['auto', 'auto'],
+      ] as const) {
+        const database = await openDatabase({
+          kind: 'postgres',
+          url: testPgUrl(),
+          poolSize: 1,
+          preparedStatements,
+          ...(planCache ? { planCache } : {}),
         });
-        expect(mode).toEqual({ mode: expected, jit: 'off' });
-      } finally {
-        await database.close();
+        try {
+          // Behind a pooler the settings ride in each transaction.
+          const mode = await database.db.transaction().execute(async (trx) => {
+            const result = await sql<{
+              mode: string;
+              jit: string;
+            }>`/* probe */ select current_setting('plan_cache_mode') as mode, current_setting('jit') as jit`.execute(
+              trx,
+            );
+            return result.rows[0];
+          });
+          expect(mode).toEqual({ mode: expected, jit: 'off' });
+        } finally {
+          await database.close();
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe.each(ENGINES)('Citus-ready statements behave as before on %s', (engine) => {
@@ -114,11 +131,23 @@ describe.each(ENGINES)('Citus-ready statements behave as before on %s', (engine)
   it('start-up writes every queue in one upsert: ids for all, settings and updated_at changed, removed queues inactive', async () => {
     const names = Array.from({ length: 150 }, (_, i) => `q${i}`);
     t = await openTestService(engine, serviceConfig(names.map((n) => pullQueue(n))));
-    const ids = await t.sql<{ name: string; id: number; updated_at: Date }>(`select name, id, updated_at from ${t.schema}.queues where active`);
+    const ids = await t.sql<{ name: string; id: number; updated_at: Date }>(
+      `select name, id, updated_at from ${t.schema}.queues where active`,
+    );
     expect(ids).toHaveLength(151); // and `default`
     await t.sql(`update ${t.schema}.queues set updated_at = updated_at - interval '1 day'`);
-    const other = await t.openAnother(serviceConfig([pullQueue('q1', { maxLeases: 3, storageLimitBytes: 1000 }), pullQueue('new')]), { ownQueues: true });
-    const rows = await t.sql<{ name: string; id: number; active: boolean; max_leases: number | null; storage_limit_bytes: string | null; fresh: boolean }>(
+    const other = await t.openAnother(
+      serviceConfig([pullQueue('q1', { maxLeases: 3, storageLimitBytes: 1000 }), pullQueue('new')]),
+      { ownQueues: true },
+    );
+    const rows = await t.sql<{
+      name: string;
+      id: number;
+      active: boolean;
+      max_leases: number | null;
+      storage_limit_bytes: string | null;
+      fresh: boolean;
+    }>(
       `select name, id, active, max_leases, storage_limit_bytes::text as storage_limit_bytes, updated_at > now() - interval '1 hour' as fresh from ${t.schema}.queues where name in ('q1', 'q2', 'new')
         order by name`,
     );
@@ -150,24 +179,35 @@ describe.each(ENGINES)('Citus-ready statements behave as before on %s', (engine)
   it("purge's tombstone upsert moves an older tombstone's time to the purge", async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q')]));
     await t.service.getQueue('q').add({ name: 'a' });
-    const [{ id }] = (await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'q'`)) as [{ id: number }];
-    await t.sql(`insert into ${t.schema}.task_tombstones (queue_id, name, reason, retry_count, deleted_at) values ($1, 'a', 'deleted', 0, now() - interval '3 days')`, [id]);
+    const [{ id }] = (await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'q'`)) as [
+      { id: number },
+    ];
+    await t.sql(
+      `insert into ${t.schema}.task_tombstones (queue_id, name, reason, retry_count, deleted_at) values ($1, 'a', 'deleted', 0, now() - interval '3 days')`,
+      [id],
+    );
     expect(await operatorOf(t.service.getQueue('q')).purge()).toBe(1);
-    const [row] = await t.sql(`select reason, deleted_at > now() - interval '1 hour' as fresh from ${t.schema}.task_tombstones where name = 'a'`);
+    const [row] = await t.sql(
+      `select reason, deleted_at > now() - interval '1 hour' as fresh from ${t.schema}.task_tombstones where name = 'a'`,
+    );
     expect(row).toEqual({ reason: 'purged', fresh: true });
   });
 
   it('dead letters are counted per queue by the database, exactly, whoever writes them', async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1 }), pullQueue('r')]));
-    const [q, r] = (await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name in ('q', 'r') order by name`)).map((x) => x.id);
+    const [q, r] = (
+      await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name in ('q', 'r') order by name`)
+    ).map((x) => x.id);
     const counted = async () =>
       Object.fromEntries((await t.service.overview(['q', 'r'])).map((o) => [o.name, o.deadLetters]));
     const actual = async () =>
       Object.fromEntries(
-        (await t.sql<{ queue: string; n: number }>(
-          `select q.name as queue, (select count(*)::int4 from ${t.schema}.task_dead_letters d where d.queue_id = q.id) as n
+        (
+          await t.sql<{ queue: string; n: number }>(
+            `select q.name as queue, (select count(*)::int4 from ${t.schema}.task_dead_letters d where d.queue_id = q.id) as n
              from ${t.schema}.queues q where q.name in ('q', 'r')`,
-        )).map((x) => [x.queue, x.n]),
+          )
+        ).map((x) => [x.queue, x.n]),
       );
     // The retry limit drops three tasks of q into its dead letters.
     const queue = t.service.getQueue('q');

@@ -87,7 +87,9 @@ describe.each(ENGINES)('concurrent leasing on %s', (engine) => {
     expect(regrants).toBeGreaterThan(0);
     const [left] = await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`);
     expect(Number(left!.n)).toBe(0);
-    const [counted] = await t.sql<{ n: string }>(`select coalesce(sum(task_count), 0)::text as n from ${t.schema}.queue_storage`);
+    const [counted] = await t.sql<{ n: string }>(
+      `select coalesce(sum(task_count), 0)::text as n from ${t.schema}.queue_storage`,
+    );
     expect(Number(counted!.n)).toBe(0);
   });
 });

@@ -147,7 +147,7 @@ describe('the embedded engine data-directory lock', () => {
     }
   });
 
-  it('takes over when the dead holder\'s pid now belongs to an unrelated live process', async () => {
+  it("takes over when the dead holder's pid now belongs to an unrelated live process", async () => {
     const d = dir();
     // In a pid namespace of its own: hold, die, then give the same pid to a
     // `sleep` (ns_last_pid) and open the directory again beside it.
@@ -165,7 +165,9 @@ describe('the embedded engine data-directory lock', () => {
       `cat "${d}/second"`,
       'kill $reused $second',
     ].join('\n');
-    const child = spawn('unshare', ['-pf', '--mount-proc', 'sh', '-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn('unshare', ['-pf', '--mount-proc', 'sh', '-c', script], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     await new Promise((resolve) => child.once('exit', resolve));
@@ -191,8 +193,13 @@ describe('the embedded engine data-directory lock', () => {
         await Promise.all(racers.map((racer) => racer.ready));
         writeFileSync(go, '');
         const lines = await Promise.all(racers.map((racer) => racer.line));
-        expect(lines.filter((line) => line.startsWith('held')), lines.join('\n')).toHaveLength(1);
-        expect(lines.filter((line) => line.startsWith('refused')).every((line) => /in use by process \d+/.test(line))).toBe(true);
+        expect(
+          lines.filter((line) => line.startsWith('held')),
+          lines.join('\n'),
+        ).toHaveLength(1);
+        expect(
+          lines.filter((line) => line.startsWith('refused')).every((line) => /in use by process \d+/.test(line)),
+        ).toBe(true);
       } finally {
         await Promise.all(racers.map(stop));
       }

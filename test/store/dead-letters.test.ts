@@ -60,7 +60,9 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     expect(dead!.diedUsec).toBeLessThan(before + 60_000_000);
     // Still tombstoned, as before dead letters existed.
     expect(await codeOf(q.add({ name: 'doomed' }))).toBe('TOMBSTONED_TASK');
-    expect(await t.sql(`select reason from ${t.schema}.task_tombstones where name = 'doomed'`)).toEqual([{ reason: 'retry_limit' }]);
+    expect(await t.sql(`select reason from ${t.schema}.task_tombstones where name = 'doomed'`)).toEqual([
+      { reason: 'retry_limit' },
+    ]);
     // Dead letters do not count as stored tasks.
     expect((await q.fetchStatistics()).totalTasks).toBe(1);
   });
@@ -73,7 +75,10 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     await killAll(names);
     // Spread the deaths out: d5 died first, then d4, ...
     for (const [i, name] of names.entries()) {
-      await t.sql(`update ${t.schema}.task_dead_letters set died_at = died_at - $1 * interval '1 minute' where name = $2`, [i, name]);
+      await t.sql(
+        `update ${t.schema}.task_dead_letters set died_at = died_at - $1 * interval '1 minute' where name = $2`,
+        [i, name],
+      );
     }
     const first = await operatorOf(q).listDeadLetters({ limit: 2 });
     expect(first.map((d) => d.name)).toEqual(['d5', 'd4']);
@@ -102,7 +107,10 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     expect(back!.retryCount).toBe(1); // reset to 0, leased once since
     expect(back!.tag).toBe('x');
     expect(Buffer.compare(back!.payload, BINARY)).toBe(0);
-    expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([{ name: 'b' }, { name: 'c' }]);
+    expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([
+      { name: 'b' },
+      { name: 'c' },
+    ]);
     expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['b', 'c']);
 
     // All of the queue's; a second redrive finds none.
@@ -110,14 +118,20 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     expect(await operatorOf(q).redrive()).toBe(0);
     expect(await operatorOf(q).listDeadLetters({ limit: 10 })).toEqual([]);
     const stats = await q.fetchStatistics();
-    expect([stats.totalTasks, stats.totalBytes]).toEqual([3, BINARY.length + 'a'.length + 'x'.length + 'bee'.length + 'b'.length + 'sea'.length + 'c'.length]);
+    expect([stats.totalTasks, stats.totalBytes]).toEqual([
+      3,
+      BINARY.length + 'a'.length + 'x'.length + 'bee'.length + 'b'.length + 'sea'.length + 'c'.length,
+    ]);
     // Redriven tasks are ordinary tasks: they can be deleted (and tombstoned) again.
     expect(await q.deleteTask(['b', 'c'])).toEqual([true, true]);
     expect(await codeOf(operatorOf(q).redrive(['bad name!']))).toBe('INVALID_TASK_NAME');
   });
 
   it('deletes dead letters by name for good, with one audit entry counting them; their names stay held', async () => {
-    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 2 }), pullQueue('other', { maxLeases: 2 })]));
+    t = await openTestService(
+      engine,
+      serviceConfig([pullQueue('q', { maxLeases: 2 }), pullQueue('other', { maxLeases: 2 })]),
+    );
     const q = t.service.getQueue('q');
     await q.add([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     await killAll(['a', 'b', 'c']);
@@ -150,13 +164,19 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
   it('redrive is refused whole by a storage limit, and by a name that is live again', async () => {
     t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1, storageLimitBytes: 1000 })]));
     const q = t.service.getQueue('q');
-    await q.add([{ name: 'big', payload: 'x'.repeat(600) }, { name: 'small', payload: 's' }]);
+    await q.add([
+      { name: 'big', payload: 'x'.repeat(600) },
+      { name: 'small', payload: 's' },
+    ]);
     await killAll(['big', 'small']);
     await q.add({ name: 'filler', payload: 'f'.repeat(500) });
 
     expect(await codeOf(operatorOf(q).redrive())).toBe('STORAGE_LIMIT_EXCEEDED');
     expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['big', 'small']);
-    expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([{ name: 'big' }, { name: 'small' }]);
+    expect(await t.sql(`select name from ${t.schema}.task_tombstones order by name`)).toEqual([
+      { name: 'big' },
+      { name: 'small' },
+    ]);
     expect(await operatorOf(q).redrive(['small'])).toBe(1);
 
     // 'big' re-added after its tombstone went (as after the retention period): redrive cannot clobber it.
@@ -173,8 +193,12 @@ describe.each(ENGINES)('dead letters on %s', (engine) => {
     const q = t.service.getQueue('q');
     await q.add([{ name: 'old' }, { name: 'young' }]);
     await killAll(['old', 'young']);
-    await t.sql(`update ${t.schema}.task_dead_letters set died_at = now() - interval '2 days 1 minute' where name = 'old'`);
-    await t.sql(`update ${t.schema}.task_dead_letters set died_at = now() - interval '1 day 23 hours' where name = 'young'`);
+    await t.sql(
+      `update ${t.schema}.task_dead_letters set died_at = now() - interval '2 days 1 minute' where name = 'old'`,
+    );
+    await t.sql(
+      `update ${t.schema}.task_dead_letters set died_at = now() - interval '1 day 23 hours' where name = 'young'`,
+    );
     const result = (await t.service.runCleanup()) as { deadLettersRemoved: number };
     expect(result.deadLettersRemoved).toBe(1);
     expect((await operatorOf(q).listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['young']);

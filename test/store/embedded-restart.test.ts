@@ -23,7 +23,15 @@ function startServer(dataDir: string): Server {
   const script = `"${process.execPath}" --import tsx "${MAIN}" & echo "pid $!"; exec sleep 600`;
   const child = spawn('sh', ['-c', script], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', TASKQUEUE_DATA_DIR: dataDir, DATABASE_URL: '', TASKQUEUE_CONFIG: '', TASKQUEUE_AUTH: 'off' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TASKQUEUE_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      TASKQUEUE_CONFIG: '',
+      TASKQUEUE_AUTH: 'off',
+    },
   });
   let out = '';
   let err = '';
@@ -68,31 +76,35 @@ async function addTask(url: string, id: string): Promise<void> {
 }
 
 describe('the embedded engine after a crash', () => {
-  it('restarts 0.2 s after kill -9 of the server, before the dead one is reaped, with its tasks', { timeout: 240_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'tq-restart-'));
-    const first = startServer(dataDir);
-    let second: Server | null = null;
-    try {
-      const { pid, url } = await first.started;
-      await addTask(url, 'before-the-crash');
+  it(
+    'restarts 0.2 s after kill -9 of the server, before the dead one is reaped, with its tasks',
+    { timeout: 240_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tq-restart-'));
+      const first = startServer(dataDir);
+      let second: Server | null = null;
+      try {
+        const { pid, url } = await first.started;
+        await addTask(url, 'before-the-crash');
 
-      process.kill(pid, 'SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      second = startServer(dataDir);
-      // The dead server is never reaped: it ends as a zombie, whose pid still answers kill(pid, 0).
-      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
-      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(state()).toBe('Z');
-      expect(() => process.kill(pid, 0)).not.toThrow();
+        process.kill(pid, 'SIGKILL');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        second = startServer(dataDir);
+        // The dead server is never reaped: it ends as a zombie, whose pid still answers kill(pid, 0).
+        const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+        for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(state()).toBe('Z');
+        expect(() => process.kill(pid, 0)).not.toThrow();
 
-      const again = await second.started;
-      const response = await fetch(`${again.url}/taskqueue/v1beta2/projects/local/taskqueues/pull-queue/tasks`);
-      expect(response.status).toBe(200);
-      const body = (await response.json()) as { items?: Array<{ id: string }> };
-      expect(body.items?.map((task) => task.id)).toEqual(['before-the-crash']);
-    } finally {
-      await stop(first);
-      if (second) await stop(second);
-    }
-  });
+        const again = await second.started;
+        const response = await fetch(`${again.url}/taskqueue/v1beta2/projects/local/taskqueues/pull-queue/tasks`);
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as { items?: Array<{ id: string }> };
+        expect(body.items?.map((task) => task.id)).toEqual(['before-the-crash']);
+      } finally {
+        await stop(first);
+        if (second) await stop(second);
+      }
+    },
+  );
 });

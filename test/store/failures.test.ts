@@ -10,7 +10,11 @@ describe('a lost or slow database (postgres)', () => {
   afterEach(async () => t?.close());
 
   it('answers TRANSIENT_ERROR quickly when the server is unreachable', async () => {
-    const database = await openDatabase({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/none', connectTimeoutMs: 2000 });
+    const database = await openDatabase({
+      kind: 'postgres',
+      url: 'postgres://postgres@127.0.0.1:1/none',
+      connectTimeoutMs: 2000,
+    });
     const store = new PgTaskStore(database, 'taskqueue');
     const started = Date.now();
     await expect(store.ping()).rejects.toMatchObject({ code: 'TRANSIENT_ERROR', retryable: true });

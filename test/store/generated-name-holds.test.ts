@@ -23,10 +23,16 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     return t.service.getQueue('q');
   };
   const tombstoneRows = async () =>
-    (await t.sql<{ name: string; reason: string }>(`select name, reason from ${t.schema}.task_tombstones order by name`)).map(
-      (row) => [row.name, row.reason],
+    (
+      await t.sql<{ name: string; reason: string }>(
+        `select name, reason from ${t.schema}.task_tombstones order by name`,
+      )
+    ).map((row) => [row.name, row.reason]);
+  const code = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => (isQueueError(e) ? e.code : String(e)),
     );
-  const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : String(e)));
 
   it('a delete writes a tombstone row for chosen names only, also in one batch with generated ones', async () => {
     const q = await open();
@@ -57,7 +63,10 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     }
     // And Node's names read the same in the database.
     const node = generateTaskName();
-    const [read] = await t.sql<{ ms: string }>(`select (extract(epoch from ${t.schema}.generated_name_time($1)) * 1000)::int8 as ms`, [node]);
+    const [read] = await t.sql<{ ms: string }>(
+      `select (extract(epoch from ${t.schema}.generated_name_time($1)) * 1000)::int8 as ms`,
+      [node],
+    );
     expect(Number(read!.ms)).toBe(generatedNameTime(node));
   });
 
@@ -81,7 +90,12 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     const longAgo = generateTaskName(Date.now() - 8 * DAY_MS);
     await q.add([{ name: oldName }, { name: longAgo }]);
     expect(await q.deleteTask([oldName, longAgo])).toEqual([true, true]);
-    expect(await tombstoneRows()).toEqual([[oldName, 'deleted'], [longAgo, 'deleted']].sort());
+    expect(await tombstoneRows()).toEqual(
+      [
+        [oldName, 'deleted'],
+        [longAgo, 'deleted'],
+      ].sort(),
+    );
     expect(await code(q.add({ name: longAgo }))).toBe('TOMBSTONED_TASK');
   });
 
@@ -93,7 +107,12 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second' where name = $1`, [dies!.name]);
     expect(await q.leaseTasks({ lease: 60, maxTasks: 1 })).toEqual([]);
     expect(await operatorOf(q).purge()).toBe(1);
-    expect(new Set(await tombstoneRows())).toEqual(new Set([[dies!.name, 'retry_limit'], [purged!.name, 'purged']]));
+    expect(new Set(await tombstoneRows())).toEqual(
+      new Set([
+        [dies!.name, 'retry_limit'],
+        [purged!.name, 'purged'],
+      ]),
+    );
   });
 
   it('answers get, modify, release and delete of a deleted generated name as for a tombstoned one', async () => {
@@ -103,8 +122,14 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     expect(leased!.name).toBe(task!.name);
     expect(await q.deleteTask(leased!)).toBe(true);
     expect(await tombstoneRows()).toEqual([]);
-    await expect(q.getTask(task!.name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { queue: 'q', task: task!.name } });
-    await expect(q.modifyTaskLease(leased!, 10)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK', details: { task: task!.name } });
+    await expect(q.getTask(task!.name)).rejects.toMatchObject({
+      code: 'TOMBSTONED_TASK',
+      details: { queue: 'q', task: task!.name },
+    });
+    await expect(q.modifyTaskLease(leased!, 10)).rejects.toMatchObject({
+      code: 'TOMBSTONED_TASK',
+      details: { task: task!.name },
+    });
     await expect(q.updateTask(leased!, { lease: 10, tag: 'x' })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     await expect(operatorOf(q).releaseLease(task!.name)).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
     expect(await q.deleteTask(task!.name)).toBe(false);
@@ -114,7 +139,10 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     const [other] = await q.add([{}]);
     const [otherLease] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await q.modifyTaskLease(otherLease!, 120);
-    await expect(q.modifyTaskLease(otherLease!, 10)).rejects.toMatchObject({ code: 'TASK_LEASE_EXPIRED', details: { task: other!.name } });
+    await expect(q.modifyTaskLease(otherLease!, 10)).rejects.toMatchObject({
+      code: 'TASK_LEASE_EXPIRED',
+      details: { task: other!.name },
+    });
   });
 
   it('refuses an explicit add of a generated name: TOMBSTONED_TASK once deleted, TASK_ALREADY_EXISTS while live', async () => {
@@ -125,7 +153,10 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
       code: 'TOMBSTONED_TASK',
       details: { queue: 'q', task: gone!.name },
     });
-    await expect(q.add({ name: live!.name })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS', details: { task: live!.name } });
+    await expect(q.add({ name: live!.name })).rejects.toMatchObject({
+      code: 'TASK_ALREADY_EXISTS',
+      details: { task: live!.name },
+    });
     // In a batch, all or nothing; the live name is the one reported.
     await expect(q.add([{ name: 'fine' }, { name: gone!.name }, { name: live!.name }])).rejects.toMatchObject({
       code: 'TASK_ALREADY_EXISTS',
@@ -144,14 +175,19 @@ describe.each(ENGINES)('names held by their form on %s', (engine) => {
     const longAgo = generateTaskName(Date.now() - 7 * DAY_MS - 60_000);
     expect((await q.add({ name: longAgo, payload: 'back' })).name).toBe(longAgo);
     // An import restores exported tasks under their generated names.
-    const [a, b] = await q.add([{ payload: 'a', tag: 't' }, { payload: 'b', countdownSeconds: 600 }]);
+    const [a, b] = await q.add([
+      { payload: 'a', tag: 't' },
+      { payload: 'b', countdownSeconds: 600 },
+    ]);
     const lines = [a!, b!].map(toExportLine);
     await operatorOf(q).purge();
     await t.sql(`delete from ${t.schema}.task_tombstones`);
     const restored = await q.add(lines.map(importedTask), { restore: true });
     expect(restored.map(toExportLine)).toEqual(lines);
     // restore does not get past a live task.
-    await expect(q.add(importedTask(lines[0]!), { restore: true })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
+    await expect(q.add(importedTask(lines[0]!), { restore: true })).rejects.toMatchObject({
+      code: 'TASK_ALREADY_EXISTS',
+    });
   });
 });
 
@@ -176,13 +212,17 @@ describe('names held by their form inside the caller transaction (postgres)', ()
       // A refusal fails the add's statement, and so the transaction, as
       // any refused statement does: a savepoint lets it go on.
       await client.query('savepoint before_add');
-      await expect(q.add({ name: added.name }, { transaction: client })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
+      await expect(q.add({ name: added.name }, { transaction: client })).rejects.toMatchObject({
+        code: 'TASK_ALREADY_EXISTS',
+      });
       await expect(q.add({ payload: 'after' }, { transaction: client })).rejects.toMatchObject({
         code: 'INVALID_REQUEST',
         message: expect.stringMatching(/aborted/),
       });
       await client.query('rollback to savepoint before_add');
-      await expect(q.add([{ name: gone!.name }], { transaction: client })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
+      await expect(q.add([{ name: gone!.name }], { transaction: client })).rejects.toMatchObject({
+        code: 'TOMBSTONED_TASK',
+      });
       await client.query('rollback to savepoint before_add');
       await client.query('commit');
     } finally {

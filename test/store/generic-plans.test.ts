@@ -1,4 +1,12 @@
-import { DummyDriver, Kysely, sql, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type CompiledQuery } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  sql,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type CompiledQuery,
+} from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deleteTasks } from '../../src/store/delete-tasks.js';
@@ -47,7 +55,9 @@ describe('generic plans of statements that take names', () => {
   const genericPlan = async (query: CompiledQuery): Promise<string> => {
     const client = new pg.Client({
       connectionString: testPgUrl(),
-      options: Object.entries(PLANNER_SETTINGS).map(([name, value]) => `-c ${name}=${value}`).join(' '),
+      options: Object.entries(PLANNER_SETTINGS)
+        .map(([name, value]) => `-c ${name}=${value}`)
+        .join(' '),
     });
     await client.connect();
     try {
@@ -55,7 +65,9 @@ describe('generic plans of statements that take names', () => {
       await client.query('set local plan_cache_mode = force_generic_plan');
       const types = query.parameters.map(() => 'unknown').join(', ');
       await client.query(`prepare probe (${types}) as ${query.sql}`);
-      const values = query.parameters.map((v) => (Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v)}'`)).join(', ');
+      const values = query.parameters
+        .map((v) => (Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v)}'`))
+        .join(', ');
       const rows = (await client.query(`explain execute probe (${values})`)).rows as Array<Record<string, string>>;
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     } finally {
@@ -118,7 +130,11 @@ describe('generic plans of statements that take names', () => {
   it("the service's sessions plan generically from the first call, without JIT", async () => {
     const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
     try {
-      const result = await sql<{ mode: string; jit: string; hashjoin: string }>`select current_setting('plan_cache_mode') as mode,
+      const result = await sql<{
+        mode: string;
+        jit: string;
+        hashjoin: string;
+      }>`select current_setting('plan_cache_mode') as mode,
         current_setting('jit') as jit, current_setting('enable_hashjoin') as hashjoin`.execute(database.db);
       expect(result.rows[0]).toEqual({ mode: 'force_generic_plan', jit: 'off', hashjoin: 'off' });
     } finally {

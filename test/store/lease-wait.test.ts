@@ -75,7 +75,9 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
       taken++;
       return controller.signal;
     };
-    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000, signal })).map((task) => task.name)).toEqual(['ready']);
+    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000, signal })).map((task) => task.name)).toEqual([
+      'ready',
+    ]);
     expect(taken).toBe(0);
     const started = performance.now();
     const leasing = q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000, signal });
@@ -119,7 +121,10 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
   });
 
   it('on a rate-limited queue tries again only when a task is there, so idle waits use up no lease calls', async () => {
-    t = await openTestService(engine, serviceConfig([pullQueue('r', { leaseRate: { calls: 100, windowSeconds: 3600 } })]));
+    t = await openTestService(
+      engine,
+      serviceConfig([pullQueue('r', { leaseRate: { calls: 100, windowSeconds: 3600 } })]),
+    );
     const q = t.service.getQueue('r');
     const callsCounted = async () => {
       const [row] = await t.sql<{ calls: number }>(
@@ -139,6 +144,8 @@ describe.each(ENGINES)('long-poll leases in the core on %s', (engine) => {
     expect(await callsCounted()).toBe(3);
     // So is a task whose lease runs out during the wait (no notification announces it).
     await q.modifyTaskLease((await q.listTasks())[0]!, 1);
-    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000 })).map((task) => task.name)).toEqual(['arrived']);
+    expect((await q.leaseTasks({ lease: 30, maxTasks: 1, waitMs: 20_000 })).map((task) => task.name)).toEqual([
+      'arrived',
+    ]);
   });
 });

@@ -31,7 +31,9 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
   it('sets the lease from the database clock and counts each lease', async () => {
     const q = await open();
     await q.add({ name: 'a', payload: 'x' });
-    const [db] = await t.sql<{ now_usec: string }>(`select (extract(epoch from now()) * 1000000)::int8::text as now_usec`);
+    const [db] = await t.sql<{ now_usec: string }>(
+      `select (extract(epoch from now()) * 1000000)::int8::text as now_usec`,
+    );
     const [first] = await q.leaseTasks({ lease: 2, unit: 'minutes', maxTasks: 1 });
     expect(first?.retryCount).toBe(1);
     const dbNow = Number(db!.now_usec);
@@ -56,7 +58,11 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
 
   it('validates maxTasks, lease length and unit', async () => {
     const q = await open();
-    const code = async (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : 'other'));
+    const code = async (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e: unknown) => (isQueueError(e) ? e.code : 'other'),
+      );
     expect(await code(q.leaseTasks({ lease: 60, maxTasks: 0 }))).toBe('INVALID_REQUEST');
     expect(await code(q.leaseTasks({ lease: 60, maxTasks: 1001 }))).toBe('INVALID_REQUEST');
     expect(await code(q.leaseTasks({ lease: 60, maxTasks: 1.5 }))).toBe('INVALID_REQUEST');
@@ -88,9 +94,15 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
       { name: 'plain2', eta: new Date(now - 5000) },
       { name: 'blue2', tag: 'blue', eta: new Date(now - 4000) },
     ]);
-    expect((await q.leaseTasksByTag({ lease: 60, maxTasks: 10, tag: 'blue' })).map((x) => x.name)).toEqual(['blue1', 'blue2']);
+    expect((await q.leaseTasksByTag({ lease: 60, maxTasks: 10, tag: 'blue' })).map((x) => x.name)).toEqual([
+      'blue1',
+      'blue2',
+    ]);
     // Oldest available is red1: only red tasks.
-    expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red1', 'red2']);
+    expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual([
+      'red1',
+      'red2',
+    ]);
     // Oldest available is now plain1 (untagged): only untagged tasks.
     const untagged = await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true });
     expect(untagged.map((x) => x.name)).toEqual(['plain1', 'plain2']);
@@ -110,7 +122,9 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
     ]);
     const { store: recording, calls } = recordingStore(t.store);
     const watched = queueOver(recording, q);
-    expect((await watched.leaseTasks({ lease: 60, maxTasks: 1, groupByTag: true })).map((x) => x.name)).toEqual(['red1']);
+    expect((await watched.leaseTasks({ lease: 60, maxTasks: 1, groupByTag: true })).map((x) => x.name)).toEqual([
+      'red1',
+    ]);
     // One call of the store: the tag is found by the lease statement itself.
     expect(calls).toEqual(['leaseTasks']);
     if (engine === 'postgres') {
@@ -121,15 +135,23 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
       try {
         await other.query('begin');
         await other.query(`select 1 from ${t.schema}.tasks where name = 'blue1' for update`);
-        expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red2']);
+        expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual([
+          'red2',
+        ]);
         await other.query('rollback');
       } finally {
         await other.end();
       }
-      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['blue1', 'blue2']);
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual([
+        'blue1',
+        'blue2',
+      ]);
     } else {
       // PGlite has one session: no other can hold a lock.
-      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['blue1', 'blue2']);
+      expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual([
+        'blue1',
+        'blue2',
+      ]);
       expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['red2']);
     }
     expect((await q.leaseTasks({ lease: 60, maxTasks: 10, groupByTag: true })).map((x) => x.name)).toEqual(['plain1']);
@@ -178,7 +200,9 @@ describe.each(ENGINES)('leasing on %s', (engine) => {
   it('leaves tasks that do not fit the payload budget available', async () => {
     const q = await open();
     const kb = 'x'.repeat(1000);
-    await q.add(Array.from({ length: 5 }, (_, i) => ({ name: `p${i}`, payload: kb, eta: new Date(Date.now() - 10_000 + i) })));
+    await q.add(
+      Array.from({ length: 5 }, (_, i) => ({ name: `p${i}`, payload: kb, eta: new Date(Date.now() - 10_000 + i) })),
+    );
     const leased = await q.leaseTasks({ lease: 60, maxTasks: 5, payloadLimitBytes: 2500 });
     expect(leased.map((x) => x.name)).toEqual(['p0', 'p1']);
     const rest = await t.sql<{ name: string; retry_count: number }>(

@@ -43,7 +43,11 @@ describe('migrate on a current schema (postgres)', () => {
       await holder.query('begin');
       await holder.query('select pg_advisory_xact_lock(29809, hashtext($1))', [`migrate:${schema}`]);
       // Generous: a busy machine answers a round trip in well under this.
-      expect(await within(migrate(database.db, schema), 20_000)).toEqual({ schema, applied: [], current: MIGRATIONS.at(-1)!.version });
+      expect(await within(migrate(database.db, schema), 20_000)).toEqual({
+        schema,
+        applied: [],
+        current: MIGRATIONS.at(-1)!.version,
+      });
 
       await holder.query('rollback');
 
@@ -57,7 +61,9 @@ describe('migrate on a current schema (postgres)', () => {
       // Waits until that migrate is seen blocked on the holder's lock (pg_blocking_pids), then lets it go.
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const blocked = await holder.query('select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [pid]);
+        const blocked = await holder.query('select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid))', [
+          pid,
+        ]);
         if ((blocked.rowCount ?? 0) > 0) break;
         if (Date.now() > deadline) throw new Error('the migrate of a new schema never waited for the lock');
         await new Promise((resolve) => setTimeout(resolve, 50));

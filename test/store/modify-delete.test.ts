@@ -38,7 +38,9 @@ describe.each(ENGINES)('modify lease and delete on %s', (engine) => {
     const [first] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
     await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second'`);
     // Expired, even with what was the right token a moment ago.
-    const [row] = await t.sql<{ eta_usec: string }>(`select (extract(epoch from eta) * 1000000)::int8::text as eta_usec from ${t.schema}.tasks`);
+    const [row] = await t.sql<{ eta_usec: string }>(
+      `select (extract(epoch from eta) * 1000000)::int8::text as eta_usec from ${t.schema}.tasks`,
+    );
     await expect(q.modifyTaskLease({ name: 'a', etaUsec: Number(row!.eta_usec) }, 60)).rejects.toMatchObject({
       code: 'TASK_LEASE_EXPIRED',
     });
@@ -46,7 +48,9 @@ describe.each(ENGINES)('modify lease and delete on %s', (engine) => {
     const [second] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
     expect(second?.retryCount).toBe(2);
     await expect(q.modifyTaskLease(first!, 600)).rejects.toMatchObject({ code: 'TASK_LEASE_EXPIRED' });
-    const [current] = await t.sql<{ eta_usec: string }>(`select (extract(epoch from eta) * 1000000)::int8::text as eta_usec from ${t.schema}.tasks`);
+    const [current] = await t.sql<{ eta_usec: string }>(
+      `select (extract(epoch from eta) * 1000000)::int8::text as eta_usec from ${t.schema}.tasks`,
+    );
     expect(Number(current!.eta_usec)).toBe(second!.etaUsec);
   });
 
@@ -103,7 +107,10 @@ describe.each(ENGINES)('modify lease and delete on %s', (engine) => {
   it('rejects a second live task of the same name', async () => {
     const q = await open();
     await q.add({ name: 'one' });
-    await expect(q.add({ name: 'one' })).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS', details: { task: 'one' } });
+    await expect(q.add({ name: 'one' })).rejects.toMatchObject({
+      code: 'TASK_ALREADY_EXISTS',
+      details: { task: 'one' },
+    });
     // All or nothing: a batch with one clash stores nothing.
     await expect(q.add([{ name: 'two' }, { name: 'one' }])).rejects.toMatchObject({ code: 'TASK_ALREADY_EXISTS' });
     expect((await q.listTasks()).map((x) => x.name)).toEqual(['one']);
@@ -111,7 +118,9 @@ describe.each(ENGINES)('modify lease and delete on %s', (engine) => {
 
   it('keeps the counters exact through adds, lease drops and deletes', async () => {
     const q = await open();
-    await q.add(Array.from({ length: 30 }, (_, i) => ({ name: `c${i}`, payload: 'x'.repeat(i), tag: i % 3 ? 'tg' : null })));
+    await q.add(
+      Array.from({ length: 30 }, (_, i) => ({ name: `c${i}`, payload: 'x'.repeat(i), tag: i % 3 ? 'tg' : null })),
+    );
     await q.deleteTask(['c1', 'c2', 'c3']);
     const [counted] = await t.sql<{ tasks: string; bytes: string }>(
       `select sum(task_count)::text as tasks, sum(byte_count)::text as bytes from ${t.schema}.queue_storage`,

@@ -139,12 +139,28 @@ describe.each(ENGINES)('overview and operator views on %s', (engine) => {
       { queue: 'b', task_name: 'gone', reason: 'purged', retry_count: 0, recent: true },
     ]);
 
-    const dead = await t.sql<{ queue: string; task_name: string; tag: string; retry_count: number; payload_bytes: number; payload: Uint8Array; died_after_enqueue: boolean }>(
+    const dead = await t.sql<{
+      queue: string;
+      task_name: string;
+      tag: string;
+      retry_count: number;
+      payload_bytes: number;
+      payload: Uint8Array;
+      died_after_enqueue: boolean;
+    }>(
       `select queue, task_name, tag, retry_count, payload_bytes, payload, died_at > enqueued_at as died_after_enqueue
          from ${t.schema}.dead_letters`,
     );
     expect(dead.map((d) => ({ ...d, payload: Buffer.from(d.payload).toString() }))).toEqual([
-      { queue: 'a', task_name: 'dead', tag: 'd', retry_count: 1, payload_bytes: 2, payload: 'zz', died_after_enqueue: true },
+      {
+        queue: 'a',
+        task_name: 'dead',
+        tag: 'd',
+        retry_count: 1,
+        payload_bytes: 2,
+        payload: 'zz',
+        died_after_enqueue: true,
+      },
     ]);
   });
 });

@@ -91,7 +91,9 @@ beforeAll(async () => {
   );
   // pgbouncer will not run as root; it drops to the postgres user itself.
   const asRoot = process.getuid?.() === 0;
-  bouncer = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  bouncer = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   bouncer.stdout!.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString('utf8')));
   bouncer.stderr!.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString('utf8')));
   bouncerUrl = `postgres://${user}@127.0.0.1:${port}${direct.pathname}`;
@@ -105,7 +107,8 @@ beforeAll(async () => {
       break;
     } catch (error) {
       await client.end().catch(() => {});
-      if (attempt > 100 || bouncer.exitCode !== null) throw new Error(`pgbouncer did not start: ${String(error)}\n${bouncerLog}`);
+      if (attempt > 100 || bouncer.exitCode !== null)
+        throw new Error(`pgbouncer did not start: ${String(error)}\n${bouncerLog}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -120,28 +123,44 @@ afterAll(async () => {
 
 describe('behind PgBouncer in transaction mode', () => {
   it('is refused with the default settings, which PgBouncer cannot carry', async () => {
-    await expect(openTaskQueue({ databaseUrl: bouncerUrl, schema: freshSchema(), config, cleanupIntervalMs: 0 })).rejects.toThrow(
-      /unsupported startup parameter/,
-    );
+    await expect(
+      openTaskQueue({ databaseUrl: bouncerUrl, schema: freshSchema(), config, cleanupIntervalMs: 0 }),
+    ).rejects.toThrow(/unsupported startup parameter/);
   });
 
   it('runs migrations, adds, leases, deletes and caller transactions with prepared statements off', async () => {
     const schema = freshSchema();
-    const { service: tq, database } = await openServiceParts({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config, cleanupIntervalMs: 0, poolSize: 8 });
+    const { service: tq, database } = await openServiceParts({
+      databaseUrl: bouncerUrl,
+      preparedStatements: false,
+      schema,
+      config,
+      cleanupIntervalMs: 0,
+      poolSize: 8,
+    });
     const client = new pg.Client({ connectionString: bouncerUrl });
     await client.connect();
     try {
       const queue = tq.getQueue('jobs');
       // Many statements at once over 3 server connections: a named statement would be missing on some.
       await Promise.all(Array.from({ length: 40 }, (_, i) => queue.add({ name: `t-${i}`, payload: `p${i}` })));
-      const leased = (await Promise.all(Array.from({ length: 8 }, () => queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 5 })))).flat();
+      const leased = (
+        await Promise.all(
+          Array.from({ length: 8 }, () => queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 5 })),
+        )
+      ).flat();
       expect(new Set(leased.map((task) => task.name)).size).toBe(40);
       await Promise.all(leased.map((task) => queue.deleteTask(task)));
       expect(await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 5 })).toEqual([]);
 
       // The planner settings are set in each transaction, since none can be given at connect.
       const db = database.db;
-      const inside = await db.transaction().execute(async (trx) => (await sql<{ v: string }>`select current_setting('enable_hashjoin') as v`.execute(trx)).rows[0]?.v);
+      const inside = await db
+        .transaction()
+        .execute(
+          async (trx) =>
+            (await sql<{ v: string }>`select current_setting('enable_hashjoin') as v`.execute(trx)).rows[0]?.v,
+        );
       expect(inside).toBe('off');
 
       // A caller's pg transaction through the pooler: the add commits with it, or not at all.
@@ -153,7 +172,9 @@ describe('behind PgBouncer in transaction mode', () => {
       await client.query('commit');
       // And a Kysely transaction of ours.
       await db.transaction().execute((trx) => queue.add({ name: 'kysely', payload: 'z' }, { transaction: trx }));
-      const names = (await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 10 })).map((task) => task.name).sort();
+      const names = (await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 10 }))
+        .map((task) => task.name)
+        .sort();
       expect(names).toEqual(['committed', 'kysely']);
     } finally {
       await client.end();
@@ -164,22 +185,48 @@ describe('behind PgBouncer in transaction mode', () => {
   it('recovers the push claims of a dispatcher whose heartbeat stopped: no session state carries liveness', async () => {
     const schema = freshSchema();
     const pushConfig = { ...config, queues: [pushQueue('hooks', 'http://127.0.0.1:9', { maxConcurrentRequests: 1 })] };
-    const { service: tq, store } = await openServiceParts({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config: pushConfig, cleanupIntervalMs: 0, dispatch: false });
+    const { service: tq, store } = await openServiceParts({
+      databaseUrl: bouncerUrl,
+      preparedStatements: false,
+      schema,
+      config: pushConfig,
+      cleanupIntervalMs: 0,
+      dispatch: false,
+    });
     try {
       const queue = tq.getQueue('hooks');
       await queue.add([{ name: 'a' }, { name: 'b' }]);
       const push = new PgPushStore(store);
-      const [dead, live] = await Promise.all([push.registerDispatcher({ leaseMs: 60_000 }), push.registerDispatcher({ leaseMs: 60_000 })]);
+      const [dead, live] = await Promise.all([
+        push.registerDispatcher({ leaseMs: 60_000 }),
+        push.registerDispatcher({ leaseMs: 60_000 }),
+      ]);
       const claim = (dispatcherId: string) =>
-        push.claim({ queueId: queue.id, queueName: 'hooks', ratePerSecond: 100, bucketSize: 100, maxConcurrentRequests: 1, limit: 1, deadlineMs: 600_000, marginMs: 30_000, dispatcherId });
+        push.claim({
+          queueId: queue.id,
+          queueName: 'hooks',
+          ratePerSecond: 100,
+          bucketSize: 100,
+          maxConcurrentRequests: 1,
+          limit: 1,
+          deadlineMs: 600_000,
+          marginMs: 30_000,
+          dispatcherId,
+        });
       expect((await claim(dead)).tasks).toHaveLength(1);
       expect((await claim(live)).tasks).toEqual([]);
       expect((await push.heartbeat({ dispatcherId: live, leaseMs: 60_000 })).recoveredQueueIds).toEqual([]);
       const direct = new pg.Client({ connectionString: testPgUrl() });
       await direct.connect();
-      await direct.query(`update ${schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`, [dead]);
+      await direct.query(
+        `update ${schema}.push_dispatchers set expires_at = now() - interval '1 second' where id = $1`,
+        [dead],
+      );
       await direct.end();
-      expect(await push.heartbeat({ dispatcherId: live, leaseMs: 60_000 })).toEqual({ alive: true, recoveredQueueIds: [queue.id] });
+      expect(await push.heartbeat({ dispatcherId: live, leaseMs: 60_000 })).toEqual({
+        alive: true,
+        recoveredQueueIds: [queue.id],
+      });
       expect((await claim(live)).tasks).toHaveLength(1);
       expect((await push.heartbeat({ dispatcherId: dead, leaseMs: 60_000 })).alive).toBe(false);
     } finally {
@@ -190,10 +237,23 @@ describe('behind PgBouncer in transaction mode', () => {
   it('wakes long-polls by polling without a LISTEN connection, and by notification with one', async () => {
     const schema = freshSchema();
     // The task comes from another service (another process, in effect): only the database can tell the waiter.
-    const producer = await openTaskQueue({ databaseUrl: bouncerUrl, preparedStatements: false, schema, config, cleanupIntervalMs: 0 });
+    const producer = await openTaskQueue({
+      databaseUrl: bouncerUrl,
+      preparedStatements: false,
+      schema,
+      config,
+      cleanupIntervalMs: 0,
+    });
     try {
       for (const listenDatabaseUrl of [null, testPgUrl()]) {
-        const tq = await openTaskQueue({ databaseUrl: bouncerUrl, preparedStatements: false, listenDatabaseUrl, schema, config, cleanupIntervalMs: 0 });
+        const tq = await openTaskQueue({
+          databaseUrl: bouncerUrl,
+          preparedStatements: false,
+          listenDatabaseUrl,
+          schema,
+          config,
+          cleanupIntervalMs: 0,
+        });
         try {
           const queue = tq.getQueue('jobs');
           const started = performance.now();
@@ -204,7 +264,9 @@ describe('behind PgBouncer in transaction mode', () => {
           const added = performance.now();
           await waiting;
           const wokeAfterMs = performance.now() - added;
-          console.info(`${listenDatabaseUrl ? 'notified' : 'polling'}: woken ${wokeAfterMs.toFixed(0)} ms after the add`);
+          console.info(
+            `${listenDatabaseUrl ? 'notified' : 'polling'}: woken ${wokeAfterMs.toFixed(0)} ms after the add`,
+          );
           expect(performance.now() - started).toBeLessThan(10_000);
           expect(wokeAfterMs).toBeLessThan(3_000);
           const [task] = await queue.leaseTasks({ lease: 60, unit: 'seconds', maxTasks: 1 });
@@ -233,7 +295,11 @@ describe('behind PgBouncer in transaction mode', () => {
     };
     let running: RunningServer | null = null;
     try {
-      running = await startServer({ settings: { ...settingsFromEnvironment(env), configPath: null }, env, log: () => {} });
+      running = await startServer({
+        settings: { ...settingsFromEnvironment(env), configPath: null },
+        env,
+        log: () => {},
+      });
       // `taskqueue token` mints through the pooler too (the signing key lives in the database).
       const token = await runTokenCommand(['--email', EMAIL], env);
       const base = `${running.url}/taskqueue/v1beta2/projects/local/taskqueues/pull-queue`;

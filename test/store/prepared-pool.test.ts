@@ -13,7 +13,9 @@ describe('the prepared-statement pool under Kysely', () => {
   const backendPid = async (): Promise<number> => {
     const client = await view.connect();
     try {
-      const result = (await client.query<{ pid: number }>('select pg_backend_pid() as pid', [])) as { rows: { pid: number }[] };
+      const result = (await client.query<{ pid: number }>('select pg_backend_pid() as pid', [])) as {
+        rows: { pid: number }[];
+      };
       return result.rows[0]!.pid;
     } finally {
       client.release();
@@ -29,7 +31,11 @@ describe('the prepared-statement pool under Kysely', () => {
   });
 
   it('a transaction PostgreSQL rolled back at COMMIT fails instead of passing silently', async () => {
-    const db = new Kysely<object>({ dialect: new PostgresDialect({ pool: preparedStatementPool(new pg.Pool({ connectionString: testPgUrl(), max: 1 })) }) });
+    const db = new Kysely<object>({
+      dialect: new PostgresDialect({
+        pool: preparedStatementPool(new pg.Pool({ connectionString: testPgUrl(), max: 1 })),
+      }),
+    });
     try {
       const run = db.transaction().execute(async (trx) => {
         // An error the callback swallows still aborts the transaction.

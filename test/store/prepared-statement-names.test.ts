@@ -34,14 +34,31 @@ describe('prepared statement names (postgres)', () => {
     await expect(q.add({ name: generated.name })).rejects.toMatchObject({ code: 'TOMBSTONED_TASK' });
 
     const db = t.db;
-    const rows = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)).rows;
+    const rows = (
+      await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(db)
+    ).rows;
     const labels = new Set(rows.map((row) => /^taskqueue_([a-z_]+)_[0-9a-f]{12}$/.exec(row.name)?.[1]));
-    for (const label of ['insert_tasks', 'lease_tasks', 'modify_lease', 'get_task', 'list_tasks', 'queue_stats', 'set_paused_on', 'is_paused', 'delete_tasks', 'is_tombstoned',
-      'delete_tasks_untracked', 'delete_leased_tasks', 'delete_leased_tasks_untracked']) {
+    for (const label of [
+      'insert_tasks',
+      'lease_tasks',
+      'modify_lease',
+      'get_task',
+      'list_tasks',
+      'queue_stats',
+      'set_paused_on',
+      'is_paused',
+      'delete_tasks',
+      'is_tombstoned',
+      'delete_tasks_untracked',
+      'delete_leased_tasks',
+      'delete_leased_tasks_untracked',
+    ]) {
       expect(labels, label).toContain(label);
     }
     expect(labels).not.toContain(undefined);
     // The label opens the text too, which is what pg_stat_statements shows.
-    expect(rows.find((row) => row.name.startsWith('taskqueue_lease_tasks_'))?.statement).toMatch(/^\/\* lease_tasks \*\//);
+    expect(rows.find((row) => row.name.startsWith('taskqueue_lease_tasks_'))?.statement).toMatch(
+      /^\/\* lease_tasks \*\//,
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('upgrading a schema with push tasks to 0017', () => {
       await client.query('begin');
       await client.query(`create schema ${schema}`);
       await client.query(`set local search_path to ${schema}`);
-      await client.query(`create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`);
+      await client.query(
+        `create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())`,
+      );
       for (const m of MIGRATIONS.filter((m) => m.version < 17)) {
         await client.query(m.text);
         await client.query('insert into schema_migrations (version, name) values ($1, $2)', [m.version, m.name]);
@@ -46,7 +48,9 @@ describe('upgrading a schema with push tasks to 0017', () => {
 
       const database = await openDatabase({ kind: 'postgres', url: testPgUrl(), poolSize: 1 });
       try {
-        expect((await migrate(database.db, schema)).applied).toEqual(MIGRATIONS.filter((m) => m.version >= 17).map((m) => m.version));
+        expect((await migrate(database.db, schema)).applied).toEqual(
+          MIGRATIONS.filter((m) => m.version >= 17).map((m) => m.version),
+        );
       } finally {
         await database.close();
       }

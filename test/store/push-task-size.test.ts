@@ -16,7 +16,10 @@ describe.each(ENGINES)('push requests in storage limits (%s)', (engine) => {
 
   /** Rate 0: nothing is dispatched, so the rows stay as added. Nothing listens at the target. */
   const open = (storageLimitBytes: number | null) =>
-    openTestService(engine, serviceConfig([pushQueue('h', 'http://127.0.0.1:9', { ratePerSecond: 0 }, { storageLimitBytes })]));
+    openTestService(
+      engine,
+      serviceConfig([pushQueue('h', 'http://127.0.0.1:9', { ratePerSecond: 0 }, { storageLimitBytes })]),
+    );
 
   it("counts a push task's url and headers in its stored size and the queue's counters", async () => {
     t = await open(null);
@@ -30,7 +33,9 @@ describe.each(ENGINES)('push requests in storage limits (%s)', (engine) => {
     expect(row!.push_bytes).toBeGreaterThan(501);
     expect(row!.size).toBe(4 + 2 + row!.push_bytes);
     expect((await q.fetchStatistics()).totalBytes).toBe(row!.size);
-    const [counted] = await t.sql<{ bytes: string }>(`select sum(byte_count)::text as bytes from ${t.schema}.queue_storage`);
+    const [counted] = await t.sql<{ bytes: string }>(
+      `select sum(byte_count)::text as bytes from ${t.schema}.queue_storage`,
+    );
     expect(Number(counted!.bytes)).toBe(row!.size);
     await q.deleteTask('p1');
     expect((await q.fetchStatistics()).totalBytes).toBe(0);
@@ -40,7 +45,9 @@ describe.each(ENGINES)('push requests in storage limits (%s)', (engine) => {
     t = await open(1_000);
     const q = t.service.getQueue('h');
     // 500 bytes of payload alone fit; with a 600-byte header value the task does not.
-    await expect(q.add({ name: 'big', headers: { A: 'v'.repeat(600) }, payload: 'p'.repeat(500) })).rejects.toMatchObject({
+    await expect(
+      q.add({ name: 'big', headers: { A: 'v'.repeat(600) }, payload: 'p'.repeat(500) }),
+    ).rejects.toMatchObject({
       code: 'STORAGE_LIMIT_EXCEEDED',
     });
     await q.add({ name: 'small', payload: 'p'.repeat(500) });

@@ -47,7 +47,9 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     expect(rows).toEqual(['b', 'c', 'd'].map((name) => ({ name, retry_count: 0 })));
     // Other queues are not affected.
     await other.getQueue('other').add({ name: 'x' });
-    expect((await t.service.getQueue('other').leaseTasks({ lease: 60, maxTasks: 1 })).map((x) => x.name)).toEqual(['x']);
+    expect((await t.service.getQueue('other').leaseTasks({ lease: 60, maxTasks: 1 })).map((x) => x.name)).toEqual([
+      'x',
+    ]);
 
     // Pausing twice keeps the time the pause began.
     const [before] = await t.sql<{ paused_at: Date }>(`select paused_at from ${t.schema}.queues where name = 'q'`);
@@ -72,7 +74,10 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
   });
 
   it('a lease of a paused queue counts no lease-rate call and drops nothing at the retry limit', async () => {
-    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 1, leaseRate: { calls: 1, windowSeconds: 3600 } })]));
+    t = await openTestService(
+      engine,
+      serviceConfig([pullQueue('q', { maxLeases: 1, leaseRate: { calls: 1, windowSeconds: 3600 } })]),
+    );
     const q = t.service.getQueue('q');
     await q.add({ name: 'a' });
     await operatorOf(q).pause();
@@ -95,7 +100,13 @@ describe.each(ENGINES)('pause, resume, purge and release on %s', (engine) => {
     const q = t.service.getQueue('q');
     const total = 1234; // two batches of 1000 and a short one
     for (let i = 0; i < total; i += 100) {
-      await q.add(Array.from({ length: Math.min(100, total - i) }, (_, j) => ({ name: `t-${i + j}`, payload: 'x'.repeat(10), tag: j % 2 ? 'odd' : null })));
+      await q.add(
+        Array.from({ length: Math.min(100, total - i) }, (_, j) => ({
+          name: `t-${i + j}`,
+          payload: 'x'.repeat(10),
+          tag: j % 2 ? 'odd' : null,
+        })),
+      );
     }
     await q.leaseTasks({ lease: 600, maxTasks: 50 });
     await q.add({ name: 'later', countdownSeconds: 3600 });

@@ -3,7 +3,14 @@ import { parseQueueYaml } from '../../src/config/parse-queue-yaml.js';
 import { parseCronText } from '../../src/config/load-cron-config.js';
 import { readinessCheck } from '../../src/server/readiness-check.js';
 import { openTaskQueue, type OpenTaskQueue, type WiringOptions } from '../../src/open-task-queue.js';
-import { ENGINES, openTestService, testPGlite, testPgUrl, type TestEngine, type TestService } from '../helpers/engines.js';
+import {
+  ENGINES,
+  openTestService,
+  testPGlite,
+  testPgUrl,
+  type TestEngine,
+  type TestService,
+} from '../helpers/engines.js';
 
 /**
  * One owner per definition (issue: a worker opened without queue.xml wrote
@@ -27,7 +34,11 @@ const SERVER_QUEUE_YAML = [
   '  retry_parameters: {task_retry_limit: 3, min_backoff_seconds: 2}',
   '',
 ].join('\n');
-const CRON = parseCronText('cron:\n- description: tick\n  url: /tick\n  schedule: every 24 hours\n', 'cron.yaml', 'yaml');
+const CRON = parseCronText(
+  'cron:\n- description: tick\n  url: /tick\n  schedule: every 24 hours\n',
+  'cron.yaml',
+  'yaml',
+);
 
 describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
   let t: TestService | undefined;
@@ -61,47 +72,82 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     return service;
   };
   const queueRows = (server: TestService) =>
-    server.sql<{ name: string; active: boolean; max_leases: number | null }>(`select name, active, max_leases from ${server.schema}.queues order by name`);
+    server.sql<{ name: string; active: boolean; max_leases: number | null }>(
+      `select name, active, max_leases from ${server.schema}.queues order by name`,
+    );
   const revisions = async (server: TestService) =>
     (await server.sql<{ n: number }>(`select count(*)::int as n from ${server.schema}.queue_definitions`))[0]!.n;
 
-  it('a library opened without a configuration serves the database\'s queues and rewrites nothing', async () => {
+  it("a library opened without a configuration serves the database's queues and rewrites nothing", async () => {
     const server = await startServer();
     const before = await queueRows(server);
-    expect(before.map((r) => [r.name, r.active])).toEqual([['cron', true], ['default', true], ['emails', true], ['hooks', true]]);
+    expect(before.map((r) => [r.name, r.active])).toEqual([
+      ['cron', true],
+      ['default', true],
+      ['emails', true],
+      ['hooks', true],
+    ]);
 
     const worker = await openProcess(server);
     expect(await queueRows(server)).toEqual(before);
     expect(await revisions(server)).toBe(1);
-    expect(worker.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect(
+      worker
+        .queues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(['cron', 'default', 'emails', 'hooks']);
     // The whole definition comes back, not defaults: retry limit, ACL, backoff, push settings.
     const emails = worker.queues().find((q) => q.name === 'emails')!;
     expect([emails.maxLeases, emails.acl.userEmails]).toEqual([5, ['worker@example.com']]);
     const hooks = worker.queues().find((q) => q.name === 'hooks')!;
-    expect([hooks.retry.minBackoffSeconds, hooks.push?.ratePerSecond, hooks.push?.bucketSize, hooks.push?.baseUrl]).toEqual([2, 20, 40, 'http://127.0.0.1:9/hooks']);
+    expect([
+      hooks.retry.minBackoffSeconds,
+      hooks.push?.ratePerSecond,
+      hooks.push?.bucketSize,
+      hooks.push?.baseUrl,
+    ]).toEqual([2, 20, 40, 'http://127.0.0.1:9/hooks']);
     // The README's worker: add and lease on the server's queue.
     await worker.getQueue('emails').add({ name: 'welcome', payload: 'hi' });
-    expect((await server.service.getQueue('emails').leaseTasks({ lease: 60, maxTasks: 1 })).map((task) => task.name)).toEqual(['welcome']);
+    expect(
+      (await server.service.getQueue('emails').leaseTasks({ lease: 60, maxTasks: 1 })).map((task) => task.name),
+    ).toEqual(['welcome']);
     expect(await server.service.definitionsStatus()).toEqual({ serving: 1, current: 1 });
   });
 
   it('a producer with a partial configuration and no cron file keeps the cron queue and sees every queue', async () => {
     const server = await startServer();
-    const producer = await openProcess(server, { config: parseQueueYaml('queue:\n- name: emails\n  mode: pull\n  retry_parameters: {task_retry_limit: 5}\n  acl:\n  - user_email: worker@example.com\n', 'producer/queue.yaml'), pushBaseUrl: 'http://127.0.0.1:9' });
+    const producer = await openProcess(server, {
+      config: parseQueueYaml(
+        'queue:\n- name: emails\n  mode: pull\n  retry_parameters: {task_retry_limit: 5}\n  acl:\n  - user_email: worker@example.com\n',
+        'producer/queue.yaml',
+      ),
+      pushBaseUrl: 'http://127.0.0.1:9',
+    });
     expect((await queueRows(server)).filter((r) => !r.active)).toEqual([]);
     expect(await revisions(server)).toBe(1);
-    expect(producer.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect(
+      producer
+        .queues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(['cron', 'default', 'emails', 'hooks']);
     await producer.getQueue('cron').add({ name: 'by-producer', url: '/tick' });
   });
 
   it('a conflicting configuration is refused, naming the queues, and nothing is written', async () => {
     const server = await startServer();
     const before = await queueRows(server);
-    const conflicting = parseQueueYaml('queue:\n- name: emails\n  mode: pull\n  retry_parameters: {task_retry_limit: 2}\n- name: reports\n  mode: pull\n', 'other/queue.yaml');
+    const conflicting = parseQueueYaml(
+      'queue:\n- name: emails\n  mode: pull\n  retry_parameters: {task_retry_limit: 2}\n- name: reports\n  mode: pull\n',
+      'other/queue.yaml',
+    );
     const refused = await openProcess(server, { config: conflicting }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'INVALID_CONFIG' });
     const message = (refused as Error).message;
-    expect(message).toContain('other/queue.yaml disagrees with the queue definitions in the database (revision 1, written from /srv/queue.yaml');
+    expect(message).toContain(
+      'other/queue.yaml disagrees with the queue definitions in the database (revision 1, written from /srv/queue.yaml',
+    );
     expect(message).toContain('"emails" differs in retry limit, acl');
     expect(message).toContain('"reports" is not defined in the database');
     expect(await queueRows(server)).toEqual(before);
@@ -110,7 +156,10 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
 
   it('a new owner (a rolling deploy) writes a revision; the old process notices and stays ready; an old owner restarting serves the new revision', async () => {
     const server = await startServer();
-    const next = parseQueueYaml(SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 7'), '/srv/queue.yaml');
+    const next = parseQueueYaml(
+      SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 7'),
+      '/srv/queue.yaml',
+    );
     const deployed = await openProcess(server, { config: next, ownQueues: true, cron: CRON });
     expect(await revisions(server)).toBe(2);
     expect((await queueRows(server)).find((r) => r.name === 'emails')?.max_leases).toBe(7);
@@ -138,11 +187,24 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     const same = parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml');
     const noCron = await openProcess(server, { config: same, ownQueues: true });
     expect(await revisions(server)).toBe(1);
-    expect((await queueRows(server)).map((r) => [r.name, r.active])).toEqual([['cron', true], ['default', true], ['emails', true], ['hooks', true]]);
-    expect(noCron.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect((await queueRows(server)).map((r) => [r.name, r.active])).toEqual([
+      ['cron', true],
+      ['default', true],
+      ['emails', true],
+      ['hooks', true],
+    ]);
+    expect(
+      noCron
+        .queues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(['cron', 'default', 'emails', 'hooks']);
     expect(await server.service.definitionsStatus()).toEqual({ serving: 1, current: 1 });
     // A new configuration written by an owner without a cron file keeps it too.
-    const next = parseQueueYaml(SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 6'), '/srv/queue.yaml');
+    const next = parseQueueYaml(
+      SERVER_QUEUE_YAML.replace('task_retry_limit: 5', 'task_retry_limit: 6'),
+      '/srv/queue.yaml',
+    );
     await openProcess(server, { config: next, ownQueues: true });
     expect(await revisions(server)).toBe(2);
     expect((await queueRows(server)).find((r) => r.name === 'cron')?.active).toBe(true);
@@ -153,16 +215,34 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
       open: { ownQueues: true, cron: false, cronFiring: false, dispatch: false },
     });
     expect((await queueRows(t)).map((r) => r.name)).toEqual(['default', 'emails', 'hooks']);
-    const withCron = await openProcess(t, { config: parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml'), ownQueues: true, cron: CRON });
-    expect(withCron.queues().map((q) => q.name).sort()).toEqual(['cron', 'default', 'emails', 'hooks']);
-    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([['cron', true], ['default', true], ['emails', true], ['hooks', true]]);
+    const withCron = await openProcess(t, {
+      config: parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml'),
+      ownQueues: true,
+      cron: CRON,
+    });
+    expect(
+      withCron
+        .queues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(['cron', 'default', 'emails', 'hooks']);
+    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([
+      ['cron', true],
+      ['default', true],
+      ['emails', true],
+      ['hooks', true],
+    ]);
     expect(await revisions(t)).toBe(1);
   });
 
   it('an owner whose definitions are current still writes its own base URL into push_settings (the SQL API checks it)', async () => {
     const server = await startServer();
     const pushSettings = async () =>
-      (await server.sql<{ name: string; base: string | null }>(`select name, push_settings->>'baseUrl' as base from ${server.schema}.queues where name = 'cron'`))[0]?.base ?? null;
+      (
+        await server.sql<{ name: string; base: string | null }>(
+          `select name, push_settings->>'baseUrl' as base from ${server.schema}.queues where name = 'cron'`,
+        )
+      )[0]?.base ?? null;
     const same = parseQueueYaml(SERVER_QUEUE_YAML, '/srv/queue.yaml');
     await openProcess(server, { config: same, ownQueues: true, cron: CRON, pushBaseUrl: 'http://127.0.0.1:9/first' });
     expect(await pushSettings()).toBe('http://127.0.0.1:9/first');
@@ -171,14 +251,25 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
     expect(await revisions(server)).toBe(1);
   });
 
-  it('the built-in sample a process without configuration wrote is nobody\'s: the first configuration replaces it', async () => {
+  it("the built-in sample a process without configuration wrote is nobody's: the first configuration replaces it", async () => {
     t = await openTestService(engine, parseQueueYaml('queue:\n- name: solo\n  mode: pull\n', 'queue.yaml'));
     await t.sql(`truncate ${t.schema}.queues, ${t.schema}.queue_definitions`);
     const sample = await openProcess(t);
     expect(sample.config.source).toBe('built-in');
-    const later = await openProcess(t, { config: parseQueueYaml('queue:\n- name: emails\n  mode: pull\n', 'queue.yaml') });
-    expect(later.queues().map((q) => q.name).sort()).toEqual(['default', 'emails']);
-    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([['default', true], ['emails', true], ['pull-queue', false]]);
+    const later = await openProcess(t, {
+      config: parseQueueYaml('queue:\n- name: emails\n  mode: pull\n', 'queue.yaml'),
+    });
+    expect(
+      later
+        .queues()
+        .map((q) => q.name)
+        .sort(),
+    ).toEqual(['default', 'emails']);
+    expect((await queueRows(t)).map((r) => [r.name, r.active])).toEqual([
+      ['default', true],
+      ['emails', true],
+      ['pull-queue', false],
+    ]);
   });
 
   it('a library with a configuration writes it to a fresh database (the embedded quick start)', async () => {
@@ -189,5 +280,7 @@ describe.each(ENGINES)('queue definitions have one owner (%s)', (engine) => {
 });
 
 async function databaseOf(engine: TestEngine): Promise<NonNullable<WiringOptions['database']>> {
-  return engine === 'postgres' ? { kind: 'postgres', url: testPgUrl(), poolSize: 2 } : { kind: 'pglite-instance', instance: await testPGlite() };
+  return engine === 'postgres'
+    ? { kind: 'postgres', url: testPgUrl(), poolSize: 2 }
+    : { kind: 'pglite-instance', instance: await testPGlite() };
 }

@@ -26,22 +26,34 @@ describe.each(ENGINES)('task_retry_limit 0 (%s)', (engine) => {
     );
     t = await openTestService(engine, config);
     await t.service.getQueue('once').add({ name: 'only-once', url: '/x' });
-    await expect.poll(async () => (await t!.operate('once').listDeadLetters({ limit: 10 })).map((d) => d.name), { timeout: 20_000 }).toEqual(['only-once']);
+    await expect
+      .poll(async () => (await t!.operate('once').listDeadLetters({ limit: 10 })).map((d) => d.name), {
+        timeout: 20_000,
+      })
+      .toEqual(['only-once']);
     expect(sink.requests).toHaveLength(1);
     expect(await t.sql(`select count(*)::int as n from ${t.schema}.tasks`)).toEqual([{ n: 0 }]);
   });
 
   it('never leases a pull task: its first lease attempt moves it to the dead letters (App Engine)', async () => {
-    const config = parseQueueYaml('queue:\n- name: never\n  mode: pull\n  retry_parameters:\n    task_retry_limit: 0\n', 'queue.yaml');
+    const config = parseQueueYaml(
+      'queue:\n- name: never\n  mode: pull\n  retry_parameters:\n    task_retry_limit: 0\n',
+      'queue.yaml',
+    );
     t = await openTestService(engine, config);
     const queue = t.service.getQueue('never');
     await queue.add({ name: 'dropped', payload: 'p' });
     expect(await queue.leaseTasks({ lease: 60, maxTasks: 10 })).toEqual([]);
-    expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => [d.name, d.retryCount])).toEqual([['dropped', 0]]);
+    expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => [d.name, d.retryCount])).toEqual([
+      ['dropped', 0],
+    ]);
     // The SQL API's lease_tasks is generated from the same statement: the same rule.
     await queue.add({ name: 'dropped-too', payload: 'p' });
     expect(await t.sql(`select name from ${t.schema}.lease_tasks('never', 10, 60)`)).toEqual([]);
-    expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['dropped', 'dropped-too']);
+    expect((await t.operate('never').listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual([
+      'dropped',
+      'dropped-too',
+    ]);
   });
 
   it('keeps a limit of 1 as one lease, and stores 0 as 0', async () => {
@@ -50,7 +62,9 @@ describe.each(ENGINES)('task_retry_limit 0 (%s)', (engine) => {
       'queue.yaml',
     );
     t = await openTestService(engine, config);
-    expect(await t.sql(`select name, max_leases from ${t.schema}.queues where name in ('zero', 'one') order by name`)).toEqual([
+    expect(
+      await t.sql(`select name, max_leases from ${t.schema}.queues where name in ('zero', 'one') order by name`),
+    ).toEqual([
       { name: 'one', max_leases: 1 },
       { name: 'zero', max_leases: 0 },
     ]);

@@ -11,7 +11,14 @@ describe.each(ENGINES)('storage limits on %s', (engine) => {
   const task = (i: number) => ({ name: `n${String(i).padStart(2, '0')}`, payload: 'p'.repeat(997) });
 
   const settle = async (adds: Promise<unknown>[]) => {
-    const outcomes = await Promise.all(adds.map((p) => p.then(() => 'ok', (e: unknown) => (isQueueError(e) ? e.code : String(e)))));
+    const outcomes = await Promise.all(
+      adds.map((p) =>
+        p.then(
+          () => 'ok',
+          (e: unknown) => (isQueueError(e) ? e.code : String(e)),
+        ),
+      ),
+    );
     return {
       ok: outcomes.filter((o) => o === 'ok').length,
       refused: outcomes.filter((o) => o === 'STORAGE_LIMIT_EXCEEDED').length,
@@ -20,11 +27,15 @@ describe.each(ENGINES)('storage limits on %s', (engine) => {
   };
 
   it('lets exactly as many concurrent adds through as fit the queue limit', async () => {
-    t = await openTestService(engine, serviceConfig([pullQueue('small', { storageLimitBytes: 10_000 })]), { poolSize: 16 });
+    t = await openTestService(engine, serviceConfig([pullQueue('small', { storageLimitBytes: 10_000 })]), {
+      poolSize: 16,
+    });
     const q = t.service.getQueue('small');
     const result = await settle(Array.from({ length: 40 }, (_, i) => q.add(task(i))));
     expect(result).toEqual({ ok: 10, refused: 30, other: [] });
-    const [row] = await t.sql<{ n: string; bytes: string }>(`select count(*)::text as n, sum(size_bytes)::text as bytes from ${t.schema}.tasks`);
+    const [row] = await t.sql<{ n: string; bytes: string }>(
+      `select count(*)::text as n, sum(size_bytes)::text as bytes from ${t.schema}.tasks`,
+    );
     expect(row).toEqual({ n: '10', bytes: '10000' });
     // Deleting frees room at once.
     const [first] = await q.listTasks({ limit: 1 });
@@ -46,14 +57,20 @@ describe.each(ENGINES)('storage limits on %s', (engine) => {
   });
 
   it('holds the total limit across queues', async () => {
-    t = await openTestService(engine, serviceConfig([pullQueue('a'), pullQueue('b')], { totalStorageLimitBytes: 6_000 }), {
-      poolSize: 16,
-    });
+    t = await openTestService(
+      engine,
+      serviceConfig([pullQueue('a'), pullQueue('b')], { totalStorageLimitBytes: 6_000 }),
+      {
+        poolSize: 16,
+      },
+    );
     const a = t.service.getQueue('a');
     const b = t.service.getQueue('b');
     const result = await settle(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).add(task(i))));
     expect(result).toEqual({ ok: 6, refused: 14, other: [] });
-    const [row] = await t.sql<{ bytes: string }>(`select sum(byte_count)::text as bytes from ${t.schema}.queue_storage`);
+    const [row] = await t.sql<{ bytes: string }>(
+      `select sum(byte_count)::text as bytes from ${t.schema}.queue_storage`,
+    );
     expect(row?.bytes).toBe('6000');
   });
 });
@@ -67,7 +84,9 @@ describe.each(ENGINES)('storage limits and tag changes on %s', (engine) => {
     const q = t.service.getQueue('small');
     await q.add({ name: 'big', payload: 'p'.repeat(700) });
     const [leased] = await q.leaseTasks({ lease: 60, maxTasks: 1 });
-    await expect(q.updateTask(leased!, { lease: 60, tag: 't'.repeat(400) })).rejects.toMatchObject({ code: 'STORAGE_LIMIT_EXCEEDED' });
+    await expect(q.updateTask(leased!, { lease: 60, tag: 't'.repeat(400) })).rejects.toMatchObject({
+      code: 'STORAGE_LIMIT_EXCEEDED',
+    });
     const after = await q.getTask('big');
     expect(after.tag).toBeNull();
     expect((await q.fetchStatistics()).totalBytes).toBe(703);

@@ -17,7 +17,8 @@ describe('adding inside the caller transaction (postgres)', () => {
     pool = new pg.Pool({ connectionString: testPgUrl(), max: 3 });
     return t.service.getQueue('q');
   };
-  const count = async () => Number((await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`))[0]!.n);
+  const count = async () =>
+    Number((await t.sql<{ n: string }>(`select count(*)::text as n from ${t.schema}.tasks`))[0]!.n);
 
   it('is invisible until the pg client commits, and gone after a rollback', async () => {
     const q = await setup();
@@ -56,7 +57,7 @@ describe('adding inside the caller transaction (postgres)', () => {
     expect(await count()).toBe(2);
   });
 
-  it('runs our statements without the plugins of the caller\'s Kysely (CamelCasePlugin)', async () => {
+  it("runs our statements without the plugins of the caller's Kysely (CamelCasePlugin)", async () => {
     const q = await setup();
     const db = new Kysely<{ app_orders: { order_id: number } }>({
       dialect: new PostgresDialect({ pool }),

@@ -40,7 +40,10 @@ describe('the taskqueue bin', () => {
   });
 
   it('is what package.json names, and is packed', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      files: string[];
+    };
     expect(pkg.bin).toEqual({ taskqueue: './scripts/taskqueue.mjs' });
     expect(pkg.files).toContain('scripts/taskqueue.mjs');
   });

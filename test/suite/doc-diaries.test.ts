@@ -12,8 +12,13 @@ const DIARY = /load average|busy machine|shared machine/i;
 
 describe('user docs', () => {
   it('carry no measurement diaries', () => {
-    const docs = readdirSync(new URL('../../docs/', import.meta.url)).filter((name) => name.endsWith('.md') && !MEASUREMENT_REPORTS.has(name));
-    const files = [['README.md', new URL('../../README.md', import.meta.url)] as const, ...docs.map((name) => [`docs/${name}`, new URL(`../../docs/${name}`, import.meta.url)] as const)];
+    const docs = readdirSync(new URL('../../docs/', import.meta.url)).filter(
+      (name) => name.endsWith('.md') && !MEASUREMENT_REPORTS.has(name),
+    );
+    const files = [
+      ['README.md', new URL('../../README.md', import.meta.url)] as const,
+      ...docs.map((name) => [`docs/${name}`, new URL(`../../docs/${name}`, import.meta.url)] as const),
+    ];
     const found = files.flatMap(([name, url]) =>
       readFileSync(url, 'utf8')
         .split('\n')

@@ -51,11 +51,14 @@ describe("README's in-process block", () => {
     await client.end();
   });
 
-  it('runs in order, against README\'s queue.xml', { timeout: 120_000 }, async () => {
+  it("runs in order, against README's queue.xml", { timeout: 120_000 }, async () => {
     await mkdir(OUT, { recursive: true });
     await writeFile(join(OUT, 'queue.xml'), await readmeBlock('### queue.xml', 'xml'));
     await writeFile(join(OUT, 'prelude.mjs'), PRELUDE);
-    const block = (await readmeBlock('## In-process API', 'ts')).replace(`from 'taskqueue'`, `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`);
+    const block = (await readmeBlock('## In-process API', 'ts')).replace(
+      `from 'taskqueue'`,
+      `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`,
+    );
     await writeFile(join(OUT, 'readme.ts'), `import './prelude.mjs';\n${block}`);
     await build({
       entryPoints: [join(OUT, 'readme.ts')],

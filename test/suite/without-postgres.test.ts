@@ -36,8 +36,19 @@ describe('the suite without PostgreSQL', () => {
     const code = await new Promise<number | null>((resolve) => {
       execFile(
         process.execPath,
-        [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/core/clock-seam.test.ts', 'test/store/lease.test.ts', '--reporter=json', `--outputFile=${report}`],
-        { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TEST_DATABASE_URL: url }, timeout: 120_000 },
+        [
+          join(ROOT, 'node_modules/vitest/vitest.mjs'),
+          'run',
+          'test/core/clock-seam.test.ts',
+          'test/store/lease.test.ts',
+          '--reporter=json',
+          `--outputFile=${report}`,
+        ],
+        {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TEST_DATABASE_URL: url },
+          timeout: 120_000,
+        },
         (error) => resolve(error ? ((error as { code?: number }).code ?? null) : 0),
       );
     });

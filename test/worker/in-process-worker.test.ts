@@ -23,7 +23,11 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
   });
 
   const open = async (overrides: Partial<QueueConfig> = {}, events?: TaskEvents) => {
-    t = await openTestService(engine, serviceConfig([pullQueue('q', { retry: FAST_RETRY, ...overrides })]), events ? { events } : {});
+    t = await openTestService(
+      engine,
+      serviceConfig([pullQueue('q', { retry: FAST_RETRY, ...overrides })]),
+      events ? { events } : {},
+    );
     return t.service.getQueue('q');
   };
   const start = (q: TaskQueue, ...args: Parameters<TaskQueue['work']>) => {
@@ -75,7 +79,11 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
 
   it('takes only the given tag', async () => {
     const q = await open();
-    await q.add([{ name: 'a', tag: 'red' }, { name: 'b', tag: 'blue' }, { name: 'c', tag: 'red' }]);
+    await q.add([
+      { name: 'a', tag: 'red' },
+      { name: 'b', tag: 'blue' },
+      { name: 'c', tag: 'red' },
+    ]);
     const seen: string[] = [];
     start(q, (task) => void seen.push(task.name), { tag: 'red', pollIntervalMs: 200 });
     await waitFor(() => seen.length === 2, 'the red tasks');
@@ -159,7 +167,9 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
   });
 
   it('hands a failure back for the backoff delay with its last error, and runs it again', async () => {
-    const q = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 2, maxBackoffSeconds: 10, maxDoublings: 3 } });
+    const q = await open({
+      retry: { ageLimitSeconds: null, minBackoffSeconds: 2, maxBackoffSeconds: 10, maxDoublings: 3 },
+    });
     await q.add({ name: 'flaky' });
     const attempts: { retryCount: number; lastError: string | null | undefined }[] = [];
     const failed: unknown[] = [];
@@ -260,7 +270,9 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
 
   it('stop(): past the grace every running handler is aborted and its task released, whatever the handler does then', async () => {
     // A long backoff: a task handed back as failed would stay away for 30 s instead of being leasable at once.
-    const q = await open({ retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 } });
+    const q = await open({
+      retry: { ageLimitSeconds: null, minBackoffSeconds: 30, maxBackoffSeconds: 60, maxDoublings: 1 },
+    });
     await q.add([{ name: 'resolves' }, { name: 'rejects' }]);
     const signals = new Map<string, AbortSignal>();
     const outcomes: string[] = [];
@@ -269,11 +281,17 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
       (task, { signal }) => {
         signals.set(task.name, signal);
         // Each ends in the same turn as its signal aborts: one as done, one with the abort's reason.
-        return new Promise((resolve, reject) => signal.addEventListener('abort', () => (task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error))));
+        return new Promise((resolve, reject) =>
+          signal.addEventListener('abort', () =>
+            task.name === 'resolves' ? resolve(null) : reject(signal.reason as Error),
+          ),
+        );
       },
       { concurrency: 2, leaseSeconds: 60, gracePeriodMs: 200 },
     );
-    worker.on('processed', (task) => outcomes.push(`processed ${task.name}`)).on('failed', (task) => outcomes.push(`failed ${task.name}`));
+    worker
+      .on('processed', (task) => outcomes.push(`processed ${task.name}`))
+      .on('failed', (task) => outcomes.push(`failed ${task.name}`));
     await waitFor(() => signals.size === 2, 'two handlers');
     await worker.stop();
     expect(worker.heldCount).toBe(0);
@@ -294,7 +312,9 @@ describe.each(ENGINES)('queue.work on %s', (engine) => {
     const logger = capturingLogger();
     const states: string[] = [];
     const seen: string[] = [];
-    start(q, (task) => void seen.push(task.name), { pollIntervalMs: 100, logger }).on('state', (state) => states.push(state));
+    start(q, (task) => void seen.push(task.name), { pollIntervalMs: 100, logger }).on('state', (state) =>
+      states.push(state),
+    );
     await waitFor(() => states.includes('paused'), 'the paused state');
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(seen).toEqual([]);

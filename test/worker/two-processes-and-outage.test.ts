@@ -11,7 +11,8 @@ import { capturingLogger, outageRelay, waitFor } from './worker-harness.js';
 const freshSchema = droppedAfterAll();
 const admin = new pg.Pool({ connectionString: testPgUrl(), max: 2 });
 afterAll(() => admin.end());
-const count = async (schema: string) => (await admin.query<{ n: number }>(`select count(*)::int as n from ${schema}.tasks`)).rows[0]!.n;
+const count = async (schema: string) =>
+  (await admin.query<{ n: number }>(`select count(*)::int as n from ${schema}.tasks`)).rows[0]!.n;
 
 interface Run {
   name: string;
@@ -21,9 +22,20 @@ interface Run {
 }
 
 function workerProcess(schema: string, runs: Run[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url)), testPgUrl(), schema, '1'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url)),
+      testPgUrl(),
+      schema,
+      '1',
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   let ready = false;
   createInterface({ input: child.stdout }).on('line', (line) => {
     if (line === 'ready') ready = true;
@@ -42,7 +54,12 @@ function workerProcess(schema: string, runs: Run[]) {
 describe('workers across processes and outages (postgres)', () => {
   it('two runners in two processes never run one task at the same time', async () => {
     const schema = freshSchema();
-    const service = await openTaskQueue({ databaseUrl: testPgUrl(), schema, config: serviceConfig([pullQueue('q')]), cleanupIntervalMs: 0 });
+    const service = await openTaskQueue({
+      databaseUrl: testPgUrl(),
+      schema,
+      config: serviceConfig([pullQueue('q')]),
+      cleanupIntervalMs: 0,
+    });
     try {
       await service.getQueue('q').add(Array.from({ length: 30 }, (_, i) => ({ name: `t${i}` })));
       const runs: Run[] = [];
@@ -57,7 +74,8 @@ describe('workers across processes and outages (postgres)', () => {
       expect(new Set(runs.map((run) => run.pid)).size).toBe(2);
       for (const [name, list] of byTask) {
         list.sort((a, b) => a.start - b.start);
-        for (let i = 1; i < list.length; i++) expect(list[i]!.start, `task ${name} ran twice at once`).toBeGreaterThanOrEqual(list[i - 1]!.end);
+        for (let i = 1; i < list.length; i++)
+          expect(list[i]!.start, `task ${name} ran twice at once`).toBeGreaterThanOrEqual(list[i - 1]!.end);
       }
       // Renewal kept every lease: no task ran twice.
       expect(runs).toHaveLength(30);
@@ -70,7 +88,12 @@ describe('workers across processes and outages (postgres)', () => {
     const schema = freshSchema();
     const relay = await outageRelay();
     const logger = capturingLogger();
-    const service = await openTaskQueue({ databaseUrl: relay.url, schema, config: serviceConfig([pullQueue('q')]), cleanupIntervalMs: 0 });
+    const service = await openTaskQueue({
+      databaseUrl: relay.url,
+      schema,
+      config: serviceConfig([pullQueue('q')]),
+      cleanupIntervalMs: 0,
+    });
     try {
       const queue = service.getQueue('q');
       await queue.add(Array.from({ length: 40 }, (_, i) => ({ name: `t${i}` })));

@@ -3,7 +3,11 @@ import type { Logger } from '../../src/core/logger.js';
 import { testPgUrl } from '../helpers/engines.js';
 
 /** Resolves when `check` holds, polling every 20 ms; fails after `timeoutMs` with `what`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -25,7 +29,14 @@ export function capturingLogger(): Logger & { lines: { level: string; fields: ob
     (level: string) =>
     (fields: object, message = '') =>
       lines.push({ level, fields, message });
-  const logger = { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+  const logger = {
+    lines,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => logger,
+  };
   return logger;
 }
 

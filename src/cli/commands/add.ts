@@ -22,13 +22,19 @@ export function registerAdd(program: Command, ctx: CommandContext): void {
     program
       .command('add')
       .summary('add a task')
-      .description('Adds one task and prints it as a JSON line. The payload is the argument, else --file, else standard input.')
+      .description(
+        'Adds one task and prints it as a JSON line. The payload is the argument, else --file, else standard input.',
+      )
       .argument('<queue>', 'the queue', queueName)
       .argument('[payload]', 'the payload, as UTF-8 text')
       .option('--file <file>', 'read the payload from this file (bytes as they are)')
       .option('--tag <tag>', 'the task tag')
       .option('--name <name>', 'the task name (default: generated)')
-      .option('--countdown <seconds>', 'seconds until the task may be leased', wholeNumber(0, LIMITS.maxEtaAheadMs / 1000))
+      .option(
+        '--countdown <seconds>',
+        'seconds until the task may be leased',
+        wholeNumber(0, LIMITS.maxEtaAheadMs / 1000),
+      )
       // --url is taken (the server to talk to): the task's own URL is --task-url.
       .option('--task-url <path>', "push queues: path the task is delivered to, relative to the queue's target URL")
       .option('--method <method>', 'push queues: HTTP method (POST, GET, PUT, DELETE, HEAD, PATCH)')
@@ -51,7 +57,8 @@ export function registerAdd(program: Command, ctx: CommandContext): void {
 }
 
 function collectHeader(value: string, previous: string[]): string[] {
-  if (!/^[^:\s]+:/.test(value)) throw new InvalidArgumentError(`a header is 'Name: value', got ${JSON.stringify(value)}`);
+  if (!/^[^:\s]+:/.test(value))
+    throw new InvalidArgumentError(`a header is 'Name: value', got ${JSON.stringify(value)}`);
   return [...previous, value];
 }
 

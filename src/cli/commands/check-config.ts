@@ -49,17 +49,27 @@ export async function checkConfigCommand(
   return 0;
 }
 
-async function checkQueueFile(file: string, settings: ServiceSettings, out: NodeJS.WritableStream): Promise<ServiceConfig> {
+async function checkQueueFile(
+  file: string,
+  settings: ServiceSettings,
+  out: NodeJS.WritableStream,
+): Promise<ServiceConfig> {
   const config = await loadConfigFile(file, { maxActiveQueues: settings.maxActiveQueues });
   out.write(`${file}: OK, ${config.queues.length} queue(s)\n`);
   // Each queue in its own mode's terms, with its base URL as this environment resolves it (TASKQUEUE_PUSH_BASE_URL, TASKQUEUE_TARGET_URLS).
   const resolved = withPushBaseUrl(config, settings.pushBaseUrl, settings.targetUrls);
-  for (const queue of resolved.queues) out.write(`  ${queue.name}: ${queueFacts(queue, settings.targetUrls).join(', ')}\n`);
+  for (const queue of resolved.queues)
+    out.write(`  ${queue.name}: ${queueFacts(queue, settings.targetUrls).join(', ')}\n`);
   if (config.totalStorageLimitBytes !== null) out.write(`  total storage limit: ${config.totalStorageLimitBytes} B\n`);
   return config;
 }
 
-function summariseCron(config: CronConfig, out: NodeJS.WritableStream, queuesChecked: boolean, routes: TargetRoutes): void {
+function summariseCron(
+  config: CronConfig,
+  out: NodeJS.WritableStream,
+  queuesChecked: boolean,
+  routes: TargetRoutes,
+): void {
   out.write(`${config.source}: OK, ${config.jobs.length} cron job(s)\n`);
   for (const job of config.jobs) {
     const facts = [
@@ -72,13 +82,16 @@ function summariseCron(config: CronConfig, out: NodeJS.WritableStream, queuesChe
     out.write(`  ${job.name}: ${facts.join(', ')}\n`);
   }
   // Said plainly, so that a file that checks out alone is not taken for jobs whose queues exist.
-  if (config.jobs.length > 0 && !queuesChecked) out.write('  (queues not checked: give the queue file too, or set TASKQUEUE_CONFIG)\n');
+  if (config.jobs.length > 0 && !queuesChecked)
+    out.write('  (queues not checked: give the queue file too, or set TASKQUEUE_CONFIG)\n');
 }
 
 /** Where a cron job's target goes: its route, or its queue's URL when it has none (said, not hidden). */
 function targetFact(target: string, routes: TargetRoutes): string {
   const route = routeOfTarget(target, routes);
-  return route === null ? `target ${target} has no route in TASKQUEUE_TARGET_URLS: to its queue's URL` : `target ${target} to ${route}`;
+  return route === null
+    ? `target ${target} has no route in TASKQUEUE_TARGET_URLS: to its queue's URL`
+    : `target ${target} to ${route}`;
 }
 
 /** Registers `taskqueue check-config [FILE] [--cron FILE]`. */

@@ -24,7 +24,8 @@ export async function configSyncCommand(
 ): Promise<number> {
   const cron = await resolveCron(settings.cronPath);
   const given = await resolveConfig(file ?? settings.configPath, settings);
-  if (given.source === 'built-in') throw new UsageError('give a file: taskqueue config sync queue.xml (or set TASKQUEUE_CONFIG)');
+  if (given.source === 'built-in')
+    throw new UsageError('give a file: taskqueue config sync queue.xml (or set TASKQUEUE_CONFIG)');
   const config = withPushBaseUrl(withCronQueue(given, cron), settings.pushBaseUrl, settings.targetUrls);
   // The database modules load only when the command runs: the CLI's start-up loads no driver (test/cli/lazy-start.test.ts).
   const [{ openDatabase }, { migrate }, { settleQueueDefinitions }] = await Promise.all([
@@ -33,11 +34,15 @@ export async function configSyncCommand(
     import('../../store/settle-queue-definitions.js'),
   ]);
   const database = await openDatabase(
-    settings.databaseUrl ? postgresOptions(settings.databaseUrl, settings, 1) : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
+    settings.databaseUrl
+      ? postgresOptions(settings.databaseUrl, settings, 1)
+      : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
   );
   try {
     await migrate(database.db, settings.schema);
-    const settled = await settleQueueDefinitions({ db: database.db, schema: settings.schema }, config, 'own', { force: options.force ?? false });
+    const settled = await settleQueueDefinitions({ db: database.db, schema: settings.schema }, config, 'own', {
+      force: options.force ?? false,
+    });
     out.write(
       settled.wrote
         ? `queue definitions written from ${config.source}: revision ${String(settled.revision)}, ${config.queues.length} queue(s)\n`
@@ -57,11 +62,16 @@ export function registerConfig(program: Command, ctx: CommandContext): void {
       .command('sync')
       .summary('write a queue.xml / queue.yaml as the queue definitions of the database')
       .description(
-        'Writes the queue file (FILE, else $TASKQUEUE_CONFIG, else ./queue.xml or ./queue.yaml) and the cron file\'s queue as the definitions every process on the database serves, as taskqueue serve does at start. Refused when an earlier revision wrote this configuration and a later one replaced it, unless --force (going back on purpose).',
+        "Writes the queue file (FILE, else $TASKQUEUE_CONFIG, else ./queue.xml or ./queue.yaml) and the cron file's queue as the definitions every process on the database serves, as taskqueue serve does at start. Refused when an earlier revision wrote this configuration and a later one replaced it, unless --force (going back on purpose).",
       )
       .argument('[file]', 'the queue file (default $TASKQUEUE_CONFIG)')
       .option('--force', 'write even if a later revision replaced this configuration'),
   ).action(async (file: string | undefined, flags: DatabaseFlags & { force?: boolean }) => {
-    ctx.exitCode = await configSyncCommand(file, settingsFromFlags(ctx.io.env, flags), ctx.io.out as NodeJS.WritableStream, { force: flags.force === true });
+    ctx.exitCode = await configSyncCommand(
+      file,
+      settingsFromFlags(ctx.io.env, flags),
+      ctx.io.out as NodeJS.WritableStream,
+      { force: flags.force === true },
+    );
   });
 }

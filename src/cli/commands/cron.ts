@@ -50,7 +50,9 @@ export function registerCron(program: Command, ctx: CommandContext): void {
   const cron = program
     .command('cron')
     .summary('scheduled jobs of a cron.yaml or cron.xml')
-    .description('Scheduled jobs (App Engine cron.yaml / cron.xml): the servers fire them; these commands show and check them, and fire one now.');
+    .description(
+      'Scheduled jobs (App Engine cron.yaml / cron.xml): the servers fire them; these commands show and check them, and fire one now.',
+    );
   registerCronJobs(cron, ctx);
   cron
     .command('next')
@@ -63,6 +65,10 @@ export function registerCron(program: Command, ctx: CommandContext): void {
     .option('--count <n>', `firings per job (1 to ${MAX_COUNT}, default 5)`, wholeNumber(1, MAX_COUNT), 5)
     .action(async (file: string, flags: { from?: Date; count: number }) => {
       const config = await loadCronFile(file);
-      ctx.exitCode = cronNextCommand(config, { from: flags.from ?? new Date(), count: flags.count }, ctx.io.out as NodeJS.WritableStream);
+      ctx.exitCode = cronNextCommand(
+        config,
+        { from: flags.from ?? new Date(), count: flags.count },
+        ctx.io.out as NodeJS.WritableStream,
+      );
     });
 }

@@ -12,7 +12,9 @@ export function registerDeadLetters(program: Command, ctx: CommandContext): void
     program
       .command('dead-letters')
       .summary('list the tasks the retry limit dropped')
-      .description('Lists the dead letters of the queue, oldest death first: tasks the retry limit took out, kept with their payload.')
+      .description(
+        'Lists the dead letters of the queue, oldest death first: tasks the retry limit took out, kept with their payload.',
+      )
       .argument('<queue>', 'the queue', queueName)
       .option('--json', 'one JSON object per dead letter and line (with payloadBase64), instead of a table'),
   ).action(async (queue: string, flags: ConnectionFlags & { json?: boolean }) => {

@@ -11,7 +11,9 @@ export function registerDelete(program: Command, ctx: CommandContext): void {
     program
       .command('delete')
       .summary('delete tasks by name')
-      .description('Deletes the named tasks, leased or not. Exit code 3 when any name was not a live task (the others are deleted).')
+      .description(
+        'Deletes the named tasks, leased or not. Exit code 3 when any name was not a live task (the others are deleted).',
+      )
       .argument('<queue>', 'the queue', queueName)
       .argument('<names...>', 'task names (at most 1000)', taskNames),
   ).action(async (queue: string, names: string[], flags: ConnectionFlags) => {

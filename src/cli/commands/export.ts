@@ -22,12 +22,18 @@ export function registerExport(program: Command, ctx: CommandContext): void {
   ).action(async (queue: string, flags: ConnectionFlags & { file?: string }) => {
     // Opened before anything is read: an existing file is refused (never overwritten), and nothing is asked of the database.
     const file = flags.file === undefined ? null : await open(flags.file, 'wx');
-    const write = file ? async (text: string) => void (await file.write(text)) : (text: string) => writeDrained(ctx.io.out, text);
+    const write = file
+      ? async (text: string) => void (await file.write(text))
+      : (text: string) => writeDrained(ctx.io.out, text);
     let count = 0;
     try {
       await withClient(flags, ctx.io.env, async (client) => {
         const stats = ctx.io.err.isTTY === true ? await client.stats(queue) : null;
-        const bar = new ProgressBar(ctx.io.err, `exporting ${queue}`, stats && stats.availableTasks + stats.leasedTasks + stats.delayedTasks);
+        const bar = new ProgressBar(
+          ctx.io.err,
+          `exporting ${queue}`,
+          stats && stats.availableTasks + stats.leasedTasks + stats.delayedTasks,
+        );
         for await (const page of client.exportTasks(queue)) {
           await write(page.map((line) => `${JSON.stringify(line)}\n`).join(''));
           count += page.length;

@@ -39,7 +39,9 @@ export function registerImport(program: Command, ctx: CommandContext): void {
         } catch (error) {
           bar.finish();
           const why = error instanceof Error ? error.message : String(error);
-          throw new Error(`${why} (in lines up to ${lastLine}; ${imported} task(s) were imported before them)`, { cause: error });
+          throw new Error(`${why} (in lines up to ${lastLine}; ${imported} task(s) were imported before them)`, {
+            cause: error,
+          });
         }
         batch = [];
         batchBytes = 0;
@@ -47,7 +49,12 @@ export function registerImport(program: Command, ctx: CommandContext): void {
       try {
         for await (const { value, line, bytesRead } of readJsonLines(source as AsyncIterable<Uint8Array | string>)) {
           const task = parseExportLine(value, line);
-          const size = task.payloadBase64.length + task.name.length + (task.tag?.length ?? 0) + (task.push ? JSON.stringify(task.push).length : 0) + 64;
+          const size =
+            task.payloadBase64.length +
+            task.name.length +
+            (task.tag?.length ?? 0) +
+            (task.push ? JSON.stringify(task.push).length : 0) +
+            64;
           if (batch.length === IMPORT_BATCH || batchBytes + size > IMPORT_BATCH_BYTES) await flush();
           lastLine = line;
           batch.push(task);

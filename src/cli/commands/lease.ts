@@ -27,7 +27,11 @@ export function registerLease(program: Command, ctx: CommandContext): void {
       .option('--tag <tag>', 'lease only tasks with this tag'),
   ).action(async (queue: string, flags: LeaseFlags) => {
     const tasks = await withClient(flags, ctx.io.env, (client) =>
-      client.lease(queue, { numTasks: flags.num, leaseSecs: flags.leaseSecs, ...(flags.tag === undefined ? {} : { tag: flags.tag }) }),
+      client.lease(queue, {
+        numTasks: flags.num,
+        leaseSecs: flags.leaseSecs,
+        ...(flags.tag === undefined ? {} : { tag: flags.tag }),
+      }),
     );
     for (const task of tasks) writeJsonLine(ctx.io, task);
   });

@@ -7,7 +7,10 @@ import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseF
 /** `taskqueue migrate`: applies pending migrations (safe to run while servers start). */
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
   // Loaded when run, not when the CLI starts (the database drivers are most of its start-up).
-  const [{ openDatabase }, { migrate }] = await Promise.all([import('../../store/database.js'), import('../../store/migrate.js')]);
+  const [{ openDatabase }, { migrate }] = await Promise.all([
+    import('../../store/database.js'),
+    import('../../store/migrate.js'),
+  ]);
   const database = await openDatabase(
     settings.databaseUrl
       ? postgresOptions(settings.databaseUrl, settings, 1)
@@ -29,9 +32,12 @@ export async function migrateCommand(settings: ServiceSettings, out: NodeJS.Writ
 /** Registers `taskqueue migrate`. */
 export function registerMigrate(program: Command, ctx: CommandContext): void {
   withDatabaseOptions(
-    program.command('migrate').summary('apply database migrations and exit').description(
-      'Applies the pending migrations of sql/ to the database, under an advisory lock (safe while servers start).',
-    ),
+    program
+      .command('migrate')
+      .summary('apply database migrations and exit')
+      .description(
+        'Applies the pending migrations of sql/ to the database, under an advisory lock (safe while servers start).',
+      ),
   ).action(async (flags: DatabaseFlags) => {
     ctx.exitCode = await migrateCommand(settingsFromFlags(ctx.io.env, flags), ctx.io.out as NodeJS.WritableStream);
   });

@@ -10,7 +10,9 @@ export function registerPause(program: Command, ctx: CommandContext): void {
     program
       .command('pause')
       .summary('pause a queue: leases return nothing')
-      .description('Pauses the queue for every process sharing the database: adds and deletes go on, leases return nothing until resume.')
+      .description(
+        'Pauses the queue for every process sharing the database: adds and deletes go on, leases return nothing until resume.',
+      )
       .argument('<queue>', 'the queue', queueName),
   ).action(async (queue: string, flags: ConnectionFlags) => {
     await withClient(flags, ctx.io.env, (client) => client.setPaused(queue, true));

@@ -11,7 +11,9 @@ export function registerPurge(program: Command, ctx: CommandContext): void {
     program
       .command('purge')
       .summary('delete every task of a queue')
-      .description('Deletes every task of the queue, leased or not (their names stay held as after a delete). Needs --yes.')
+      .description(
+        'Deletes every task of the queue, leased or not (their names stay held as after a delete). Needs --yes.',
+      )
       .argument('<queue>', 'the queue', queueName)
       .option('--yes', 'really delete every task'),
   ).action(async (queue: string, flags: ConnectionFlags & { yes?: boolean }) => {

@@ -22,7 +22,21 @@ export function registerQueues(program: Command, ctx: CommandContext): void {
     } else {
       ctx.io.out.write(
         formatTable(
-          ['QUEUE', 'MODE', 'STATE', 'AVAILABLE', 'LEASED', 'DELAYED', 'OLDEST', 'DEAD', 'LEASED/H', 'RATE', 'BUCKET', 'TOKENS', 'IN FLIGHT'],
+          [
+            'QUEUE',
+            'MODE',
+            'STATE',
+            'AVAILABLE',
+            'LEASED',
+            'DELAYED',
+            'OLDEST',
+            'DEAD',
+            'LEASED/H',
+            'RATE',
+            'BUCKET',
+            'TOKENS',
+            'IN FLIGHT',
+          ],
           queues.map((q) => [
             q.name,
             q.mode,

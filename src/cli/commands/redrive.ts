@@ -12,7 +12,7 @@ export function registerRedrive(program: Command, ctx: CommandContext): void {
       .command('redrive')
       .summary('put dead letters back as new tasks')
       .description(
-        'Puts the named dead letters (without names: all of the queue\'s) back as tasks under their names, ' +
+        "Puts the named dead letters (without names: all of the queue's) back as tasks under their names, " +
           'leasable at once with a retry count of 0. Exit code 3 when a named one had no dead letter.',
       )
       .argument('<queue>', 'the queue', queueName)
@@ -22,7 +22,9 @@ export function registerRedrive(program: Command, ctx: CommandContext): void {
     const redriven = await withClient(flags, ctx.io.env, (client) => client.redrive(queue, named));
     ctx.io.out.write(`redriven ${redriven} dead letter(s) to ${queue}\n`);
     if (named !== undefined && redriven < named.length) {
-      ctx.io.err.write(`taskqueue redrive: ${named.length - redriven} of the ${named.length} name(s) had no dead letter in ${queue}\n`);
+      ctx.io.err.write(
+        `taskqueue redrive: ${named.length - redriven} of the ${named.length} name(s) had no dead letter in ${queue}\n`,
+      );
       ctx.exitCode = EXIT.notFound;
       return;
     }

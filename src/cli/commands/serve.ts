@@ -19,11 +19,19 @@ export async function serveCommand(settings: ServiceSettings, env: Environment):
 
 /** Registers `taskqueue serve`. */
 export function registerServe(program: Command, ctx: CommandContext): void {
-  withDatabaseOptions(program.command('serve').summary('run the service: REST API, /healthz, /readyz, /metrics').description(
-    'Runs the service until SIGINT or SIGTERM: applies migrations, writes the queue configuration ' +
-      'to the database and serves the REST API. Each flag overrides its environment variable.',
-  ))
-    .option('--config <file>', 'queue.xml or queue.yaml, whose queues the server writes (default $TASKQUEUE_CONFIG, else ./queue.xml; with none, the database\'s queues)')
+  withDatabaseOptions(
+    program
+      .command('serve')
+      .summary('run the service: REST API, /healthz, /readyz, /metrics')
+      .description(
+        'Runs the service until SIGINT or SIGTERM: applies migrations, writes the queue configuration ' +
+          'to the database and serves the REST API. Each flag overrides its environment variable.',
+      ),
+  )
+    .option(
+      '--config <file>',
+      "queue.xml or queue.yaml, whose queues the server writes (default $TASKQUEUE_CONFIG, else ./queue.xml; with none, the database's queues)",
+    )
     .option('--project <id>', 'project id of the REST paths (default $TASKQUEUE_PROJECT, else local)')
     .option('--port <n>', 'port to listen on (default $PORT, else 8080)')
     .option('--host <addr>', 'interface to listen on (default $HOST, else 127.0.0.1; 0.0.0.0 for every interface)')

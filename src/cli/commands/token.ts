@@ -67,7 +67,11 @@ function parseFlags(argv: readonly string[]) {
  * the auth settings come from the environment. Resolves to the token, for
  * the caller to print.
  */
-export async function runTokenCommand(argv: readonly string[], env: Environment, fetchImpl?: FetchFunction): Promise<string> {
+export async function runTokenCommand(
+  argv: readonly string[],
+  env: Environment,
+  fetchImpl?: FetchFunction,
+): Promise<string> {
   const values = parseFlags(argv);
   const merged: Record<string, string | undefined> = { ...env };
   if (values['database-url'] !== undefined) merged.DATABASE_URL = values['database-url'];
@@ -96,7 +100,8 @@ export function parseTokenCommandArgs(argv: readonly string[]): TokenCommandArgs
   const scopes = values.scope?.flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== '');
   let ttlSeconds: number | undefined;
   if (values.ttl !== undefined) {
-    if (!/^\d+$/.test(values.ttl)) throw new QueueError('INVALID_REQUEST', `--ttl must be a whole number of seconds, got "${values.ttl}"`);
+    if (!/^\d+$/.test(values.ttl))
+      throw new QueueError('INVALID_REQUEST', `--ttl must be a whole number of seconds, got "${values.ttl}"`);
     ttlSeconds = Number(values.ttl);
   }
   return {
@@ -147,14 +152,21 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
     const database = await openDatabase(options);
     try {
       await migrate(database.db, schema);
-      const issuer = new LocalIssuer(settings, new PgAuthStore({ db: database.db, schema }), { scopeAliases: deps.auth.scopeAliases });
+      const issuer = new LocalIssuer(settings, new PgAuthStore({ db: database.db, schema }), {
+        scopeAliases: deps.auth.scopeAliases,
+      });
       return (await issuer.mint(request)).accessToken;
     } finally {
       await database.close();
     }
   };
   if (deps.databaseUrl) {
-    return mintDirectly({ kind: 'postgres', url: deps.databaseUrl, poolSize: 1, preparedStatements: deps.preparedStatements ?? true });
+    return mintDirectly({
+      kind: 'postgres',
+      url: deps.databaseUrl,
+      poolSize: 1,
+      preparedStatements: deps.preparedStatements ?? true,
+    });
   }
   if (deps.dataDir === ':memory:') {
     throw new QueueError(
@@ -168,13 +180,15 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
     const holder = (await probeDataDirLock(dataDir))?.pid ?? null;
     if (holder !== null) {
       const endpoint = readTokenEndpointFile(dataDir);
-      if (endpoint !== null && endpoint.pid === holder) return askServer(endpoint.url, endpoint.secret, request, deps.fetch ?? fetch);
+      if (endpoint !== null && endpoint.pid === holder)
+        return askServer(endpoint.url, endpoint.secret, request, deps.fetch ?? fetch);
     } else {
       try {
         return await mintDirectly({ kind: 'pglite', dataDir });
       } catch (error) {
         // Another process took the directory between the check and the open: ask it instead.
-        if (!isQueueError(error, 'INVALID_CONFIG') || (error.details as { pid?: unknown }).pid === undefined) throw error;
+        if (!isQueueError(error, 'INVALID_CONFIG') || (error.details as { pid?: unknown }).pid === undefined)
+          throw error;
       }
     }
     if (Date.now() >= deadline) {
@@ -189,7 +203,12 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
 }
 
 /** Asks a running server's local token endpoint to mint. */
-export async function askServer(url: string, secret: string, request: MintRequest, fetchImpl: FetchFunction): Promise<string> {
+export async function askServer(
+  url: string,
+  secret: string,
+  request: MintRequest,
+  fetchImpl: FetchFunction,
+): Promise<string> {
   // The endpoint's module brings hono: loaded when asking, not when the CLI starts.
   const { LOCAL_SECRET_HEADER } = await import('../../auth/local-token-app.js');
   let status: number;
@@ -205,11 +224,19 @@ export async function askServer(url: string, secret: string, request: MintReques
     status = response.status;
     body = JSON.parse(await readCappedText(response, 64 * 1024)) as typeof body;
   } catch (error) {
-    throw new QueueError('TRANSIENT_ERROR', `the running server did not answer the token request: ${String(error)}`, {}, { cause: error });
+    throw new QueueError(
+      'TRANSIENT_ERROR',
+      `the running server did not answer the token request: ${String(error)}`,
+      {},
+      { cause: error },
+    );
   }
   if (status === 200 && typeof body.access_token === 'string') return body.access_token;
   const why = typeof body.error_description === 'string' ? body.error_description : `status ${status}`;
-  throw new QueueError(status === 400 ? 'INVALID_REQUEST' : 'TRANSIENT_ERROR', `the running server refused the token request: ${why}`);
+  throw new QueueError(
+    status === 400 ? 'INVALID_REQUEST' : 'TRANSIENT_ERROR',
+    `the running server refused the token request: ${why}`,
+  );
 }
 
 /** Registers `taskqueue token`: commander reads the flags, parseTokenCommandArgs checks them as before. */
@@ -220,10 +247,11 @@ export function registerToken(program: Command, ctx: CommandContext): void {
       .summary('print an access token of the local issuer')
       .description(TOKEN_USAGE.slice(TOKEN_USAGE.indexOf('\n\n') + 2).trimEnd())
       .requiredOption('--email <address>', 'whose token (an administrator, for the operator commands over --url)')
-      .option('--scope <scope>', 'taskqueue (default) or taskqueue.consumer, or their URLs; repeatable', (value: string, list: string[] = []) => [
-        ...list,
-        value,
-      ])
+      .option(
+        '--scope <scope>',
+        'taskqueue (default) or taskqueue.consumer, or their URLs; repeatable',
+        (value: string, list: string[] = []) => [...list, value],
+      )
       .option('--ttl <seconds>', 'lifetime in seconds (default 3600)'),
   ).action(async (flags: DatabaseFlags & { email: string; scope?: string[]; ttl?: string }) => {
     const argv = [

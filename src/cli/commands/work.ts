@@ -24,7 +24,7 @@ export function registerWork(program: Command, ctx: CommandContext): void {
       .description(
         'Runs the worker runner on the queue: for each task, runs --exec with /bin/sh, the payload on its stdin ' +
           '(and TASKQUEUE_TASK_NAME, TASKQUEUE_TASK_RETRY_COUNT, TASKQUEUE_TASK_TAG, TASKQUEUE_QUEUE in its environment). ' +
-          'Exit status 0 deletes the task; any other hands it back after the queue\'s backoff delay, with the last line ' +
+          "Exit status 0 deletes the task; any other hands it back after the queue's backoff delay, with the last line " +
           'of stderr as its last error. Leases are renewed while the command runs. SIGTERM or SIGINT drains: no new ' +
           'tasks, running commands get --grace-seconds to finish, then SIGTERM, and their tasks are released; exit 0. ' +
           'Each command runs in a process group of its own, signalled whole, and dies with the runner (even on kill -9).',
@@ -32,10 +32,20 @@ export function registerWork(program: Command, ctx: CommandContext): void {
       .argument('<queue>', 'the queue', queueName)
       .requiredOption('--exec <command>', 'the command to run for each task (a /bin/sh command line)')
       .option('--concurrency <n>', 'commands running at once', wholeNumber(1, 1000), 1)
-      .option('--lease-seconds <seconds>', 'lease length, renewed while a command runs', wholeNumber(1, LIMITS.maxLeaseMs / 1000), 60)
+      .option(
+        '--lease-seconds <seconds>',
+        'lease length, renewed while a command runs',
+        wholeNumber(1, LIMITS.maxLeaseMs / 1000),
+        60,
+      )
       .option('--batch-size <n>', 'tasks leased per call (default: --concurrency)', wholeNumber(1, 1000))
       .option('--tag <tag>', 'only tasks with this tag')
-      .option('--grace-seconds <seconds>', 'on SIGTERM, how long running commands may finish', wholeNumber(0, 86_400), 30),
+      .option(
+        '--grace-seconds <seconds>',
+        'on SIGTERM, how long running commands may finish',
+        wholeNumber(0, 86_400),
+        30,
+      ),
   ).action(async (queue: string, flags: WorkFlags) => {
     await withClient(flags, ctx.io.env, async (client) => {
       const worker = client.work(queue, execHandler(flags.exec, queue, ctx.io), {
@@ -46,7 +56,9 @@ export function registerWork(program: Command, ctx: CommandContext): void {
         gracePeriodMs: flags.graceSeconds * 1000,
       });
       worker.on('failed', (task, error) => {
-        ctx.io.err.write(`taskqueue work: task ${task.name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        ctx.io.err.write(
+          `taskqueue work: task ${task.name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
       });
       await new Promise<void>((resolve) => {
         const drain = () => {

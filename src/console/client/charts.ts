@@ -17,7 +17,10 @@ interface QueueSeries {
 const WINDOW_SECONDS = 3600;
 const HEIGHT = 200;
 /** Steps of the y axis: whole numbers only. */
-const INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 2.5e5, 5e5, 1e6, 1e7, 1e8];
+const INTEGER_STEPS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2.5e3, 5e3, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 2.5e5, 5e5, 1e6,
+  1e7, 1e8,
+];
 
 const DEPTH_SERIES: uPlot.Series[] = [
   {},
@@ -27,7 +30,14 @@ const DEPTH_SERIES: uPlot.Series[] = [
 ];
 const RATE_SERIES: uPlot.Series[] = [
   {},
-  { label: 'leased / min', stroke: '#2e9e5b', width: 1, fill: 'rgba(46,158,91,0.45)', paths: uPlot.paths.bars?.({ size: [0.8, 40] }), points: { show: false } },
+  {
+    label: 'leased / min',
+    stroke: '#2e9e5b',
+    width: 1,
+    fill: 'rgba(46,158,91,0.45)',
+    paths: uPlot.paths.bars?.({ size: [0.8, 40] }),
+    points: { show: false },
+  },
 ];
 
 function columns(kind: string, series: QueueSeries): uPlot.AlignedData {

@@ -20,7 +20,8 @@ export function startForms(): void {
     update();
   });
   document.querySelectorAll<HTMLInputElement>('input[data-select-all]').forEach((all) => {
-    const boxes = () => document.querySelectorAll<HTMLInputElement>(`input[type=checkbox][form="${all.dataset.selectAll}"]`);
+    const boxes = () =>
+      document.querySelectorAll<HTMLInputElement>(`input[type=checkbox][form="${all.dataset.selectAll}"]`);
     all.addEventListener('change', () => boxes().forEach((box) => (box.checked = all.checked)));
   });
   document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {

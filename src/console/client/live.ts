@@ -86,11 +86,16 @@ export function startLive(): void {
       // Nothing more will come: stop asking, say so, offer the way back.
       window.clearInterval(timer);
       timer = undefined;
-      showProblem(`Session ended: the figures below stopped ${formatSince(updatedAt)}.`, { href: response.url, text: 'Sign in again' });
+      showProblem(`Session ended: the figures below stopped ${formatSince(updatedAt)}.`, {
+        href: response.url,
+        text: 'Sign in again',
+      });
       return;
     }
     if (!response.ok) {
-      showProblem(`The server answered ${response.status}: the figures below stopped ${formatSince(updatedAt)}. Still trying.`);
+      showProblem(
+        `The server answered ${response.status}: the figures below stopped ${formatSince(updatedAt)}. Still trying.`,
+      );
       return;
     }
     // The server escaped every value it put in the page; scripts in a parsed document never run.

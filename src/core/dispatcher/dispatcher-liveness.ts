@@ -104,7 +104,10 @@ export class DispatcherLiveness {
     this.#term = null;
     if (term === null) return;
     await this.#options.store.retireDispatcher(term.id).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, 'push dispatch: could not retire this process; its claims are recovered when its row expires');
+      this.#logger.warn(
+        { err: error },
+        'push dispatch: could not retire this process; its claims are recovered when its row expires',
+      );
     });
   }
 
@@ -133,7 +136,10 @@ export class DispatcherLiveness {
       const sent = this.#clock();
       try {
         // Not waited for past the term's end (the fence) or stop: a new row is registered meanwhile.
-        const beat = await until(this.#options.store.heartbeat({ dispatcherId: term.id, leaseMs: DISPATCHER_LEASE_MS }), AbortSignal.any([term.signal, this.#stopping.signal]));
+        const beat = await until(
+          this.#options.store.heartbeat({ dispatcherId: term.id, leaseMs: DISPATCHER_LEASE_MS }),
+          AbortSignal.any([term.signal, this.#stopping.signal]),
+        );
         if (beat === null || this.#term !== term) continue;
         if (!beat.alive) {
           this.#end(term, 'its heartbeat row had expired');
@@ -143,7 +149,10 @@ export class DispatcherLiveness {
         if (this.#failing) this.#logger.info({ dispatcher: term.id }, 'push dispatch: heartbeat written again');
         this.#failing = false;
         if (beat.recoveredQueueIds.length > 0) {
-          this.#logger.info({ queueIds: beat.recoveredQueueIds }, 'push dispatch: recovered the claims of a dispatcher that stopped its heartbeat');
+          this.#logger.info(
+            { queueIds: beat.recoveredQueueIds },
+            'push dispatch: recovered the claims of a dispatcher that stopped its heartbeat',
+          );
           this.#options.onRecovered?.(beat.recoveredQueueIds);
         }
       } catch (error) {
@@ -167,7 +176,10 @@ export class DispatcherLiveness {
   #extend(term: HeldTerm, sent: number): void {
     term.validUntil = sent + DISPATCHER_LEASE_MS - FENCE_MARGIN_MS;
     clearTimeout(this.#fence);
-    this.#fence = setTimeout(() => this.#end(term, `no heartbeat written for ${(DISPATCHER_LEASE_MS - FENCE_MARGIN_MS) / 1000} s`), term.validUntil - this.#clock());
+    this.#fence = setTimeout(
+      () => this.#end(term, `no heartbeat written for ${(DISPATCHER_LEASE_MS - FENCE_MARGIN_MS) / 1000} s`),
+      term.validUntil - this.#clock(),
+    );
     this.#fence.unref();
   }
 

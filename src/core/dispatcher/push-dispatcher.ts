@@ -1,5 +1,11 @@
 import { silentLogger, type Logger } from '../logger.js';
-import { DEFAULT_PUSH_SETTINGS, routeOfTarget, type PushQueueSettings, type QueueConfig, type TargetRoutes } from '../queue-config.js';
+import {
+  DEFAULT_PUSH_SETTINGS,
+  routeOfTarget,
+  type PushQueueSettings,
+  type QueueConfig,
+  type TargetRoutes,
+} from '../queue-config.js';
 import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
 import { deliveryUrl } from '../push-url.js';
 import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
@@ -119,15 +125,26 @@ export class PushDispatcher {
       if (queue.config.mode !== 'push' || push.ratePerSecond <= 0) continue;
       if ((push.baseUrl ?? push.targetUrl) === null) {
         if (!routed) {
-          this.#logger.warn({ queue: queue.config.name }, 'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL');
+          this.#logger.warn(
+            { queue: queue.config.name },
+            'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL',
+          );
           continue;
         }
         this.#logger.info(
           { queue: queue.config.name },
-          'push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets\' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters',
+          "push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters",
         );
       }
-      const loop: QueueLoop = { queue, inFlight: 0, woken: false, interrupt: null, claiming: true, successes: [], done: Promise.resolve() };
+      const loop: QueueLoop = {
+        queue,
+        inFlight: 0,
+        woken: false,
+        interrupt: null,
+        claiming: true,
+        successes: [],
+        done: Promise.resolve(),
+      };
       loop.done = this.#run(loop);
       this.#loops.push(loop);
     }
@@ -198,11 +215,18 @@ export class PushDispatcher {
           // The term ended while claiming: start none. Their claims are under its row, recovered as a dead process's.
           if (this.#liveness.holds(term)) for (const task of claim.tasks) this.#start(loop, task, term);
           if (claim.tasks.length === Math.min(room, 100)) continue;
-          waitMs = claim.waitMs === null ? MAX_IDLE_MS : Math.max(claim.tasks.length === 0 ? MIN_RETRY_MS : 0, Math.min(claim.waitMs, MAX_IDLE_MS));
+          waitMs =
+            claim.waitMs === null
+              ? MAX_IDLE_MS
+              : Math.max(claim.tasks.length === 0 ? MIN_RETRY_MS : 0, Math.min(claim.waitMs, MAX_IDLE_MS));
         } catch (error) {
           // Their outcome is not written: each is delivered again when its claim expires (at least once).
           for (const p of successes) p.reject(error);
-          if (!failing) this.#logger.warn({ queue: config.name, err: error }, 'push dispatch: claim failed; trying again in a second');
+          if (!failing)
+            this.#logger.warn(
+              { queue: config.name, err: error },
+              'push dispatch: claim failed; trying again in a second',
+            );
           failing = true;
           waitMs = 1000;
         }
@@ -269,7 +293,10 @@ export class PushDispatcher {
     }
     const delivery = this.#deliver(loop, task, slot, signal)
       .catch((error: unknown) => {
-        this.#logger.warn({ queue: loop.queue.config.name, task: task.name, err: error }, 'push delivery: outcome not recorded; the task is delivered again when its claim expires');
+        this.#logger.warn(
+          { queue: loop.queue.config.name, task: task.name, err: error },
+          'push delivery: outcome not recorded; the task is delivered again when its claim expires',
+        );
       })
       .then(() => {
         this.#deliveries.delete(delivery);
@@ -292,7 +319,10 @@ export class PushDispatcher {
    */
   #baseUrlOf(push: PushQueueSettings, request: PushRequest): string | null {
     const target = request.cron?.target;
-    const routed = target === undefined || this.#options.targetUrls === undefined ? null : routeOfTarget(target, this.#options.targetUrls);
+    const routed =
+      target === undefined || this.#options.targetUrls === undefined
+        ? null
+        : routeOfTarget(target, this.#options.targetUrls);
     return routed ?? push.baseUrl ?? push.targetUrl;
   }
 
@@ -301,7 +331,13 @@ export class PushDispatcher {
     const queue = loop.queue;
     const config = queue.config;
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
-    const request: PushRequest = task.push ?? { url: `/_ah/queue/${config.name}`, method: 'POST', headers: [], retry: null, deadlineSeconds: null };
+    const request: PushRequest = task.push ?? {
+      url: `/_ah/queue/${config.name}`,
+      method: 'POST',
+      headers: [],
+      retry: null,
+      deadlineSeconds: null,
+    };
     const base = this.#baseUrlOf(push, request);
     const url = base === null ? null : deliveryUrl(base, request.url);
     const ref = { queueId: queue.queueId, queueName: config.name, name: task.name, claimUsec: task.claimUsec };
@@ -343,21 +379,32 @@ export class PushDispatcher {
     const error = status !== null ? `HTTP ${status}` : (result.error ?? 'no response');
     const retryAfter = result.retryAfterSeconds === null ? 0 : Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S);
     if (status === 503) {
-      await this.#options.store.throttle({ queueId: queue.queueId, queueName: config.name, slowMs: SLOW_AFTER_503_MS, holdMs: retryAfter * 1000 });
+      await this.#options.store.throttle({
+        queueId: queue.queueId,
+        queueName: config.name,
+        slowMs: SLOW_AFTER_503_MS,
+        holdMs: retryAfter * 1000,
+      });
     }
     const rules = request.retry ?? { retryLimit: config.maxLeases, parameters: config.retry };
     const ageSeconds = (task.claimedUsec - task.firstTryUsec) / 1e6 + seconds;
     const outcome = { ...ref, status, error, executed: status !== null && status !== 503 };
     const fields = { queue: config.name, task: task.name, status, error, attempt: task.attempt };
     if (mayRetry(task.attempt, ageSeconds, rules.retryLimit, rules.parameters)) {
-      const delay = Math.max(retryBackoffSeconds(task.attempt, rules.parameters), status === 503 || status === 429 ? retryAfter : 0);
+      const delay = Math.max(
+        retryBackoffSeconds(task.attempt, rules.parameters),
+        status === 503 || status === 429 ? retryAfter : 0,
+      );
       const held = await this.#options.store.failed({ ...outcome, delayMs: delay * 1000 });
       this.#events.attempted(config.name, held ? 'retry' : 'gone', seconds);
       this.#logger.warn({ ...fields, nextTryInSeconds: delay }, 'push attempt failed');
     } else {
       const held = await this.#options.store.deadLetter(outcome);
       this.#events.attempted(config.name, held ? 'dead_letter' : 'gone', seconds);
-      this.#logger.warn({ ...fields, deadLettered: true }, 'push attempt failed; out of retries, moved to the dead letters');
+      this.#logger.warn(
+        { ...fields, deadLettered: true },
+        'push attempt failed; out of retries, moved to the dead letters',
+      );
     }
   }
 }

@@ -47,13 +47,17 @@ export function pushHeaders(
     ['TaskETA', etaSeconds(task.etaUsec)],
   ];
   if (task.attempt > 1 && task.lastStatus !== null) service.push(['TaskPreviousResponse', String(task.lastStatus)]);
-  if (task.attempt > 1) service.push(['TaskRetryReason', task.lastError ?? 'no outcome recorded (the dispatcher stopped)']);
+  if (task.attempt > 1)
+    service.push(['TaskRetryReason', task.lastError ?? 'no outcome recorded (the dispatcher stopped)']);
   for (const [name, value] of service) out.push([`X-AppEngine-${name}`, value]);
   for (const [name, value] of service) out.push([`X-CloudTasks-${name}`, value]);
   if (request.cron !== undefined) {
     // App Engine's cron header, and Cloud Scheduler's for handlers written for it.
     out.push(['X-Appengine-Cron', 'true'], ['X-CloudScheduler', 'true']);
-    out.push(['X-CloudScheduler-JobName', request.cron.job], ['X-CloudScheduler-ScheduleTime', request.cron.scheduleTime]);
+    out.push(
+      ['X-CloudScheduler-JobName', request.cron.job],
+      ['X-CloudScheduler-ScheduleTime', request.cron.scheduleTime],
+    );
   }
   return out;
 }

@@ -27,7 +27,11 @@ export class CompletionBatcher<T extends WorkerTask, H extends HeldLease<T> = He
   #waiters: (((result: CompletionResult) => void) | null)[] = [];
   #inFlight = 0;
 
-  constructor(complete: (held: readonly H[]) => Promise<boolean[]>, maxInFlight = 1, onResult: (held: H, result: CompletionResult) => void = () => {}) {
+  constructor(
+    complete: (held: readonly H[]) => Promise<boolean[]>,
+    maxInFlight = 1,
+    onResult: (held: H, result: CompletionResult) => void = () => {},
+  ) {
     this.#complete = complete;
     this.#maxInFlight = maxInFlight;
     this.#onResult = onResult;
@@ -40,7 +44,9 @@ export class CompletionBatcher<T extends WorkerTask, H extends HeldLease<T> = He
 
   /** Resolves to whether the task was deleted (false: its lease was no longer this one); rejects with the call's error. */
   complete(held: H): Promise<boolean> {
-    return new Promise((resolve, reject) => this.#add(held, (result) => ('error' in result ? reject(result.error) : resolve(result.deleted))));
+    return new Promise((resolve, reject) =>
+      this.#add(held, (result) => ('error' in result ? reject(result.error) : resolve(result.deleted))),
+    );
   }
 
   #add(held: H, waiter: ((result: CompletionResult) => void) | null): void {

@@ -9,12 +9,19 @@ import type { Task } from '../task.js';
  * each still carries the lease token given (`etaUsec`), so a holder whose
  * lease was taken over deletes nothing. True for each task deleted.
  */
-export async function deleteLeasedTasks(ctx: QueueContext, tasks: readonly Pick<Task, 'name' | 'etaUsec'>[]): Promise<boolean[]> {
+export async function deleteLeasedTasks(
+  ctx: QueueContext,
+  tasks: readonly Pick<Task, 'name' | 'etaUsec'>[],
+): Promise<boolean[]> {
   const queue = ctx.ref.queueName;
   if (tasks.length > LIMITS.maxTasksPerDelete) {
-    throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${tasks.length}`, {
-      queue,
-    });
+    throw new QueueError(
+      'TOO_MANY_TASKS',
+      `at most ${LIMITS.maxTasksPerDelete} tasks may be deleted at once, got ${tasks.length}`,
+      {
+        queue,
+      },
+    );
   }
   // The names once each, beside their tokens (the store's two arrays): a
   // name given twice with another token is deleted only under the first.
@@ -25,7 +32,9 @@ export async function deleteLeasedTasks(ctx: QueueContext, tasks: readonly Pick<
   for (const task of tasks) {
     const name = task.name;
     if (typeof name !== 'string' || !Number.isSafeInteger(task.etaUsec)) {
-      throw new QueueError('INVALID_REQUEST', 'deleteLeasedTasks takes tasks with their lease tokens (etaUsec)', { queue });
+      throw new QueueError('INVALID_REQUEST', 'deleteLeasedTasks takes tasks with their lease tokens (etaUsec)', {
+        queue,
+      });
     }
     if (byName.has(name)) continue;
     byName.set(name, task.etaUsec);

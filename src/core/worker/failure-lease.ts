@@ -17,7 +17,10 @@ export function failureLease(
   queue: string,
 ): { readonly leaseMs: number; readonly lastError: string } {
   if (!Number.isSafeInteger(retryCount) || retryCount < 1) {
-    throw new QueueError('INVALID_REQUEST', 'failTask takes a leased task (its retryCount is at least 1)', { queue, field: 'retryCount' });
+    throw new QueueError('INVALID_REQUEST', 'failTask takes a leased task (its retryCount is at least 1)', {
+      queue,
+      field: 'retryCount',
+    });
   }
   return { leaseMs: Math.round(retryBackoffSeconds(retryCount, retry) * 1000), lastError: lastErrorMessage(error) };
 }

@@ -61,7 +61,11 @@ export class InProcessBackend implements WorkerBackend<Task> {
   }
 
   classify(error: unknown): WorkerErrorKind {
-    if (isQueueError(error, 'TASK_LEASE_EXPIRED') || isQueueError(error, 'UNKNOWN_TASK') || isQueueError(error, 'TOMBSTONED_TASK')) {
+    if (
+      isQueueError(error, 'TASK_LEASE_EXPIRED') ||
+      isQueueError(error, 'UNKNOWN_TASK') ||
+      isQueueError(error, 'TOMBSTONED_TASK')
+    ) {
       return 'lease-lost';
     }
     if (isQueueError(error, 'QUEUE_PAUSED')) return 'paused';

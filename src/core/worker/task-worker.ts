@@ -4,7 +4,13 @@ import { HeldTask, TaskContext, type HandlerContext } from './held-task.js';
 import { RenewalSchedule } from './renewal-schedule.js';
 import type { WorkerBackend, WorkerTask } from './worker-backend.js';
 import { LeaseLostError, WorkerStoppedError } from './worker-errors.js';
-import { noWorkerMetrics, WorkerListeners, type WorkerEventMap, type WorkerMetrics, type WorkerState } from './worker-events.js';
+import {
+  noWorkerMetrics,
+  WorkerListeners,
+  type WorkerEventMap,
+  type WorkerMetrics,
+  type WorkerState,
+} from './worker-events.js';
 import type { ResolvedWorkerOptions } from './worker-options.js';
 import { WorkerStatus } from './worker-status.js';
 
@@ -54,7 +60,12 @@ export class TaskWorker<T extends WorkerTask> {
   #plenty = false;
   #stopped: Promise<void> | null = null;
 
-  constructor(backend: WorkerBackend<T>, handler: TaskHandler<T>, options: ResolvedWorkerOptions, metrics: WorkerMetrics = noWorkerMetrics) {
+  constructor(
+    backend: WorkerBackend<T>,
+    handler: TaskHandler<T>,
+    options: ResolvedWorkerOptions,
+    metrics: WorkerMetrics = noWorkerMetrics,
+  ) {
     if (typeof handler !== 'function') throw new TypeError('work(handler, options): handler must be a function');
     this.#backend = backend;
     this.#handler = handler;
@@ -63,7 +74,11 @@ export class TaskWorker<T extends WorkerTask> {
     this.#status = new WorkerStatus(this.#listeners, options.logger, backend.queueName);
     // As many delete calls in flight as lease calls may be (one per batch that fits in concurrency, at most 16).
     const calls = Math.min(16, Math.max(1, Math.floor(options.concurrency / options.batchSize)));
-    this.#completions = new CompletionBatcher<T, Held<T>>((held) => backend.complete(held), calls, (held, result) => this.#completed(held, result));
+    this.#completions = new CompletionBatcher<T, Held<T>>(
+      (held) => backend.complete(held),
+      calls,
+      (held, result) => this.#completed(held, result),
+    );
     this.#renewals = new RenewalSchedule(this.#held, (held) => this.#renewDue(held));
     const signal = options.signal;
     if (signal) {
@@ -129,7 +144,8 @@ export class TaskWorker<T extends WorkerTask> {
       held.abort(new WorkerStoppedError(held.task.name));
     }
     await Promise.all(releases);
-    if (this.#runs > this.#running) await new Promise<void>((resolve) => (this.#drained = { settlingOnly: true, resolve }));
+    if (this.#runs > this.#running)
+      await new Promise<void>((resolve) => (this.#drained = { settlingOnly: true, resolve }));
     this.#renewals.stop();
     this.#status.set('stopped');
   }
@@ -199,7 +215,8 @@ export class TaskWorker<T extends WorkerTask> {
 
   /** Runs buffered tasks while fewer than `concurrency` handlers run; none once stop() began (it releases them). */
   #dispatch(): void {
-    while (this.#running < this.#options.concurrency && this.#buffer.length > 0 && this.#stopped === null) this.#run(this.#buffer.shift()!);
+    while (this.#running < this.#options.concurrency && this.#buffer.length > 0 && this.#stopped === null)
+      this.#run(this.#buffer.shift()!);
   }
 
   /**
@@ -240,7 +257,11 @@ export class TaskWorker<T extends WorkerTask> {
     // No renewal may change the token under the delete or the failure.
     held.ended = true;
     held.renewAt = Infinity;
-    if (held.renewing) void held.renewing.then(() => this.#settleNow(held, failure), () => this.#settleNow(held, failure));
+    if (held.renewing)
+      void held.renewing.then(
+        () => this.#settleNow(held, failure),
+        () => this.#settleNow(held, failure),
+      );
     else this.#settleNow(held, failure);
   }
 
@@ -255,7 +276,8 @@ export class TaskWorker<T extends WorkerTask> {
   #done(held: Held<T>): void {
     this.#forget(held);
     this.#runs--;
-    if (this.#drained !== null && this.#runs === (this.#drained.settlingOnly ? this.#running : 0)) this.#drained.resolve();
+    if (this.#drained !== null && this.#runs === (this.#drained.settlingOnly ? this.#running : 0))
+      this.#drained.resolve();
     this.#dispatch();
     this.#pump();
   }
@@ -277,7 +299,10 @@ export class TaskWorker<T extends WorkerTask> {
       this.#metrics.processed(this.#backend.queueName, held.seconds);
       this.#listeners.emit('processed', held.task, held.seconds);
     } else {
-      this.#lost(held, 'the task was not deleted: its lease had been taken over, or it was deleted or purged meanwhile');
+      this.#lost(
+        held,
+        'the task was not deleted: its lease had been taken over, or it was deleted or purged meanwhile',
+      );
     }
   }
 
@@ -309,7 +334,8 @@ export class TaskWorker<T extends WorkerTask> {
       await this.#backend.fail(held, error);
     } catch (callError) {
       // Lost: the task is another's now. Unreachable: its lease runs out and it comes back all the same.
-      if (this.#backend.classify(callError) === 'lease-lost') this.#lost(held, 'its failure could not be recorded', callError);
+      if (this.#backend.classify(callError) === 'lease-lost')
+        this.#lost(held, 'its failure could not be recorded', callError);
       else this.#listeners.emit('error', callError);
     }
   }

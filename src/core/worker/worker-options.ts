@@ -46,11 +46,20 @@ export interface ResolvedWorkerOptions {
 /** Longest lease one call may ask for: one week. */
 const MAX_LEASE_SECONDS = 604_800;
 
-export function resolveWorkerOptions(options: WorkerOptions, queue: string, limits: { maxWaitMs: number }): ResolvedWorkerOptions {
+export function resolveWorkerOptions(
+  options: WorkerOptions,
+  queue: string,
+  limits: { maxWaitMs: number },
+): ResolvedWorkerOptions {
   const concurrency = integer(options.concurrency ?? 1, 'concurrency', 1, 10_000, queue);
   const batchSize = integer(options.batchSize ?? concurrency, 'batchSize', 1, 1000, queue);
   const leaseSeconds = options.leaseSeconds ?? 60;
-  if (typeof leaseSeconds !== 'number' || !Number.isFinite(leaseSeconds) || leaseSeconds <= 0 || leaseSeconds > MAX_LEASE_SECONDS) {
+  if (
+    typeof leaseSeconds !== 'number' ||
+    !Number.isFinite(leaseSeconds) ||
+    leaseSeconds <= 0 ||
+    leaseSeconds > MAX_LEASE_SECONDS
+  ) {
     throw invalid('leaseSeconds', `must be a number of seconds above 0 and at most ${MAX_LEASE_SECONDS}`, queue);
   }
   const pollIntervalMs = integer(options.pollIntervalMs ?? 10_000, 'pollIntervalMs', 1, 3_600_000, queue);

@@ -39,10 +39,16 @@ export const BATCH_DELETE_TASKS: RestMethod = {
 };
 
 /** The distinct names in the order given, and with lease tokens, each name once with its token. */
-function parseIds(body: Record<string, unknown>): { names: string[]; leased: { name: string; etaUsec: number }[] | null } {
+function parseIds(body: Record<string, unknown>): {
+  names: string[];
+  leased: { name: string; etaUsec: number }[] | null;
+} {
   for (const field of Object.keys(body)) {
     if (field !== 'ids' && field !== 'leaseTimestamps') {
-      throw invalidField(field, `Unknown field ${quote(field)}: a batchDelete body is {"ids": [task names], "leaseTimestamps": [optional lease tokens]}`);
+      throw invalidField(
+        field,
+        `Unknown field ${quote(field)}: a batchDelete body is {"ids": [task names], "leaseTimestamps": [optional lease tokens]}`,
+      );
     }
   }
   const ids: unknown = body.ids;
@@ -66,7 +72,10 @@ function parseIds(body: Record<string, unknown>): { names: string[]; leased: { n
   for (let i = 0; i < stamps.length; i++) {
     const etaUsec = leaseToken(stamps[i]);
     if (!Number.isSafeInteger(etaUsec) || etaUsec < 0) {
-      throw invalidField('leaseTimestamps', `leaseTimestamps[${i}] must be microseconds since the epoch, as a decimal string or an integer`);
+      throw invalidField(
+        'leaseTimestamps',
+        `leaseTimestamps[${i}] must be microseconds since the epoch, as a decimal string or an integer`,
+      );
     }
     const name = ids[i] as string;
     const seen = tokens.get(name);

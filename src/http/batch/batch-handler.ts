@@ -83,7 +83,10 @@ export function batchHandler(app: Hono, deps: ResolvedDeps, options: BatchOption
     };
     const env: BatchCallEnv = { batchStartedAt: Date.now() };
     const responses = await runBatch(app, deps, parts, batch, { signal: c.req.raw.signal, env }, combine, concurrency);
-    const written = writeMultipart(responses, parts.map((part) => part.contentId));
+    const written = writeMultipart(
+      responses,
+      parts.map((part) => part.contentId),
+    );
     const headers: Record<string, string> = {
       'content-type': `multipart/mixed; boundary=${written.boundary}`,
       vary: 'Accept-Encoding, User-Agent',
@@ -91,7 +94,10 @@ export function batchHandler(app: Hono, deps: ResolvedDeps, options: BatchOption
     // RFC 6750 section 2.3, as for every route: a token in the URL makes the answer private.
     if (outer.search.includes('oauth_token=')) headers['cache-control'] = 'private';
     let body = written.body;
-    if (body.byteLength >= GZIP_THRESHOLD_BYTES && wantsGzip(c.req.header('accept-encoding'), c.req.header('user-agent'))) {
+    if (
+      body.byteLength >= GZIP_THRESHOLD_BYTES &&
+      wantsGzip(c.req.header('accept-encoding'), c.req.header('user-agent'))
+    ) {
       body = await gzipBody(body);
       headers['content-encoding'] = 'gzip';
     }
@@ -149,7 +155,9 @@ async function runBatch(
   const authorize = decisionCache(deps);
   for (const { indexes, calls } of groups.values()) {
     const run = calls[0]!.kind === 'delete' ? runDeleteGroup : runInsertGroup;
-    work.push(run(calls, authorize).then((answers) => answers.forEach((answer, k) => (responses[indexes[k]!] = answer))));
+    work.push(
+      run(calls, authorize).then((answers) => answers.forEach((answer, k) => (responses[indexes[k]!] = answer))),
+    );
   }
 
   let next = 0;
@@ -158,7 +166,11 @@ async function runBatch(
     while (next < routed.length) {
       const [index, request] = routed[next++]!;
       if (budget <= 0) {
-        const error = new HttpError(413, 'responseTooLarge', `Not run: the answers of this batch reached ${MAX_BATCH_RESPONSE_BYTES} bytes; send this request in another batch`);
+        const error = new HttpError(
+          413,
+          'responseTooLarge',
+          `Not run: the answers of this batch reached ${MAX_BATCH_RESPONSE_BYTES} bytes; send this request in another batch`,
+        );
         responses[index] = errorPart(error, prettyForErrors(QueryParams.fromUrl(request.search)));
         continue;
       }
@@ -181,7 +193,8 @@ interface DispatchContext {
 /** Runs one call through the app, as a request of its own, and reads its whole answer. */
 async function dispatch(app: Hono, inner: InnerRequest, { signal, env }: DispatchContext): Promise<PartResponse> {
   const init: RequestInit = { method: inner.method, headers: inner.headers.entries(), signal };
-  if (inner.body.byteLength > 0 && inner.method !== 'GET' && inner.method !== 'HEAD') init.body = inner.body as Uint8Array<ArrayBuffer>;
+  if (inner.body.byteLength > 0 && inner.method !== 'GET' && inner.method !== 'HEAD')
+    init.body = inner.body as Uint8Array<ArrayBuffer>;
   let request: Request;
   try {
     request = new Request(inner.href, init);

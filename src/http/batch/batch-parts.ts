@@ -52,7 +52,9 @@ function parsePart(body: Buffer, start: number, end: number, n: number): BatchPa
   if (type !== 'application/http') throw malformed(`${where} must have Content-Type application/http`);
   const transfer = (partHeaders.get('content-transfer-encoding') ?? 'binary').trim().toLowerCase();
   if (transfer !== 'binary' && transfer !== '8bit' && transfer !== '7bit') {
-    throw malformed(`${where} has Content-Transfer-Encoding ${JSON.stringify(transfer.slice(0, 40))}; only binary is supported`);
+    throw malformed(
+      `${where} has Content-Transfer-Encoding ${JSON.stringify(transfer.slice(0, 40))}; only binary is supported`,
+    );
   }
   let requestLine = lines.next();
   while (requestLine === '' && !lines.done) requestLine = lines.next();
@@ -70,7 +72,13 @@ function parsePart(body: Buffer, start: number, end: number, n: number): BatchPa
   const headers = new Map<string, string>();
   for (let line = lines.next(); line !== ''; line = lines.next()) addHeaderLine(headers, line, where.request);
   if (headers.has('transfer-encoding')) throw malformed(`the request in ${where} may not use Transfer-Encoding`);
-  return { contentId: partHeaders.get('content-id'), method, target, headers, body: requestBody(body, contentStart, end, headers, where) };
+  return {
+    contentId: partHeaders.get('content-id'),
+    method,
+    target,
+    headers,
+    body: requestBody(body, contentStart, end, headers, where),
+  };
 }
 
 /** The lines of a header text, without their CR; the empty string at an empty line and at the end. */
@@ -87,7 +95,10 @@ class Lines {
     if (this.#at >= this.#text.length) return '';
     const lf = this.#text.indexOf('\n', this.#at);
     const stop = lf < 0 ? this.#text.length : lf;
-    const line = this.#text.slice(this.#at, stop > this.#at && this.#text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop);
+    const line = this.#text.slice(
+      this.#at,
+      stop > this.#at && this.#text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop,
+    );
     this.#at = stop + 1;
     return line;
   }
@@ -117,7 +128,8 @@ function requestBody(body: Buffer, start: number, end: number, headers: Map<stri
   headers.delete('content-length');
   if (declared !== undefined) {
     const length = /^[0-9]{1,10}$/.test(declared) ? Number(declared) : Number.NaN;
-    if (!(length <= end - start)) throw malformed(`the request in ${where} has a Content-Length that does not match its body`);
+    if (!(length <= end - start))
+      throw malformed(`the request in ${where} has a Content-Length that does not match its body`);
     return length === 0 ? EMPTY : body.subarray(start, start + length);
   }
   let stop = end;

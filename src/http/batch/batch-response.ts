@@ -22,7 +22,12 @@ const EMPTY = Buffer.alloc(0);
 export function errorPart(error: unknown, pretty: boolean, extraHeaders: Record<string, string> = {}): PartResponse {
   const { status, item, headers } = errorParts(error);
   const envelope = { error: { errors: [item], code: status, message: item.message } };
-  const all: Record<string, string> = { 'content-type': JSON_TYPE, vary: 'Accept-Encoding, User-Agent', ...headers, ...extraHeaders };
+  const all: Record<string, string> = {
+    'content-type': JSON_TYPE,
+    vary: 'Accept-Encoding, User-Agent',
+    ...headers,
+    ...extraHeaders,
+  };
   return { status, headers: sortedHeaders(all), body: JSON.stringify(envelope, null, pretty ? 2 : undefined) };
 }
 
@@ -39,7 +44,9 @@ export function sortedHeaders(headers: Record<string, string>): Array<[string, s
  * `<response-item1:12930812@barnyard.example.com>`).
  */
 export function responseContentId(contentId: string): string {
-  return contentId.startsWith('<') && contentId.endsWith('>') && contentId.length >= 2 ? `<response-${contentId.slice(1, -1)}>` : `response-${contentId}`;
+  return contentId.startsWith('<') && contentId.endsWith('>') && contentId.length >= 2
+    ? `<response-${contentId.slice(1, -1)}>`
+    : `response-${contentId}`;
 }
 
 /** A boundary that occurs in none of the bodies (random, so a clash is all but impossible; checked anyway). */
@@ -65,7 +72,8 @@ export function writeMultipart(
   const chunks: Buffer[] = [];
   let head = '';
   responses.forEach((response, i) => {
-    const body = typeof response.body !== 'string' ? response.body : response.body === '' ? EMPTY : Buffer.from(response.body);
+    const body =
+      typeof response.body !== 'string' ? response.body : response.body === '' ? EMPTY : Buffer.from(response.body);
     const id = contentIds[i];
     head += `--${boundary}\r\nContent-Type: application/http\r\n`;
     if (id !== undefined) head += `Content-ID: ${responseContentId(id)}\r\n`;

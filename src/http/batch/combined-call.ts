@@ -64,7 +64,11 @@ export function combinedCall(request: InnerRequest, deps: ResolvedDeps): Combine
   if (kind === 'delete' ? name === undefined || request.headers.has('if-match') : name !== undefined) return null;
   if (kind === 'insert') {
     const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
-    if (request.headers.has('x-http-method-override') || (encoding !== undefined && encoding !== '' && encoding !== 'identity')) return null;
+    if (
+      request.headers.has('x-http-method-override') ||
+      (encoding !== undefined && encoding !== '' && encoding !== 'identity')
+    )
+      return null;
   }
   const query = QueryParams.fromString(request.search.slice(1));
   const target: RestTarget = {
@@ -129,7 +133,10 @@ function sameQuestion(a: CombinedCall, b: CombinedCall): boolean {
  * decisionCache), which is settled once; all of them are watched at once,
  * so no refusal is ever an unhandled rejection.
  */
-export async function authorizeAll(calls: readonly CombinedCall[], authorize: (call: CombinedCall) => Promise<AccessDecision>): Promise<Array<{ error: unknown } | undefined>> {
+export async function authorizeAll(
+  calls: readonly CombinedCall[],
+  authorize: (call: CombinedCall) => Promise<AccessDecision>,
+): Promise<Array<{ error: unknown } | undefined>> {
   const decisions = calls.map(authorize);
   const distinct = [...new Set(decisions)];
   const settled = await Promise.allSettled(distinct);

@@ -13,7 +13,10 @@ const DELETED: PartResponse = { status: 200, headers: [], body: '' };
  * deleted, or named twice in the batch: the first one deletes it) is
  * answered 404 as the route answers it.
  */
-export async function runDeleteGroup(calls: readonly CombinedCall[], authorize: (call: CombinedCall) => Promise<AccessDecision>): Promise<PartResponse[]> {
+export async function runDeleteGroup(
+  calls: readonly CombinedCall[],
+  authorize: (call: CombinedCall) => Promise<AccessDecision>,
+): Promise<PartResponse[]> {
   const refusals = await authorizeAll(calls, authorize);
   const responses: Array<PartResponse | undefined> = refusals.map((refusal, i) =>
     refusal ? errorPart(refusal.error, calls[i]!.params.pretty, calls[i]!.headers) : undefined,
@@ -32,7 +35,9 @@ export async function runDeleteGroup(calls: readonly CombinedCall[], authorize: 
   const missing: number[] = [];
   calls.forEach((call, i) => {
     if (responses[i]) return;
-    if (deleted.delete(call.name)) responses[i] = call.headers === NO_HEADERS ? DELETED : { status: 200, headers: Object.entries(call.headers), body: '' };
+    if (deleted.delete(call.name))
+      responses[i] =
+        call.headers === NO_HEADERS ? DELETED : { status: 200, headers: Object.entries(call.headers), body: '' };
     else missing.push(i);
   });
   const errors = new Map<string, Promise<unknown>>();

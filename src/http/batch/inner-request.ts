@@ -104,7 +104,11 @@ export function inheritedHeaders(outer: Record<string, string>): Map<string, str
  */
 export function innerRequest(part: BatchPart, batch: BatchContext): InnerRequest | HttpError {
   if (!part.target.startsWith('/') || part.target.startsWith('//')) {
-    return new HttpError(400, 'badRequest', `A request in a batch must name a path, not a full URL: ${quote(part.target)}`);
+    return new HttpError(
+      400,
+      'badRequest',
+      `A request in a batch must name a path, not a full URL: ${quote(part.target)}`,
+    );
   }
   let path: string;
   let search: string;
@@ -134,8 +138,19 @@ export function innerRequest(part: BatchPart, batch: BatchContext): InnerRequest
     return new HttpError(400, 'badRequest', 'A batch request may not hold another batch request');
   }
   if (!path.startsWith('/taskqueue/v1beta2/')) {
-    return new HttpError(404, 'notFound', `Not Found: ${part.method} ${quote(path)} (a batch holds calls of the TaskQueue API, /taskqueue/v1beta2/...)`);
+    return new HttpError(
+      404,
+      'notFound',
+      `Not Found: ${part.method} ${quote(path)} (a batch holds calls of the TaskQueue API, /taskqueue/v1beta2/...)`,
+    );
   }
   for (const name of CONNECTION_HEADERS) part.headers.delete(name);
-  return { method: part.method, path, search, href, headers: new InnerHeaders(part.headers, batch.headers), body: part.body };
+  return {
+    method: part.method,
+    path,
+    search,
+    href,
+    headers: new InnerHeaders(part.headers, batch.headers),
+    body: part.body,
+  };
 }

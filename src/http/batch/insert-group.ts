@@ -19,7 +19,10 @@ const JSON_TYPE = 'application/json; charset=UTF-8';
  * use, a name given twice, a full queue) its calls are retried one by one,
  * in order, and each gets the answer it would have had alone.
  */
-export async function runInsertGroup(calls: readonly CombinedCall[], authorize: (call: CombinedCall) => Promise<AccessDecision>): Promise<PartResponse[]> {
+export async function runInsertGroup(
+  calls: readonly CombinedCall[],
+  authorize: (call: CombinedCall) => Promise<AccessDecision>,
+): Promise<PartResponse[]> {
   const refusals = await authorizeAll(calls, authorize);
   const responses: Array<PartResponse | undefined> = new Array(calls.length);
   const ready: Array<{ index: number; task: TaskOptions }> = [];
@@ -30,13 +33,21 @@ export async function runInsertGroup(calls: readonly CombinedCall[], authorize: 
       return;
     }
     try {
-      ready.push({ index: i, task: parseInsertBody(parseJsonObject(call.body), { queue: call.queue.name, project: call.project, mode: call.queue.config.mode }) });
+      ready.push({
+        index: i,
+        task: parseInsertBody(parseJsonObject(call.body), {
+          queue: call.queue.name,
+          project: call.project,
+          mode: call.queue.config.mode,
+        }),
+      });
     } catch (error) {
       responses[i] = errorPart(error, call.params.pretty, call.headers);
     }
   });
   const chunks: Array<typeof ready> = [];
-  for (let at = 0; at < ready.length; at += LIMITS.maxTasksPerAdd) chunks.push(ready.slice(at, at + LIMITS.maxTasksPerAdd));
+  for (let at = 0; at < ready.length; at += LIMITS.maxTasksPerAdd)
+    chunks.push(ready.slice(at, at + LIMITS.maxTasksPerAdd));
   await Promise.all(
     chunks.map(async (chunk) => {
       const queue = calls[chunk[0]!.index]!.queue;
@@ -64,7 +75,12 @@ function taskPart(call: CombinedCall, task: Task): PartResponse {
   const body = call.params.fields ? applyFields(json, call.params.fields) : json;
   return {
     status: 200,
-    headers: sortedHeaders({ 'content-type': JSON_TYPE, etag: taskEtag(task), vary: 'Accept-Encoding, User-Agent', ...call.headers }),
+    headers: sortedHeaders({
+      'content-type': JSON_TYPE,
+      etag: taskEtag(task),
+      vary: 'Accept-Encoding, User-Agent',
+      ...call.headers,
+    }),
     body: JSON.stringify(body, null, call.params.pretty ? 2 : undefined),
   };
 }

@@ -41,9 +41,14 @@ export function multipartBoundary(contentType: string | undefined): string {
     if (BOUNDARY.test(value)) return value;
     break;
   }
-  throw new HttpError(400, 'badRequest', 'The multipart/mixed Content-Type needs a boundary parameter of 1 to 70 valid characters', {
-    location: { type: 'header', name: 'Content-Type' },
-  });
+  throw new HttpError(
+    400,
+    'badRequest',
+    'The multipart/mixed Content-Type needs a boundary parameter of 1 to 70 valid characters',
+    {
+      location: { type: 'header', name: 'Content-Type' },
+    },
+  );
 }
 
 /** Where a part lies in the body: `[start, end)`. */
@@ -71,7 +76,8 @@ export function splitMultipart(body: Buffer, boundary: string, maxParts: number)
       throw malformed('a boundary line is followed by other text or by nothing');
     }
     const next = body.indexOf(lineDash, lineEnd);
-    if (next < 0) throw malformed(`part ${parts.length + 1} is not closed (the closing "--${boundary}--" line is missing)`);
+    if (next < 0)
+      throw malformed(`part ${parts.length + 1} is not closed (the closing "--${boundary}--" line is missing)`);
     if (parts.length === maxParts) throw malformed(`a batch may hold at most ${maxParts} requests`);
     const end = next > lineEnd && body[next - 1] === CR ? next - 1 : next;
     parts.push([lineEnd + 1, Math.max(lineEnd + 1, end)]);

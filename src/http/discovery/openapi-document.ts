@@ -1,5 +1,10 @@
 import { LIMITS } from '../../core/limits.js';
-import { DISCOVERY_DOCUMENT, type DiscoveryMethod, type DiscoveryParameter, type DiscoverySchema } from './discovery-document.js';
+import {
+  DISCOVERY_DOCUMENT,
+  type DiscoveryMethod,
+  type DiscoveryParameter,
+  type DiscoverySchema,
+} from './discovery-document.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,9 +35,24 @@ const EXTRA_PARAMETERS: Readonly<Record<string, readonly Json[]>> = {
     },
   ],
   'taskqueue.tasks.list': [
-    { name: 'maxResults', in: 'query', description: 'Extension: tasks per page (default 100).', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
-    { name: 'pageToken', in: 'query', description: 'Extension: the nextPageToken of the previous page.', schema: { type: 'string' } },
-    { name: 'nextPageToken', in: 'query', description: 'Extension: the same as pageToken (the spelling of the Google API conventions).', schema: { type: 'string' } },
+    {
+      name: 'maxResults',
+      in: 'query',
+      description: 'Extension: tasks per page (default 100).',
+      schema: { type: 'integer', minimum: 1, maximum: 1000 },
+    },
+    {
+      name: 'pageToken',
+      in: 'query',
+      description: 'Extension: the nextPageToken of the previous page.',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'nextPageToken',
+      in: 'query',
+      description: 'Extension: the same as pageToken (the spelling of the Google API conventions).',
+      schema: { type: 'string' },
+    },
   ],
 };
 
@@ -75,7 +95,9 @@ function schemaOf(schema: DiscoverySchema): Json {
   if (schema.default !== undefined) json.default = schema.default;
   if (schema.items) json.items = schemaOf(schema.items);
   if (schema.properties) {
-    json.properties = Object.fromEntries(Object.entries(schema.properties).map(([name, property]) => [name, schemaOf(property)]));
+    json.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([name, property]) => [name, schemaOf(property)]),
+    );
   }
   return json;
 }
@@ -84,7 +106,8 @@ function parameterOf(name: string, parameter: DiscoveryParameter): Json {
   const schema: Json = { type: parameter.type };
   if (parameter.format !== undefined) schema.format = parameter.format;
   if (parameter.enum) schema.enum = [...parameter.enum];
-  if (parameter.default !== undefined) schema.default = parameter.type === 'boolean' ? parameter.default === 'true' : parameter.default;
+  if (parameter.default !== undefined)
+    schema.default = parameter.type === 'boolean' ? parameter.default === 'true' : parameter.default;
   Object.assign(schema, PARAMETER_RANGES[name]);
   const json: Json = { name, in: parameter.location, schema };
   if (parameter.description !== undefined) json.description = parameter.description;
@@ -99,7 +122,10 @@ function operationOf(method: DiscoveryMethod): Json {
     ...Object.keys(DISCOVERY_DOCUMENT.parameters).map((name) => ({ $ref: `#/components/parameters/${name}` })),
   ];
   const success: Json = method.response
-    ? { description: 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${method.response.$ref}` } } } }
+    ? {
+        description: 'OK',
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${method.response.$ref}` } } },
+      }
     : { description: 'OK (empty body)' };
   const operation: Json = {
     operationId: method.id,
@@ -152,7 +178,10 @@ export function openApiDocument(serverUrl: string): Json {
     ...schemas.Tasks2,
     properties: {
       ...((schemas.Tasks2 as Json).properties as Json),
-      nextPageToken: { type: 'string', description: 'Extension: pass as pageToken to get the next page; absent on the last page.' },
+      nextPageToken: {
+        type: 'string',
+        description: 'Extension: pass as pageToken to get the next page; absent on the last page.',
+      },
     },
   };
   schemas.Error = errorSchema();
@@ -167,12 +196,21 @@ export function openApiDocument(serverUrl: string): Json {
     paths,
     components: {
       schemas,
-      parameters: Object.fromEntries(Object.entries(DISCOVERY_DOCUMENT.parameters).map(([name, p]) => [name, parameterOf(name, p)])),
+      parameters: Object.fromEntries(
+        Object.entries(DISCOVERY_DOCUMENT.parameters).map(([name, p]) => [name, parameterOf(name, p)]),
+      ),
       responses: {
-        Error: { description: "Google's error envelope", content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        Error: {
+          description: "Google's error envelope",
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: `OAuth 2.0 access token; scopes: ${Object.keys(DISCOVERY_DOCUMENT.auth.oauth2.scopes).join(', ')}` },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `OAuth 2.0 access token; scopes: ${Object.keys(DISCOVERY_DOCUMENT.auth.oauth2.scopes).join(', ')}`,
+        },
         oauthToken: { type: 'apiKey', in: 'query', name: 'oauth_token' },
       },
     },

@@ -13,11 +13,13 @@ export const PUSH_TASK_FIELDS: Readonly<Record<string, DiscoverySchema>> = {
   },
   httpMethod: {
     type: 'string',
-    description: 'Extension, push queues: POST (default), GET, PUT, DELETE, HEAD or PATCH. A body is allowed with POST, PUT and PATCH only.',
+    description:
+      'Extension, push queues: POST (default), GET, PUT, DELETE, HEAD or PATCH. A body is allowed with POST, PUT and PATCH only.',
   },
   headers: {
     type: 'array',
-    description: 'Extension, push queues: request headers in order. X-AppEngine-* headers are dropped, except X-AppEngine-FailFast.',
+    description:
+      'Extension, push queues: request headers in order. X-AppEngine-* headers are dropped, except X-AppEngine-FailFast.',
     items: {
       type: 'object',
       properties: { name: { type: 'string' }, value: { type: 'string' } },

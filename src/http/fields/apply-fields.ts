@@ -9,7 +9,10 @@ import { mergeSelections, WILDCARD, type FieldSelection } from './field-selectio
  */
 export function applyFields(value: unknown, selection: FieldSelection): unknown {
   // Elements that are not objects have nothing to select from; they stay, so indices keep their meaning.
-  if (Array.isArray(value)) return value.map((element) => (element !== null && typeof element === 'object' ? applyFields(element, selection) : element));
+  if (Array.isArray(value))
+    return value.map((element) =>
+      element !== null && typeof element === 'object' ? applyFields(element, selection) : element,
+    );
   if (value === null || typeof value !== 'object') return undefined;
   const source = value as Record<string, unknown>;
   const wildcard = selection.get(WILDCARD);
@@ -26,7 +29,10 @@ export function applyFields(value: unknown, selection: FieldSelection): unknown 
 }
 
 /** The selection for one child when it is named and also covered by `*`: the union of both. */
-function combine(named: FieldSelection | true | undefined, wildcard: FieldSelection | true | undefined): FieldSelection | true | undefined {
+function combine(
+  named: FieldSelection | true | undefined,
+  wildcard: FieldSelection | true | undefined,
+): FieldSelection | true | undefined {
   if (named === undefined) return wildcard;
   if (wildcard === undefined) return named;
   if (named === true || wildcard === true) return true;

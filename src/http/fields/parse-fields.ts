@@ -72,13 +72,15 @@ class Parser {
     }
     let leaf: FieldSelection | true = true;
     if (this.peek() === '(') {
-      if (depth + 1 > MAX_FIELDS_DEPTH) throw this.error(`sub-selections are nested deeper than ${MAX_FIELDS_DEPTH} levels`);
+      if (depth + 1 > MAX_FIELDS_DEPTH)
+        throw this.error(`sub-selections are nested deeper than ${MAX_FIELDS_DEPTH} levels`);
       this.#pos++;
       this.skipSpaces();
       if (this.peek() === ')') throw this.error('empty sub-selection "()"');
       leaf = this.selection(depth + 1);
       this.skipSpaces();
-      if (this.peek() !== ')') throw this.error(this.atEnd() ? 'missing ")"' : `expected ")" but found ${JSON.stringify(this.peek())}`);
+      if (this.peek() !== ')')
+        throw this.error(this.atEnd() ? 'missing ")"' : `expected ")" but found ${JSON.stringify(this.peek())}`);
       this.#pos++;
     }
     let node: FieldSelection | true = leaf;
@@ -95,7 +97,11 @@ class Parser {
     const start = this.#pos;
     while (!this.atEnd() && NAME_CHAR.test(this.peek())) this.#pos++;
     if (this.#pos === start) {
-      throw this.error(this.atEnd() ? 'a field name is missing at the end' : `expected a field name but found ${JSON.stringify(this.peek())}`);
+      throw this.error(
+        this.atEnd()
+          ? 'a field name is missing at the end'
+          : `expected a field name but found ${JSON.stringify(this.peek())}`,
+      );
     }
     return this.#text.slice(start, this.#pos);
   }

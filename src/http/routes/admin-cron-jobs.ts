@@ -18,10 +18,25 @@ export const ADMIN_CRON_PATH = '/taskqueue/admin/v1/cronJobs';
 export type CronJobJson = Omit<CronJobStatus, 'job'>;
 
 const JOB_SHAPE = flatShape(
-  'name', 'schedule', 'timezone', 'url', 'queue', 'description', 'lastInstant', 'anchoredAt', 'lastFiredAt',
-  'lastTask', 'lastOutcome', 'lastError', 'retiredAt', 'next',
+  'name',
+  'schedule',
+  'timezone',
+  'url',
+  'queue',
+  'description',
+  'lastInstant',
+  'anchoredAt',
+  'lastFiredAt',
+  'lastTask',
+  'lastOutcome',
+  'lastError',
+  'retiredAt',
+  'next',
 );
-const LIST_SHAPE: ResponseShape = { type: 'object', properties: { kind: { type: 'value' }, items: { type: 'array', items: JOB_SHAPE } } };
+const LIST_SHAPE: ResponseShape = {
+  type: 'object',
+  properties: { kind: { type: 'value' }, items: { type: 'array', items: JOB_SHAPE } },
+};
 const FIRING_SHAPE = flatShape('job', 'queue', 'instant', 'task', 'outcome', 'error');
 
 /**
@@ -43,12 +58,20 @@ export function adminListCronJobs(deps: ResolvedDeps): Handler {
 export function adminRunCronJob(deps: ResolvedDeps): Handler {
   return (c) =>
     asAdmin(c, deps, FIRING_SHAPE, async (email) => {
-      const firing = await deps.service.runCronJob(c.req.param('job') ?? '', { actor: email ?? 'anonymous', source: 'rest' });
+      const firing = await deps.service.runCronJob(c.req.param('job') ?? '', {
+        actor: email ?? 'anonymous',
+        source: 'rest',
+      });
       return { ...firing, instant: firing.instant.toISOString() };
     });
 }
 
-async function asAdmin(c: Context, deps: ResolvedDeps, shape: ResponseShape, answer: (email: string | undefined) => Promise<object>): Promise<Response> {
+async function asAdmin(
+  c: Context,
+  deps: ResolvedDeps,
+  shape: ResponseShape,
+  answer: (email: string | undefined) => Promise<object>,
+): Promise<Response> {
   let query: QueryParams | undefined;
   try {
     query = QueryParams.fromUrl(c.req.url);

@@ -11,7 +11,10 @@ const SHAPE: ResponseShape = {
   type: 'object',
   properties: {
     kind: { type: 'value' },
-    items: { type: 'array', items: flatShape('name', 'tag', 'retryCount', 'enqueuedUsec', 'diedUsec', 'payloadBase64') },
+    items: {
+      type: 'array',
+      items: flatShape('name', 'tag', 'retryCount', 'enqueuedUsec', 'diedUsec', 'payloadBase64'),
+    },
     nextPageToken: { type: 'value' },
   },
 };
@@ -35,7 +38,8 @@ export const ADMIN_LIST_DEAD_LETTERS: RestMethod = {
       ...(position === undefined ? {} : { after: { name: position.name, diedUsec: position.etaUsec } }),
     });
     const last = letters[letters.length - 1];
-    const nextPageToken = letters.length === maxResults && last ? encodePageToken({ name: last.name, etaUsec: last.diedUsec }) : undefined;
+    const nextPageToken =
+      letters.length === maxResults && last ? encodePageToken({ name: last.name, etaUsec: last.diedUsec }) : undefined;
     const body = {
       kind: 'taskqueues#deadLetters',
       items: letters.map(deadLetterRecord),

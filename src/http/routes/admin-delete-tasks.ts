@@ -19,7 +19,8 @@ export const ADMIN_DELETE_TASKS: RestMethod = {
   async run(call) {
     const { c, params, queue } = call;
     const request = parseJsonObject(await readBody(c));
-    for (const key of Object.keys(request)) if (key !== 'names') throw invalidField(key, `Unknown field ${key}: only names may be sent`);
+    for (const key of Object.keys(request))
+      if (key !== 'names') throw invalidField(key, `Unknown field ${key}: only names may be sent`);
     const names = request.names;
     if (!Array.isArray(names) || names.length === 0 || names.some((name) => typeof name !== 'string')) {
       throw invalidField('names', 'names must be a non-empty array of task names');

@@ -29,6 +29,9 @@ export const ADMIN_EXPORT_TASKS: RestMethod = {
         await pages.return();
       },
     });
-    return call.c.body(stream, 200, { 'content-type': 'application/x-ndjson; charset=UTF-8', 'cache-control': 'no-store' });
+    return call.c.body(stream, 200, {
+      'content-type': 'application/x-ndjson; charset=UTF-8',
+      'cache-control': 'no-store',
+    });
   },
 };

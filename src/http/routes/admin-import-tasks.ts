@@ -30,7 +30,10 @@ export const ADMIN_IMPORT_TASKS: RestMethod = {
     const text = (await readBody(c, MAX_IMPORT_BODY_BYTES)).toString('utf8');
     const lines = text.split('\n').flatMap((line, i) => (line.trim() === '' ? [] : [{ line, number: i + 1 }]));
     if (lines.length > LIMITS.maxTasksPerAdd) {
-      throw new QueueError('TOO_MANY_TASKS', `at most ${LIMITS.maxTasksPerAdd} tasks per import request, got ${lines.length}`);
+      throw new QueueError(
+        'TOO_MANY_TASKS',
+        `at most ${LIMITS.maxTasksPerAdd} tasks per import request, got ${lines.length}`,
+      );
     }
     const tasks = lines.map(({ line, number }) => {
       let value: unknown;
@@ -48,13 +51,23 @@ export const ADMIN_IMPORT_TASKS: RestMethod = {
 };
 
 /** Media types of JSON lines: what `taskqueue import --url` sends, and its common spellings. */
-const JSON_LINES = new Set(['application/x-ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/json']);
+const JSON_LINES = new Set([
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+  'application/json',
+]);
 
 function requireJsonLines(contentType: string | undefined): void {
   const type = contentType?.split(';')[0]?.trim().toLowerCase();
   if (type === undefined || !JSON_LINES.has(type)) {
-    throw new HttpError(415, 'unsupportedMediaType', `Content-Type must be application/x-ndjson (JSON lines), got ${contentType === undefined ? 'none' : JSON.stringify(contentType.slice(0, 100))}`, {
-      location: { type: 'header', name: 'Content-Type' },
-    });
+    throw new HttpError(
+      415,
+      'unsupportedMediaType',
+      `Content-Type must be application/x-ndjson (JSON lines), got ${contentType === undefined ? 'none' : JSON.stringify(contentType.slice(0, 100))}`,
+      {
+        location: { type: 'header', name: 'Content-Type' },
+      },
+    );
   }
 }

@@ -10,7 +10,10 @@ import { noteCaller } from '../request-notes.js';
 import { writeJson } from '../write-json.js';
 import { QUEUE_OVERVIEW_SHAPE } from './admin-operator.js';
 
-const SHAPE: ResponseShape = { type: 'object', properties: { kind: { type: 'value' }, items: { type: 'array', items: QUEUE_OVERVIEW_SHAPE } } };
+const SHAPE: ResponseShape = {
+  type: 'object',
+  properties: { kind: { type: 'value' }, items: { type: 'array', items: QUEUE_OVERVIEW_SHAPE } },
+};
 
 /**
  * Operator extension: `GET /taskqueue/admin/v1/taskqueues`, every

@@ -8,7 +8,10 @@ import type { RestCall } from '../rest-handler.js';
  * the core records each action in the audit log.
  */
 export function operationsOf(call: RestCall): QueueOperations {
-  return call.deps.service.operate(call.queue.name, { actor: call.decision.principal?.email ?? 'anonymous', source: 'rest' });
+  return call.deps.service.operate(call.queue.name, {
+    actor: call.decision.principal?.email ?? 'anonymous',
+    source: 'rest',
+  });
 }
 
 const VALUE: ResponseShape = { type: 'value' };

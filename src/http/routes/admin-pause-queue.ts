@@ -10,8 +10,16 @@ const SHAPE = flatShape('name', 'paused');
  * and `.../resume`. The state lives in the database, so every server
  * sharing it sees it at once. Recorded in the audit log (by the core). Answers `{"name": ..., "paused": ...}`.
  */
-export const ADMIN_PAUSE_QUEUE: RestMethod = { action: 'queue.admin', shape: SHAPE, run: (call) => setPaused(call, true) };
-export const ADMIN_RESUME_QUEUE: RestMethod = { action: 'queue.admin', shape: SHAPE, run: (call) => setPaused(call, false) };
+export const ADMIN_PAUSE_QUEUE: RestMethod = {
+  action: 'queue.admin',
+  shape: SHAPE,
+  run: (call) => setPaused(call, true),
+};
+export const ADMIN_RESUME_QUEUE: RestMethod = {
+  action: 'queue.admin',
+  shape: SHAPE,
+  run: (call) => setPaused(call, false),
+};
 
 async function setPaused(call: RestCall, paused: boolean): Promise<Response> {
   const { c, params, queue } = call;

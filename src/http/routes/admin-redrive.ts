@@ -18,7 +18,8 @@ export const ADMIN_REDRIVE: RestMethod = {
   async run(call) {
     const { c, params, queue } = call;
     const request = parseJsonObject(await readBody(c));
-    for (const key of Object.keys(request)) if (key !== 'names') throw invalidField(key, `Unknown field ${key}: only names may be sent`);
+    for (const key of Object.keys(request))
+      if (key !== 'names') throw invalidField(key, `Unknown field ${key}: only names may be sent`);
     const names = request.names;
     if (names !== undefined && (!Array.isArray(names) || names.some((name) => typeof name !== 'string'))) {
       throw invalidField('names', 'names must be an array of task names');

@@ -17,7 +17,8 @@ export const DELETE_TASK: RestMethod = {
   shape: RESPONSE_SHAPES.none,
   async run({ c, queue, task: name }) {
     const ifMatch = c.req.header('if-match');
-    if (ifMatch !== undefined && ifMatch.trim() !== '*') checkIfMatch(ifMatch, taskEtag(await getLiveTask(queue, name)));
+    if (ifMatch !== undefined && ifMatch.trim() !== '*')
+      checkIfMatch(ifMatch, taskEtag(await getLiveTask(queue, name)));
     if (!(await queue.deleteTask(name))) throw tombstoneAsNotFound(await queue.missingTaskError(name));
     return c.body(null, 200);
   },

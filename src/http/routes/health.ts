@@ -17,5 +17,7 @@ export async function health(c: Context, deps: ResolvedDeps): Promise<Response> 
     // Whatever the store reports, for a health check it means one thing: not ready, try again.
     return writeError(c, new QueueError('TRANSIENT_ERROR', 'the database is unavailable', {}, { cause: error }), false);
   }
-  return writeJsonText(c, 200, JSON.stringify({ status: 'ok', engine: deps.service.engine }), { 'cache-control': 'no-store' });
+  return writeJsonText(c, 200, JSON.stringify({ status: 'ok', engine: deps.service.engine }), {
+    'cache-control': 'no-store',
+  });
 }

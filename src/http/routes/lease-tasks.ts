@@ -54,7 +54,8 @@ export const LEASE_TASKS: RestMethod = {
     // Only a wait needs the signal, and only once the first attempt came back
     // empty: reading `c.req.raw.signal` makes the adapter build an
     // AbortController per request, and AbortSignal.any() adds another.
-    const wait = waitMs > 0 ? { waitMs, signal: () => untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
+    const wait =
+      waitMs > 0 ? { waitMs, signal: () => untilShutdown(c.req.raw.signal, call.deps.shutdown) } : { waitMs };
     const tasks = await queue.leaseTasks({ ...options, ...wait }).catch(noTasksWhenPaused);
     const body = tasksJson(tasks.map((task) => taskJson(task, project, { withPayload: true })));
     return writeJson(c, params, { body, etag: tasksEtag(tasks) });

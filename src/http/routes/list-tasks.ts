@@ -36,7 +36,9 @@ export const LIST_TASKS: RestMethod = {
     const tasks = await queue.listTasks({
       limit: Math.min(maxResults + 1, MAX_LIST_PAGE_SIZE),
       withoutPayload: true,
-      ...(after === undefined ? {} : { after: decodePageToken(after, token === undefined ? 'nextPageToken' : 'pageToken') }),
+      ...(after === undefined
+        ? {}
+        : { after: decodePageToken(after, token === undefined ? 'nextPageToken' : 'pageToken') }),
     });
     const page = tasks.slice(0, maxResults);
     const last = page[page.length - 1];

@@ -14,7 +14,11 @@ import { noteCaller } from '../request-notes.js';
 export async function metrics(c: Context, deps: ResolvedDeps, source: MetricsSource): Promise<Response> {
   try {
     if (source.access === 'token') {
-      const decision = await deps.accessControl.check(requestCredentials(c, QueryParams.fromUrl(c.req.url)), null, 'queue.admin');
+      const decision = await deps.accessControl.check(
+        requestCredentials(c, QueryParams.fromUrl(c.req.url)),
+        null,
+        'queue.admin',
+      );
       noteCaller(c, decision.principal?.email);
     }
     const { contentType, body } = await source.render();

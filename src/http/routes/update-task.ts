@@ -20,7 +20,10 @@ import { writeJson } from '../write-json.js';
  * never leased, still fails. Every check happens before the one UPDATE, so
  * a refused request changes nothing.
  */
-async function updateTask({ c, query, params, project, queue, task: name }: RestCall, mode: UpdateMode): Promise<Response> {
+async function updateTask(
+  { c, query, params, project, queue, task: name }: RestCall,
+  mode: UpdateMode,
+): Promise<Response> {
   const newLeaseSeconds = query.requiredInteger('newLeaseSeconds', { min: 0, max: LIMITS.maxLeaseMs / 1000 });
   const update = parseUpdateBody(parseJsonObject(await readBody(c)), { queue: queue.name, project, task: name }, mode);
   const ifMatch = c.req.header('if-match');
@@ -31,10 +34,14 @@ async function updateTask({ c, query, params, project, queue, task: name }: Rest
   }
   const leaseToken = update.leaseToken ?? (current as Task).etaUsec;
   if (current !== undefined && update.leaseToken === undefined && current.retryCount === 0) {
-    throw new QueueError('TASK_LEASE_EXPIRED', `task "${name}" is not leased; only a leased task's lease can be changed`, {
-      queue: queue.name,
-      task: name,
-    });
+    throw new QueueError(
+      'TASK_LEASE_EXPIRED',
+      `task "${name}" is not leased; only a leased task's lease can be changed`,
+      {
+        queue: queue.name,
+        task: name,
+      },
+    );
   }
   let task: Task;
   try {

@@ -16,8 +16,14 @@ const clock = new FakeCronClock('2026-03-01T09:00:30Z');
 
 beforeAll(async () => {
   sink = await startSink();
-  const cron = parseCronText('cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n  timezone: Europe/Paris\n', 'cron.yaml', 'yaml');
-  t = await openTestService('postgres', serviceConfig([]), { open: { cron, pushBaseUrl: sink.url, pushSigning: false, cronClock: clock } as WiringOptions });
+  const cron = parseCronText(
+    'cron:\n- name: tick\n  url: /tick\n  schedule: every 1 minutes\n  timezone: Europe/Paris\n',
+    'cron.yaml',
+    'yaml',
+  );
+  t = await openTestService('postgres', serviceConfig([]), {
+    open: { cron, pushBaseUrl: sink.url, pushSigning: false, cronClock: clock } as WiringOptions,
+  });
   env = { DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: t.schema, TASKQUEUE_PUSH_BASE_URL: sink.url };
   await until(() => clock.waiting);
 });
@@ -41,7 +47,13 @@ it('cron list shows the jobs the servers recorded; cron run fires one now throug
   expect(sink.requests[0]!.headers['x-appengine-queuename']).toBe('__cron');
   // An operator action: in the audit log, by the CLI's operator, naming the job's queue and the task.
   const [entry] = await t.service.auditLog.list({ limit: 10, actions: ['cron_run'] });
-  expect(entry).toMatchObject({ action: 'cron_run', queue: 'cron', target: run.out.split(' ')[2], count: 1, source: 'cli' });
+  expect(entry).toMatchObject({
+    action: 'cron_run',
+    queue: 'cron',
+    target: run.out.split(' ')[2],
+    count: 1,
+    source: 'cli',
+  });
   expect(entry!.actor).toMatch(/^cli/);
 
   const [json] = jsonLines((await cli(['cron', 'list', '--json'], env)).out);
@@ -61,7 +73,9 @@ it('cron run says why a firing failed: no base URL to deliver to, an inactive qu
   const { TASKQUEUE_PUSH_BASE_URL: _base, ...withoutBase } = env;
   const nowhere = await cli(['cron', 'run', 'tick'], withoutBase);
   expect(nowhere.code).toBe(1);
-  expect(nowhere.out).toMatch(/^tick: task cron-tick-run-\d{8}T\d{9}Z failed: .*nowhere to deliver.*TASKQUEUE_PUSH_BASE_URL/);
+  expect(nowhere.out).toMatch(
+    /^tick: task cron-tick-run-\d{8}T\d{9}Z failed: .*nowhere to deliver.*TASKQUEUE_PUSH_BASE_URL/,
+  );
 
   await t.sql(`update ${t.schema}.queues set active = false where name = 'cron'`);
   try {

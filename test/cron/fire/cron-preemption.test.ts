@@ -62,10 +62,14 @@ describe('a producer cannot pre-empt a cron firing (PostgreSQL)', () => {
       }
     };
     // In-process, to the cron queue and to a pull queue; a run's name too.
-    expect(await refused(() => test.service.getQueue('cron').add({ name: NEXT, method: 'GET', url: '/forged' }))).toMatch(
+    expect(
+      await refused(() => test.service.getQueue('cron').add({ name: NEXT, method: 'GET', url: '/forged' })),
+    ).toMatch(
       /task name "cron-tick-20260301T090100Z" has the form of a cron firing .* which only the cron service adds/,
     );
-    expect(await refused(() => test.service.getQueue('jobs').add({ name: 'cron-tick-run-20260301T090100123Z' }))).toMatch(/only the cron service adds/);
+    expect(
+      await refused(() => test.service.getQueue('jobs').add({ name: 'cron-tick-run-20260301T090100123Z' })),
+    ).toMatch(/only the cron service adds/);
 
     // REST (access control off: the caller is an administrator, who may reach push queues too).
     const app = createApp({ service: test.service });
@@ -101,13 +105,24 @@ describe('a producer cannot pre-empt a cron firing (PostgreSQL)', () => {
     };
     try {
       const s = test.schema;
-      expect(await asProducer(`select ${s}.add_push_task('cron', url => '/forged', method => 'GET', name => $1)`, [NEXT])).toBe(
+      expect(
+        await asProducer(`select ${s}.add_push_task('cron', url => '/forged', method => 'GET', name => $1)`, [NEXT]),
+      ).toBe(
         `TQ005: task name "${NEXT}" has the form of a cron firing (cron-<job>-<YYYYMMDDTHHMMSS>Z), which only the cron service adds`,
       );
-      expect(await asProducer(`select ${s}.add_task('jobs', 'x'::bytea, $1)`, [NEXT])).toMatch(/^TQ005: .*only the cron service adds \(task 1\)$/);
-      expect(await asProducer(`select ${s}.add_tasks('jobs', array['a', 'b']::bytea[], array['fine', $1])`, [NEXT])).toMatch(/^TQ005: .*\(task 2\)$/);
+      expect(await asProducer(`select ${s}.add_task('jobs', 'x'::bytea, $1)`, [NEXT])).toMatch(
+        /^TQ005: .*only the cron service adds \(task 1\)$/,
+      );
+      expect(
+        await asProducer(`select ${s}.add_tasks('jobs', array['a', 'b']::bytea[], array['fine', $1])`, [NEXT]),
+      ).toMatch(/^TQ005: .*\(task 2\)$/);
       // Names that only look alike are a producer's to take.
-      expect(await asProducer(`select ${s}.add_push_task('cron', url => '/mine', method => 'GET', name => 'cron-tick-2026')`, [])).toBe('added');
+      expect(
+        await asProducer(
+          `select ${s}.add_push_task('cron', url => '/mine', method => 'GET', name => 'cron-tick-2026')`,
+          [],
+        ),
+      ).toBe('added');
     } finally {
       await admin.query(`drop owned by ${role}`).catch(() => {});
       await admin.query(`drop role if exists ${role}`);
@@ -116,51 +131,68 @@ describe('a producer cannot pre-empt a cron firing (PostgreSQL)', () => {
     expect(await test.sql(`select name from ${test.schema}.tasks`)).toEqual([]);
   });
 
-  it('a firing whose name was taken anyway is recorded, counted and logged as skipped, and the next one fires', { timeout: 60_000 }, async () => {
-    const clock = new FakeCronClock('2026-03-01T09:00:30Z');
-    const outcomes: CronFiringOutcome[] = [];
-    const logged: string[] = [];
-    const test = await open(clock, outcomes, logged);
-    const s = test.schema;
-    // Taken before names were reserved: a live task at 09:01 (held back a day), a delivered one's tombstone at 09:02.
-    await test.sql(
-      `insert into ${s}.tasks (queue_id, name, eta, payload, push)
+  it(
+    'a firing whose name was taken anyway is recorded, counted and logged as skipped, and the next one fires',
+    { timeout: 60_000 },
+    async () => {
+      const clock = new FakeCronClock('2026-03-01T09:00:30Z');
+      const outcomes: CronFiringOutcome[] = [];
+      const logged: string[] = [];
+      const test = await open(clock, outcomes, logged);
+      const s = test.schema;
+      // Taken before names were reserved: a live task at 09:01 (held back a day), a delivered one's tombstone at 09:02.
+      await test.sql(
+        `insert into ${s}.tasks (queue_id, name, eta, payload, push)
        select id, $1, now() + interval '1 day', '\\x'::bytea,
               '{"url":"/forged","method":"POST","headers":[["X-CloudScheduler","true"]],"retry":null,"deadlineSeconds":null}'::jsonb
          from ${s}.queues where name = 'cron'`,
-      [NEXT],
-    );
-    await test.sql(`insert into ${s}.task_tombstones (queue_id, name, reason) select id, $1, 'deleted' from ${s}.queues where name = 'cron'`, [
-      'cron-tick-20260301T090200Z',
-    ]);
+        [NEXT],
+      );
+      await test.sql(
+        `insert into ${s}.task_tombstones (queue_id, name, reason) select id, $1, 'deleted' from ${s}.queues where name = 'cron'`,
+        ['cron-tick-20260301T090200Z'],
+      );
 
-    clock.set('2026-03-01T09:01:00Z');
-    await until(() => outcomes.length === 1 && clock.waiting);
-    let tick = (await test.service.cronJobs())[0]!;
-    expect(tick).toMatchObject({ lastOutcome: 'skipped', lastTask: NEXT });
-    expect(tick.lastError).toMatch(/task name cron-tick-20260301T090100Z was taken by a task the cron service did not add .*this firing did not happen/);
-    expect(cronListLines(tick)[2]).toMatch(/ cron-tick-20260301T090100Z skipped: task name .* was taken/);
-    expect(logged.some((line) => line.startsWith('cron: firing skipped: its task name was taken') && line.includes(NEXT))).toBe(true);
-    const consoleApp = new Hono();
-    const mounted = mountConsole(consoleApp, { service: test.service, auditLog: test.service.auditLog, cronJobs: () => test.service.cronJobs() });
-    try {
-      const html = await (await consoleApp.request('/console/cron')).text();
-      expect(html).toMatch(/<tr data-job="tick" data-outcome="skipped">/);
-      expect(html).toContain('skipped: task name cron-tick-20260301T090100Z was taken');
-    } finally {
-      await mounted.close();
-    }
+      clock.set('2026-03-01T09:01:00Z');
+      await until(() => outcomes.length === 1 && clock.waiting);
+      let tick = (await test.service.cronJobs())[0]!;
+      expect(tick).toMatchObject({ lastOutcome: 'skipped', lastTask: NEXT });
+      expect(tick.lastError).toMatch(
+        /task name cron-tick-20260301T090100Z was taken by a task the cron service did not add .*this firing did not happen/,
+      );
+      expect(cronListLines(tick)[2]).toMatch(/ cron-tick-20260301T090100Z skipped: task name .* was taken/);
+      expect(
+        logged.some((line) => line.startsWith('cron: firing skipped: its task name was taken') && line.includes(NEXT)),
+      ).toBe(true);
+      const consoleApp = new Hono();
+      const mounted = mountConsole(consoleApp, {
+        service: test.service,
+        auditLog: test.service.auditLog,
+        cronJobs: () => test.service.cronJobs(),
+      });
+      try {
+        const html = await (await consoleApp.request('/console/cron')).text();
+        expect(html).toMatch(/<tr data-job="tick" data-outcome="skipped">/);
+        expect(html).toContain('skipped: task name cron-tick-20260301T090100Z was taken');
+      } finally {
+        await mounted.close();
+      }
 
-    clock.set('2026-03-01T09:02:00Z');
-    await until(() => outcomes.length === 2 && clock.waiting);
-    tick = (await test.service.cronJobs())[0]!;
-    expect(tick).toMatchObject({ lastOutcome: 'skipped', lastTask: 'cron-tick-20260301T090200Z' });
-    expect(tick.lastError).toContain('deleted');
+      clock.set('2026-03-01T09:02:00Z');
+      await until(() => outcomes.length === 2 && clock.waiting);
+      tick = (await test.service.cronJobs())[0]!;
+      expect(tick).toMatchObject({ lastOutcome: 'skipped', lastTask: 'cron-tick-20260301T090200Z' });
+      expect(tick.lastError).toContain('deleted');
 
-    clock.set('2026-03-01T09:03:00Z');
-    await until(() => sink!.requests.length === 1);
-    expect(sink!.requests[0]!.url).toBe('/tick');
-    expect(outcomes).toEqual(['skipped', 'skipped', 'added']);
-    expect((await test.service.cronJobs())[0]).toMatchObject({ lastOutcome: 'added', lastTask: 'cron-tick-20260301T090300Z', lastError: null });
-  });
+      clock.set('2026-03-01T09:03:00Z');
+      await until(() => sink!.requests.length === 1);
+      expect(sink!.requests[0]!.url).toBe('/tick');
+      expect(outcomes).toEqual(['skipped', 'skipped', 'added']);
+      expect((await test.service.cronJobs())[0]).toMatchObject({
+        lastOutcome: 'added',
+        lastTask: 'cron-tick-20260301T090300Z',
+        lastError: null,
+      });
+    },
+  );
 });
