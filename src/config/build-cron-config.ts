@@ -8,8 +8,16 @@ import {
 import { isQueueError } from '../core/errors.js';
 import { QUEUE_NAME_PATTERN } from '../core/queue-config.js';
 import { compileSchedule } from '../cron/compile-schedule.js';
-import { configError, type ConfigErrorLocation } from './config-error.js';
 import type { ConfigNode, ConfigSyntax } from './config-node.js';
+import {
+  AGE_UNIT_SECONDS,
+  NON_NEGATIVE_DECIMAL,
+  NON_NEGATIVE_INTEGER,
+  fail,
+  groupChildren,
+  leafText,
+  type Scope,
+} from './element-tree.js';
 
 /** App Engine's limit of cron jobs per app. */
 export const MAX_CRON_JOBS = 250;
@@ -39,19 +47,11 @@ const RETRY_ELEMENTS = new Set([
   'max-doublings',
 ]);
 
-const NON_NEGATIVE_INTEGER = /^[0-9]+$/;
-const NON_NEGATIVE_DECIMAL = /^[0-9]+(\.[0-9]*)?$/;
 /** croninfo.py's `TimeValue`: a number and s, m, h or d. */
 const AGE_LIMIT = /^([0-9]+(?:\.[0-9]*)?)([smhd])$/;
-const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };
 /** A path of the app (with query and fragment), without whitespace; control characters are refused separately. */
 const URL_PATH = /^\/\S*$/;
 const TARGET = /^\S{1,100}$/;
-
-interface Scope {
-  readonly syntax: ConfigSyntax;
-  readonly location: ConfigErrorLocation;
-}
 
 /**
  * Validates the format-neutral tree of a cron.yaml or cron.xml (see
@@ -197,7 +197,7 @@ function retryParameters(scope: Scope, node: ConfigNode): CronRetryParameters {
   let jobAgeLimitSeconds: number | null = null;
   if (ageLimit !== null) {
     const [, amount, unit] = AGE_LIMIT.exec(ageLimit) as unknown as [string, string, string];
-    jobAgeLimitSeconds = Number(amount) * SECONDS_PER_UNIT[unit]!;
+    jobAgeLimitSeconds = Number(amount) * AGE_UNIT_SECONDS[unit]!;
     if (jobAgeLimitSeconds <= 0) {
       fail(scope, `${label(syntax, 'job-age-limit')} must be more than zero, got "${ageLimit}"`, {
         element: syntax.keyFor('job-age-limit'),
@@ -246,44 +246,4 @@ function optional(value: string | null): string | null {
 
 function label(syntax: ConfigSyntax, name: string): string {
   return syntax.label(syntax.keyFor(name));
-}
-
-/** Checks a container's children (known names, each once unless repeatable, no stray text) and groups them. */
-function groupChildren(
-  scope: Scope,
-  node: ConfigNode,
-  containerLabel: string,
-  allowed: ReadonlySet<string>,
-  repeatable: ReadonlySet<string>,
-): Map<string, ConfigNode[]> {
-  const { syntax } = scope;
-  if (node.text !== '') fail(scope, `unexpected text "${node.text}" in ${containerLabel}`, { element: node.key });
-  const groups = new Map<string, ConfigNode[]>();
-  for (const child of node.children) {
-    if (child.name === null || !allowed.has(child.name)) {
-      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, {
-        element: child.key,
-      });
-    }
-    const group = groups.get(child.name);
-    if (group === undefined) groups.set(child.name, [child]);
-    else if (repeatable.has(child.name)) group.push(child);
-    else fail(scope, `${syntax.label(child.key)} appears more than once in ${containerLabel}`, { element: child.key });
-  }
-  return groups;
-}
-
-/** A value element's text; values never contain elements. */
-function leafText(scope: Scope, node: ConfigNode): string {
-  const first = node.children[0];
-  if (first !== undefined) {
-    fail(scope, `${scope.syntax.label(node.key)} must hold a single value, not ${scope.syntax.label(first.key)}`, {
-      element: node.key,
-    });
-  }
-  return node.text;
-}
-
-function fail(scope: Scope, message: string, extra: Partial<ConfigErrorLocation> = {}, cause?: unknown): never {
-  throw configError({ ...scope.location, ...extra }, message, cause === undefined ? undefined : { cause });
 }

@@ -1,4 +1,3 @@
-import { isQueueError } from '../core/errors.js';
 import {
   DEFAULT_LEASE_RATE,
   DEFAULT_RETRY_PARAMETERS,
@@ -11,8 +10,18 @@ import {
   type RetryParameters,
   type ServiceConfig,
 } from '../core/queue-config.js';
-import { configError, type ConfigErrorLocation } from './config-error.js';
 import type { ConfigNode, ConfigSyntax } from './config-node.js';
+import {
+  AGE_UNIT_SECONDS,
+  NON_NEGATIVE_DECIMAL,
+  NON_NEGATIVE_INTEGER,
+  checkNoText,
+  fail,
+  groupChildren,
+  leafText,
+  withElement,
+  type Scope,
+} from './element-tree.js';
 import { isEmailAddress } from '../core/is-email-address.js';
 import { parseLeaseRate } from './parse-lease-rate.js';
 import { parseStorageSize } from './parse-storage-size.js';
@@ -52,7 +61,6 @@ const BACKOFF_ELEMENTS = ['min-backoff-seconds', 'max-backoff-seconds', 'max-dou
 export const MAX_DOUBLINGS = 63;
 /** Largest backoff or age limit in seconds (about 31,700 years; keeps every sum finite and exact enough). */
 const MAX_RETRY_SECONDS = 1e12;
-const AGE_UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86400 };
 
 const QUEUE_ELEMENTS = new Set<string>([
   'name',
@@ -67,12 +75,10 @@ const RETRY_ELEMENTS = new Set<string>(['task-retry-limit', ...PUSH_ONLY_RETRY_E
 const ACL_ELEMENTS = new Set(['user-email', 'writer-email']);
 const NOTHING_REPEATABLE = new Set<string>();
 
-const NON_NEGATIVE_INTEGER = /^[0-9]+$/;
 /** queueinfo.py `_RATE_REGEX`, anchored. */
 const PUSH_RATE = /^(0|[0-9]+(\.[0-9]*)?\/[smhd])$/;
 /** queueinfo.py `_TASK_AGE_LIMIT_REGEX`, simplified: a number with an s/m/h/d suffix. */
 const TASK_AGE_LIMIT = /^[0-9]+(\.[0-9]*)?[smhd]$/;
-const NON_NEGATIVE_DECIMAL = /^[0-9]+(\.[0-9]*)?$/;
 const TARGET = /^\S+$/;
 
 /** Pattern checks of push-only values; push-queue-settings.ts then checks their ranges. */
@@ -89,12 +95,6 @@ const PUSH_VALUE_RULES: Readonly<Record<string, { readonly pattern: RegExp; read
   'max-backoff-seconds': { pattern: NON_NEGATIVE_DECIMAL, expected: 'a non-negative number of seconds' },
   'max-doublings': { pattern: NON_NEGATIVE_INTEGER, expected: 'a non-negative integer' },
 };
-
-/** What every check needs to report a problem: the file, the syntax, and where we are. */
-interface Scope {
-  readonly syntax: ConfigSyntax;
-  readonly location: ConfigErrorLocation;
-}
 
 /**
  * Turns a parsed queue.xml / queue.yaml tree into a validated ServiceConfig.
@@ -361,69 +361,4 @@ function emailAddress(scope: Scope, node: ConfigNode): string {
     fail(scope, `${scope.syntax.label(node.key)} must be an e-mail address, got "${text}"`, { element: node.key });
   }
   return text;
-}
-
-/** Runs a value parser and re-raises its predicate message prefixed with the file, queue and element. */
-function withElement<T>(scope: Scope, node: ConfigNode, parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (!isQueueError(error, 'INVALID_CONFIG')) throw error;
-    return fail(scope, `${scope.syntax.label(node.key)} ${error.message}`, { element: node.key }, error);
-  }
-}
-
-/**
- * Checks a container's children (known names only, at most one of each
- * non-repeatable name, no stray text) and groups them by canonical name.
- * Unknown elements are errors because a misspelt `<task-retry-limt>` would
- * otherwise silently leave a queue without its limit.
- */
-function groupChildren(
-  scope: Scope,
-  node: ConfigNode,
-  containerLabel: string,
-  allowed: ReadonlySet<string>,
-  repeatable: ReadonlySet<string>,
-): Map<string, ConfigNode[]> {
-  checkNoText(scope, node, containerLabel);
-  const { syntax } = scope;
-  const groups = new Map<string, ConfigNode[]>();
-  for (const child of node.children) {
-    if (child.name === null || !allowed.has(child.name)) {
-      fail(scope, `unknown ${syntax.elementNoun} ${syntax.label(child.key)} in ${containerLabel}`, {
-        element: child.key,
-      });
-    }
-    const group = groups.get(child.name);
-    if (group === undefined) {
-      groups.set(child.name, [child]);
-    } else if (repeatable.has(child.name)) {
-      group.push(child);
-    } else {
-      fail(scope, `${syntax.label(child.key)} appears more than once in ${containerLabel}`, { element: child.key });
-    }
-  }
-  return groups;
-}
-
-function checkNoText(scope: Scope, node: ConfigNode, containerLabel: string): void {
-  if (node.text !== '') {
-    fail(scope, `unexpected text "${node.text}" in ${containerLabel}`, { element: node.key });
-  }
-}
-
-/** A value element's text; values never contain elements. */
-function leafText(scope: Scope, node: ConfigNode): string {
-  const first = node.children[0];
-  if (first !== undefined) {
-    fail(scope, `${scope.syntax.label(node.key)} must hold a single value, not ${scope.syntax.label(first.key)}`, {
-      element: node.key,
-    });
-  }
-  return node.text;
-}
-
-function fail(scope: Scope, message: string, extra: Partial<ConfigErrorLocation> = {}, cause?: unknown): never {
-  throw configError({ ...scope.location, ...extra }, message, cause === undefined ? undefined : { cause });
 }

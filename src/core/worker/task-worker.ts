@@ -1,7 +1,7 @@
 import { backoffDelayMs, sleep } from './backoff-delay.js';
 import { CompletionBatcher, type CompletionResult } from './completion-batcher.js';
 import { HeldTask, TaskContext, type HandlerContext } from './held-task.js';
-import { RenewalSchedule } from './renewal-schedule.js';
+import { LeaseRenewer } from './lease-renewer.js';
 import type { WorkerBackend, WorkerTask } from './worker-backend.js';
 import { LeaseLostError, WorkerStoppedError } from './worker-errors.js';
 import {
@@ -47,7 +47,7 @@ export class TaskWorker<T extends WorkerTask> {
    * let finish, not raced by a release).
    */
   #drained: { readonly settlingOnly: boolean; readonly resolve: () => void } | null = null;
-  readonly #renewals: RenewalSchedule<Held<T>>;
+  readonly #renewals: LeaseRenewer<T>;
   readonly #stopping = new AbortController();
   /** Handlers running now (a task whose handler ended waits only for its delete or failure answer). */
   #running = 0;
@@ -79,7 +79,15 @@ export class TaskWorker<T extends WorkerTask> {
       calls,
       (held, result) => this.#completed(held, result),
     );
-    this.#renewals = new RenewalSchedule(this.#held, (held) => this.#renewDue(held));
+    this.#renewals = new LeaseRenewer({
+      held: this.#held,
+      backend,
+      leaseSeconds: options.leaseSeconds,
+      metrics,
+      listeners: this.#listeners,
+      status: this.#status,
+      lost: (held, detail, cause) => this.#lost(held, detail, cause),
+    });
     const signal = options.signal;
     if (signal) {
       if (signal.aborted) queueMicrotask(() => void this.stop());
@@ -360,38 +368,6 @@ export class TaskWorker<T extends WorkerTask> {
   #forget(held: Held<T>): void {
     held.renewAt = Infinity;
     this.#held.delete(held);
-  }
-
-  /** Renewal is due (half the lease has passed, or sooner after a failed renewal). */
-  #renewDue(held: Held<T>): void {
-    held.renewAt = Infinity;
-    held.renewing = this.#renew(held).finally(() => (held.renewing = null));
-  }
-
-  #scheduleRenewal(held: Held<T>, afterMs = (this.#options.leaseSeconds * 1000) / 2): void {
-    if (held.ended || held.settled || held.released) return;
-    held.renewAt = Date.now() + afterMs;
-    this.#renewals.wake(held.renewAt);
-  }
-
-  async #renew(held: Held<T>): Promise<void> {
-    if (held.settled) return;
-    try {
-      held.token = await this.#backend.renew(held, this.#options.leaseSeconds);
-      held.expiresAt = Date.now() + this.#options.leaseSeconds * 1000;
-      this.#metrics.renewed(this.#backend.queueName);
-      this.#listeners.emit('renewed', held.task);
-      this.#scheduleRenewal(held);
-    } catch (error) {
-      if (held.settled) return;
-      const kind = this.#backend.classify(error);
-      if (kind === 'lease-lost') return this.#lost(held, 'it could not be renewed', error);
-      this.#status.trouble(kind, error);
-      const left = held.expiresAt - Date.now();
-      // Unreachable until the lease ran out: someone else may hold the task now.
-      if (left <= 0) return this.#lost(held, 'it ran out while the queue could not be reached', error);
-      this.#scheduleRenewal(held, Math.max(50, Math.min(left / 4, 1000)));
-    }
   }
 
   #lost(held: Held<T>, detail: string, cause?: unknown): void {
