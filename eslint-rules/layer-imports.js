@@ -22,7 +22,7 @@ function targetOf(specifier, fromFile, srcDir) {
 function partOf(file, srcDir) {
   const parts = relative(srcDir, file).split(sep);
   if (parts[0] === '..' || parts.length === 0) return null;
-  return parts.length === 1 ? parts[0] : parts[0];
+  return parts[0];
 }
 
 export const allowedImports = {

@@ -16,7 +16,7 @@ export function openTaskQueue(options: OpenTaskQueueOptions = {}): Promise<OpenT
 
 export type { OpenTaskQueue, OpenTaskQueueOptions } from './open-task-queue.js';
 // Classes as types only: they are made by openTaskQueue (their constructors take the store, which is not public).
-export type { TaskQueue, AddOptions, LeaseOptions, QueueStatistics, TaskLeaseRef } from './core/task-queue.js';
+export type { TaskQueue, AddOptions, LeaseOptions, TaskLeaseRef } from './core/task-queue.js';
 export type { QueueOperations, DeadLetterListOptions } from './core/queue-operations.js';
 export type { BrowseOptions } from './core/browse-tasks.js';
 export type { AuditAction, AuditEntry, AuditListOptions, AuditLog, NewAuditEntry, Operator } from './core/audit-log.js';
@@ -34,7 +34,7 @@ export type { CallerTransaction, KyselyTransaction, PgClientTransaction } from '
 export type { DeadLetter, DeadLetterRef } from './core/dead-letter.js';
 export type { QueueOverview } from './core/queue-overview.js';
 export type { Tombstone, TombstoneReason } from './core/tombstone.js';
-export type { LeaseCount, TaskState } from './core/task-store.js';
+export type { LeaseCount, QueueStats, TaskState } from './core/task-store.js';
 export { noTaskEvents, type TaskEvents } from './core/task-events.js';
 export type { Task, TaskOptions } from './core/task.js';
 export { usecToDate } from './core/task.js';

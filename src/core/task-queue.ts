@@ -66,9 +66,6 @@ export interface AddOptions {
 /** A task, or just what identifies its lease: name and the lease token it was handed. */
 export type TaskLeaseRef = Pick<Task, 'name' | 'etaUsec'>;
 
-/** Statistics of one queue. */
-export type QueueStatistics = QueueStats;
-
 /**
  * A handle on one queue: the in-process API of the hosting application.
  * Obtained from `service.getQueue(name)`.
@@ -341,7 +338,7 @@ export class TaskQueue {
   }
 
   /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */
-  fetchStatistics(): Promise<QueueStatistics> {
+  fetchStatistics(): Promise<QueueStats> {
     return this.#ctx.store.queueStats(this.#ctx.ref);
   }
 

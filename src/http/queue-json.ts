@@ -1,5 +1,5 @@
 import type { QueueConfig } from '../core/queue-config.js';
-import type { QueueStatistics } from '../core/task-queue.js';
+import type { QueueStats } from '../core/task-store.js';
 
 /** The REST representation of a queue (discovery schema `TaskQueue`). */
 export interface TaskQueueJson {
@@ -25,7 +25,7 @@ export interface TaskQueueJson {
  */
 export function queueJson(
   queue: QueueConfig,
-  options: { adminEmails: readonly string[] | null; stats: QueueStatistics | null },
+  options: { adminEmails: readonly string[] | null; stats: QueueStats | null },
 ): TaskQueueJson {
   const { minBackoffSeconds, maxBackoffSeconds, maxDoublings } = queue.retry;
   const json: TaskQueueJson = {

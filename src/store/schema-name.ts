@@ -1,8 +1,5 @@
 import { QueueError } from '../core/errors.js';
 
-/** The schema the service keeps its tables in unless told otherwise. */
-export const DEFAULT_SCHEMA = 'taskqueue';
-
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
