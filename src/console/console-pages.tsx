@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { AuditAction } from '../core/audit-log.js';
+import { AUDIT_ACTIONS } from '../core/audit-log.js';
 import type { ConsoleContext } from './console-deps.js';
 import { showError } from './console-errors.js';
 import { clearSessionCookie, csrfMatches, isCrossSite, setSessionCookie } from './console-session.js';
@@ -63,19 +63,6 @@ export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewe
   const { filter, queues } = await filteredOverview(c, ctx, viewer);
   return renderFragment(c, <QueuesTable queues={queues} filter={filter} />);
 }
-
-const AUDIT_ACTIONS: readonly AuditAction[] = [
-  'pause',
-  'resume',
-  'purge',
-  'delete_task',
-  'release_lease',
-  'redrive',
-  'delete_dead_letters',
-  'import_tasks',
-  'export_tasks',
-  'cron_run',
-];
 
 /** The audit log, newest first, a page at a time, filtered by queue, actor, action and source. */
 export async function auditPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {

@@ -6,17 +6,21 @@
  * whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
  */
-export type AuditAction =
-  | 'pause'
-  | 'resume'
-  | 'purge'
-  | 'delete_task'
-  | 'release_lease'
-  | 'redrive'
-  | 'delete_dead_letters'
-  | 'import_tasks'
-  | 'export_tasks'
-  | 'cron_run';
+/** Every action the log records, in the order the console's filter lists them. */
+export const AUDIT_ACTIONS = [
+  'pause',
+  'resume',
+  'purge',
+  'delete_task',
+  'release_lease',
+  'redrive',
+  'delete_dead_letters',
+  'import_tasks',
+  'export_tasks',
+  'cron_run',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * Who acts, and through which front-end: given once to
