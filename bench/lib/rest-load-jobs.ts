@@ -178,14 +178,12 @@ export async function runJob(target: LoadTarget, job: LoadJob): Promise<LoadResu
       if (lease) recorder.leases.push(ms);
     });
     const client = new TaskQueueClient({ baseUrl: target.url, project: project! });
-    const worker = client
-      .queue(queue!)
-      .work(() => {}, {
-        concurrency: job.concurrency,
-        batchSize: job.batchSize,
-        leaseSeconds: 300,
-        pollIntervalMs: 1000,
-      });
+    const worker = client.queue(queue!).work(() => {}, {
+      concurrency: job.concurrency,
+      batchSize: job.batchSize,
+      leaseSeconds: 300,
+      pollIntervalMs: 1000,
+    });
     worker.on('error', (error) => {
       recorder.errors++;
       recorder.firstError ??= String(error);
