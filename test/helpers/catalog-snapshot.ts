@@ -1,11 +1,11 @@
 /**
  * What a schema is made of, read from the catalog on either engine, so that
  * two schemas (one upgraded from an old revision's data, one migrated fresh)
- * can be compared: tables, columns (order ignored), indexes, constraints,
- * triggers, functions, views, sequences, comments and grants. The schema's
- * name is replaced by SCHEMA everywhere (it appears in definitions and in the
- * SQL API's role names), and each part is a sorted list of lines, so a
- * difference reads as lines only one side has.
+ * can be compared: tables, columns (order ignored), types, indexes,
+ * constraints, triggers, functions, views, sequences, comments and grants.
+ * The schema's name is replaced by SCHEMA everywhere (it appears in
+ * definitions and in the SQL API's role names), and each part is a sorted
+ * list of lines, so a difference reads as lines only one side has.
  */
 export type CatalogSnapshot = Record<string, string[]>;
 
@@ -14,7 +14,9 @@ type Query = <R = Record<string, unknown>>(text: string, params?: unknown[]) => 
 /** One query per part, each returning one text column `line`; $1 is the schema's name. */
 const PARTS: Record<string, string> = {
   tables: `
-    select c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text || coalesce(' ' || array_to_string(c.reloptions, ','), '') as line
+    select c.relname || ' ' || c.relkind::text || ' ' || c.relpersistence::text
+           || case when c.relrowsecurity then ' row-security' else '' end
+           || coalesce(' ' || array_to_string(c.reloptions, ','), '') as line
       from pg_class c join pg_namespace n on n.oid = c.relnamespace
      where n.nspname = $1 and c.relkind in ('r', 'p', 'v', 'm', 'S')`,
   columns: `
@@ -30,6 +32,16 @@ const PARTS: Record<string, string> = {
       left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
       left join pg_collation co on co.oid = a.attcollation
      where n.nspname = $1 and c.relkind in ('r', 'p', 'v', 'm') and a.attnum > 0 and not a.attisdropped`,
+  // Composite types of their own (a table's row type is its columns), enums and domains; a composite's fields in order.
+  types: `
+    select t.typname || ' ' || t.typtype::text
+           || coalesce(': ' || (select string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)
+                                  from pg_attribute a where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped), '')
+           || coalesce(' enum ' || (select string_agg(e.enumlabel, ',' order by e.enumsortorder) from pg_enum e where e.enumtypid = t.oid), '')
+           || case when t.typtype = 'd' then ' domain ' || format_type(t.typbasetype, t.typtypmod) else '' end as line
+      from pg_type t join pg_namespace n on n.oid = t.typnamespace
+     where n.nspname = $1
+       and (t.typtype in ('e', 'd') or (t.typtype = 'c' and (select relkind from pg_class where oid = t.typrelid) = 'c'))`,
   indexes: `select indexdef as line from pg_indexes where schemaname = $1`,
   constraints: `
     select c.relname || ' ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
