@@ -5,7 +5,6 @@ import type { CronConfig } from '../core/cron-job.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import { startPushDispatch } from '../push/start-dispatch.js';
 import type { OpenDatabase } from '../store/database.js';
-import { DefinitionsWatch } from '../store/definitions-watch.js';
 import { PgAuthStore } from '../store/pg-auth-store.js';
 import { PgCronStore } from '../store/pg-cron-store.js';
 import type { PgTaskStore } from '../store/pg-task-store.js';
@@ -27,7 +26,8 @@ export interface ServedDatabase {
 /**
  * Builds the service over a served database and starts it: the stores
  * beside the task store (auth, cron), push delivery's wiring (the signer,
- * the routes) and the definitions watch; the service owns their lifecycle.
+ * the routes). The service owns the lifecycle of what runs in the
+ * background: cleanup, push delivery, cron and the definitions watch.
  */
 export function hostTaskQueue(served: ServedDatabase, resolved: ResolvedOpenOptions): HostedTaskQueue {
   const { options, settings, logger, schema, project } = resolved;
@@ -46,32 +46,37 @@ export function hostTaskQueue(served: ServedDatabase, resolved: ResolvedOpenOpti
     targetUrls: resolved.targetUrls,
     ...(signer ? { signer: (audience: string) => signer.sign(audience) } : {}),
   };
-  const watch = new DefinitionsWatch({
-    ctx,
-    serving: served.revision,
-    logger,
-    intervalMs: options.definitionsCheckMs ?? 10_000,
-  });
-  return new HostedTaskQueue({ ...served, schema, project, authStore, watch }, served.config, served.queueIds, {
-    tombstoneRetentionMs: resolved.tombstoneRetentionMs,
-    deadLetterRetentionMs: resolved.deadLetterRetentionMs,
-    logger,
-    ...(options.events === undefined ? {} : { events: options.events }),
-    ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
-    ...(options.now === undefined ? {} : { now: options.now }),
-    push: {
-      start: (plan) => startPushDispatch(pushWiring, plan),
-      dispatch: options.dispatch ?? settings.dispatch,
-      graceMs: resolved.shutdownGraceMs,
-      ...(options.pushEvents ? { events: options.pushEvents } : {}),
+  return new HostedTaskQueue(
+    {
+      ...served,
+      schema,
+      project,
+      authStore,
+      definitionsCheckMs: options.definitionsCheckMs ?? 10_000,
     },
-    cron: {
-      jobs: scheduledCronJobs(served.cron),
-      store: new PgCronStore(ctx),
-      scheduleOf: cronScheduleOf,
-      firing: options.cronFiring ?? true,
-      ...(options.cronEvents ? { events: options.cronEvents } : {}),
-      ...(options.cronClock ? { clock: options.cronClock } : {}),
+    served.config,
+    served.queueIds,
+    {
+      tombstoneRetentionMs: resolved.tombstoneRetentionMs,
+      deadLetterRetentionMs: resolved.deadLetterRetentionMs,
+      logger,
+      ...(options.events === undefined ? {} : { events: options.events }),
+      ...(options.cleanupIntervalMs === undefined ? {} : { cleanupIntervalMs: options.cleanupIntervalMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      push: {
+        start: (plan) => startPushDispatch(pushWiring, plan),
+        dispatch: options.dispatch ?? settings.dispatch,
+        graceMs: resolved.shutdownGraceMs,
+        ...(options.pushEvents ? { events: options.pushEvents } : {}),
+      },
+      cron: {
+        jobs: scheduledCronJobs(served.cron),
+        store: new PgCronStore(ctx),
+        scheduleOf: cronScheduleOf,
+        firing: options.cronFiring ?? true,
+        ...(options.cronEvents ? { events: options.cronEvents } : {}),
+        ...(options.cronClock ? { clock: options.cronClock } : {}),
+      },
     },
-  }).start();
+  ).start();
 }

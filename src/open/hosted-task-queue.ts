@@ -3,6 +3,7 @@ import type { AuditLog, Operator } from '../core/audit-log.js';
 import type { CronFiring } from '../core/cron-scheduler.js';
 import type { CronJobStatus } from '../core/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
+import { silentLogger } from '../core/logger.js';
 import type { PushEvents } from '../core/dispatcher/push-transport.js';
 import type { PoolStats } from '../core/pool-stats.js';
 import type { QueueConfig, ServiceConfig } from '../core/queue-config.js';
@@ -12,7 +13,7 @@ import type { TaskQueue } from '../core/task-queue.js';
 import { TaskQueueService, type TaskQueueServiceOptions } from '../core/task-queue-service.js';
 import { PgAuditLog } from '../store/audit-log.js';
 import type { EngineKind, OpenDatabase } from '../store/database.js';
-import type { DefinitionsStatus, DefinitionsWatch } from '../store/definitions-watch.js';
+import { DefinitionsWatch, type DefinitionsStatus } from '../store/definitions-watch.js';
 import { PgDepthHistory } from '../store/depth-history.js';
 import { latestMigration } from '../store/migrate.js';
 import type { PgAuthStore } from '../store/pg-auth-store.js';
@@ -78,8 +79,10 @@ export interface HostedParts {
   readonly schema: string;
   readonly project: string;
   readonly authStore: PgAuthStore;
-  /** Tells whether a newer revision of the queue definitions was written; stopped on close. */
-  readonly watch: DefinitionsWatch;
+  /** The revision of the queue definitions this process serves (null: none written). */
+  readonly revision: number | null;
+  /** How often to look for a newer revision, in ms (0 = only when asked). */
+  readonly definitionsCheckMs: number;
 }
 
 /**
@@ -95,6 +98,8 @@ export class HostedTaskQueue extends TaskQueueService implements OpenTaskQueue {
   readonly auditLog: Pick<AuditLog, 'list'>;
   readonly depthHistory: DepthHistory;
   readonly #parts: HostedParts;
+  /** Tells whether a newer revision of the queue definitions was written; stopped on close. */
+  readonly #watch: DefinitionsWatch;
 
   constructor(
     parts: HostedParts,
@@ -112,6 +117,13 @@ export class HostedTaskQueue extends TaskQueueService implements OpenTaskQueue {
     this.authStore = parts.authStore;
     this.auditLog = { list: (listOptions) => auditLog.list(listOptions) };
     this.depthHistory = new PgDepthHistory(ctx);
+    // Last: a constructor that throws leaves no timer behind.
+    this.#watch = new DefinitionsWatch({
+      ctx,
+      serving: parts.revision,
+      logger: options.logger ?? silentLogger,
+      intervalMs: parts.definitionsCheckMs,
+    });
   }
 
   async schemaStatus(): Promise<{ readonly current: number; readonly latest: number }> {
@@ -126,11 +138,11 @@ export class HostedTaskQueue extends TaskQueueService implements OpenTaskQueue {
   }
 
   definitionsStatus(): Promise<DefinitionsStatus> {
-    return this.#parts.watch.status();
+    return this.#watch.status();
   }
 
   override async close(): Promise<void> {
-    this.#parts.watch.stop();
+    this.#watch.stop();
     await super.close();
   }
 }
