@@ -35,8 +35,3 @@ export function resolveDatabaseOptions(settings: DatabaseSettings): DatabaseOpti
   }
   return settings.dataDir === ':memory:' ? { kind: 'pglite' } : { kind: 'pglite', dataDir: resolve(settings.dataDir) };
 }
-
-/** Whether the options keep the database in this process's memory (no other process can reach it). */
-export function isInMemory(options: DatabaseOptions): boolean {
-  return options.kind === 'pglite' && options.dataDir === undefined;
-}
