@@ -63,7 +63,9 @@ const ALLOWED_IMPORTS = {
   ],
   // Push delivery: the HTTP client and the wiring of the dispatcher to the store.
   push: ['core', 'store', 'undici'],
-  'open-task-queue.ts': ['core', 'config', 'store', 'auth', 'push', 'node:fs', 'node:path'],
+  'open-task-queue.ts': ['core', 'config', 'store', 'open'],
+  // The pieces openTaskQueue composes: options resolved once, the service over its database and its wiring.
+  open: ['core', 'config', 'store', 'auth', 'push'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
   'server.ts': [

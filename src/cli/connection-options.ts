@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from '../config/service-settings.js';
 import type { DatabaseOptions } from '../store/database.js';
+import { resolveDatabaseOptions } from '../store/resolve-database-options.js';
 
 /** Where a command's database is: flags that override DATABASE_URL, TASKQUEUE_DATA_DIR, TASKQUEUE_SCHEMA. */
 export interface DatabaseFlags {
@@ -65,18 +66,11 @@ export function mergedEnvironment(env: Environment, overrides: Record<string, st
   return merged;
 }
 
-/** A command's PostgreSQL connection: a small pool, and the pooler settings (TASKQUEUE_PREPARED_STATEMENTS, TASKQUEUE_LISTEN_DATABASE_URL). */
-export function postgresOptions(
-  url: string,
-  settings: ServiceSettings,
-  poolSize: number,
-): Extract<DatabaseOptions, { kind: 'postgres' }> {
-  return {
-    kind: 'postgres',
-    url,
-    poolSize,
-    preparedStatements: settings.preparedStatements,
-    planCache: settings.planCache,
-    ...(settings.listenDatabaseUrl ? { listenUrl: settings.listenDatabaseUrl } : {}),
-  };
+/**
+ * A command's database, by the one rule (resolveDatabaseOptions): a small
+ * pool of `poolSize`, and the pooler settings (TASKQUEUE_PREPARED_STATEMENTS,
+ * TASKQUEUE_LISTEN_DATABASE_URL).
+ */
+export function commandDatabaseOptions(settings: ServiceSettings, poolSize: number): DatabaseOptions {
+  return resolveDatabaseOptions({ ...settings, poolSize });
 }

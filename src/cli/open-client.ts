@@ -1,7 +1,6 @@
-import { resolve } from 'node:path';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { Environment, ServiceSettings } from '../config/service-settings.js';
-import { postgresOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
+import { commandDatabaseOptions, settingsFromFlags, type ConnectionFlags } from './connection-options.js';
 import type { OperatorClient } from './operator-client.js';
 
 /**
@@ -24,22 +23,17 @@ export async function openClient(flags: ConnectionFlags, env: Environment): Prom
   }
   const { DatabaseClient } = await import('./database-client.js');
   const settings = settingsFromFlags(env, flags);
-  if (settings.databaseUrl) {
-    return DatabaseClient.open(
-      postgresOptions(settings.databaseUrl, settings, 2),
-      operatorOptions(settings, env),
-      cliActor(env),
-    );
-  }
-  if (settings.dataDir === ':memory:') {
+  const database = commandDatabaseOptions(settings, 2);
+  if (database.kind !== 'pglite') return DatabaseClient.open(database, operatorOptions(settings, env), cliActor(env));
+  if (database.dataDir === undefined) {
     throw new QueueError(
       'INVALID_CONFIG',
       'TASKQUEUE_DATA_DIR=:memory: cannot be reached from another process; give --url or DATABASE_URL',
     );
   }
-  const dataDir = resolve(settings.dataDir);
+  const dataDir = database.dataDir;
   try {
-    return await DatabaseClient.open({ kind: 'pglite', dataDir }, operatorOptions(settings, env), cliActor(env));
+    return await DatabaseClient.open(database, operatorOptions(settings, env), cliActor(env));
   } catch (error) {
     const pid = isQueueError(error, 'INVALID_CONFIG') ? error.details.pid : undefined;
     if (pid === undefined) throw error;

@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.js';
 import type { CallerTransaction } from './caller-transaction.js';
 import { cronFiringTask } from './cron-firing.js';
 import { cronRunTaskName, cronTaskName, type CronJob } from './cron-job.js';
@@ -79,7 +80,7 @@ export class CronScheduler {
 
   constructor(options: CronSchedulerOptions) {
     this.#options = options;
-    this.#clock = options.clock ?? { now: () => options.store.now(), sleep: sleepFor };
+    this.#clock = options.clock ?? { now: () => options.store.now(), sleep: abortableSleep };
   }
 
   /** Starts the loop (after recording the jobs and logging the firings missed while none ran). */
@@ -291,18 +292,4 @@ export function firstAfter(
     at = scheduled.next(at);
   }
   return { next: at, passed };
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleepFor(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, Math.max(0, ms));
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,4 +1,4 @@
-import type { AuditLog, Operator } from './audit-log.js';
+import type { Operator } from './audit-log.js';
 import type { CallerTransaction } from './caller-transaction.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
 import {
@@ -12,6 +12,7 @@ import {
 import { QueueError } from './errors.js';
 import type { Logger } from './logger.js';
 import type { Task, TaskOptions } from './task.js';
+import type { TaskStore } from './task-store.js';
 
 /** A job for `cron list` and the console: as recorded, with its next firings. */
 export interface CronJobStatus extends CronJobRecord {
@@ -30,8 +31,12 @@ export interface CronServiceOptions {
   readonly logger: Logger;
   readonly events?: CronEvents;
   readonly clock?: CronClock;
-  /** Where `run` records who fired a job (the operators' audit log). */
-  readonly auditLog?: AuditLog;
+  /**
+   * Where `run` records who fired a job: the store call every operator
+   * action's entry goes through (QueueOperations), so `cron run` is audited
+   * as pause or purge are, whichever front-end asked.
+   */
+  readonly audit: Pick<TaskStore, 'recordAudit'>;
 }
 
 /** Who runs a job when the caller names nobody: the hosting application's own call. */
@@ -94,7 +99,7 @@ export class CronService {
   async run(name: string, operator: Operator = APPLICATION): Promise<CronFiring> {
     const firing = await this.#fire(name);
     if (firing.outcome === 'added') {
-      await this.#options.auditLog?.record({
+      await this.#options.audit.recordAudit({
         actor: operator.actor,
         source: operator.source,
         action: 'cron_run',

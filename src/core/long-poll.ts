@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.js';
 import type { Clock } from './clock.js';
 import type { LeaseResult, TaskLeaseParams, TaskStore } from './task-store.js';
 
@@ -57,7 +58,7 @@ export async function leaseWithWait(
     const waitStart = now();
     await store.waitForTasks({ ...ref, timeoutMs: Math.min(remaining, WAIT_SLICE_MS), ...(signal ? { signal } : {}) });
     const waited = now() - waitStart;
-    if (waited < MIN_ATTEMPT_INTERVAL_MS) await pause(MIN_ATTEMPT_INTERVAL_MS - waited, signal);
+    if (waited < MIN_ATTEMPT_INTERVAL_MS) await abortableSleep(MIN_ATTEMPT_INTERVAL_MS - waited, signal);
     if (signal?.aborted) return { ...result, paused: false };
     // On a rate-limited queue every attempt counts against the lease rate
     // (10 calls a second by default): ten idle long-polls re-trying once a
@@ -67,18 +68,4 @@ export async function leaseWithWait(
     if (params.leaseRate !== null && !(await store.hasLeasableTasks({ ...ref, filter: params.filter }))) continue;
     result = await leaseOnce(params);
   }
-}
-
-/** An abortable sleep: resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,6 +1,11 @@
 import type { Operator } from './audit-log.js';
 import { systemClock, type Clock } from './clock.js';
+import { CronService, type CronJobStatus, type CronServiceOptions } from './cron-service.js';
+import type { CronFiring } from './cron-scheduler.js';
+import type { PushDispatch, StartPushDispatch } from './dispatcher/push-dispatch.js';
+import type { PushEvents } from './dispatcher/push-transport.js';
 import { QueueError } from './errors.js';
+import { isHeldByForm } from './generated-name.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
@@ -27,13 +32,39 @@ export interface TaskQueueServiceOptions {
   readonly cleanupIntervalMs?: number;
   /** Where the cleanup job reports its runs and failures; default: nowhere. */
   readonly logger?: Logger;
-  /** Node's clock for the rules that read it (name holds, the long-poll deadline); default the real one (tests step it). */
+  /** Node's clock for the rules that read it (name holds, push's included; the long-poll deadline); default the real one (tests step it). */
   readonly now?: Clock;
+  /** Push delivery from this process; without it, none (the push queues' tasks wait for a process that delivers). */
+  readonly push?: PushOptions;
+  /** The cron jobs; without it, none are listed, fired or run. */
+  readonly cron?: CronOptions;
+}
+
+/** How the service runs push delivery. */
+export interface PushOptions {
+  /** Starts delivery over the composition's transport and store. */
+  readonly start: StartPushDispatch;
+  /** Whether `start()` starts it (else only `startDispatch()` does). */
+  readonly dispatch: boolean;
+  /** How long `close()` lets requests in flight finish, in ms. */
+  readonly graceMs: number;
+  /** Told of each push attempt (metrics). */
+  readonly events?: PushEvents;
+}
+
+/** The cron jobs of the service: CronService's options but those the service gives (its queues, its audit path, its logger). */
+export interface CronOptions extends Omit<CronServiceOptions, 'add' | 'audit' | 'logger'> {
+  /** Whether `start()` fires this process's jobs on their schedules. */
+  readonly firing: boolean;
 }
 
 /**
  * The service a hosting application holds: a queue handle per configured
- * queue, plus the periodic cleanup of tombstones and lease history.
+ * queue and its operator API, and the service's background work, started
+ * by `start()` and stopped by `close()`: the periodic cleanup of tombstones
+ * and lease history, push delivery, and the cron scheduler. They share its
+ * clock (`now`), its events and its audit path (the store's recordAudit,
+ * as QueueOperations writes it).
  */
 export class TaskQueueService {
   readonly #store: TaskStore;
@@ -43,8 +74,15 @@ export class TaskQueueService {
   readonly #deadLetterRetentionMs: number;
   readonly #events: TaskEvents;
   readonly #logger: Logger;
+  readonly #now: Clock;
+  readonly #cleanupIntervalMs: number;
+  readonly #push: PushOptions | null;
+  readonly #cron: CronService | null;
+  readonly #cronFiring: boolean;
   #cleanupTimer: NodeJS.Timeout | null = null;
   #cleanupRunning: Promise<unknown> | null = null;
+  #dispatch: PushDispatch | null = null;
+  #started = false;
   #closed = false;
 
   constructor(
@@ -59,6 +97,9 @@ export class TaskQueueService {
     this.#deadLetterRetentionMs = options.deadLetterRetentionMs ?? DEFAULT_DEAD_LETTER_RETENTION_MS;
     this.#events = options.events ?? noTaskEvents;
     this.#logger = options.logger ?? silentLogger;
+    this.#now = options.now ?? systemClock;
+    this.#cleanupIntervalMs = options.cleanupIntervalMs ?? 60_000;
+    this.#push = options.push ?? null;
     for (const queue of config.queues) {
       const id = queueIds.get(queue.name);
       if (id === undefined)
@@ -70,15 +111,75 @@ export class TaskQueueService {
         ref: { queueId: id, queueName: queue.name },
         events: this.#events,
         tombstoneRetentionMs: this.#retentionMs,
-        now: options.now ?? systemClock,
+        now: this.#now,
       };
       this.#queues.set(queue.name, { queue: new TaskQueue(ctx), ctx });
     }
-    const interval = options.cleanupIntervalMs ?? 60_000;
-    if (interval > 0) {
-      this.#cleanupTimer = setInterval(() => void this.#scheduledCleanup(), interval);
+    const cron = options.cron;
+    this.#cronFiring = cron?.firing ?? false;
+    this.#cron =
+      cron === undefined
+        ? null
+        : new CronService({
+            ...cron,
+            add: (queue, task, transaction) => this.getQueue(queue).add(task, transaction ? { transaction } : {}),
+            audit: store,
+            logger: this.#logger,
+          });
+  }
+
+  /**
+   * Starts the background work: the cleanup job (unless its interval is
+   * 0), push delivery (when `push.dispatch`) and the cron scheduler (when
+   * `cron.firing`). Once; `close()` stops them.
+   */
+  start(): this {
+    if (this.#started || this.#closed) return this;
+    this.#started = true;
+    if (this.#cleanupIntervalMs > 0) {
+      this.#cleanupTimer = setInterval(() => void this.#scheduledCleanup(), this.#cleanupIntervalMs);
       this.#cleanupTimer.unref();
     }
+    if (this.#push?.dispatch) this.startDispatch();
+    if (this.#cronFiring) this.#cron?.start();
+    return this;
+  }
+
+  /** Starts delivering push tasks from this process, if it does not already (and can: given `push`). */
+  startDispatch(options: { readonly events?: PushEvents } = {}): void {
+    if (this.#push === null || this.#dispatch !== null || this.#closed) return;
+    const events = options.events ?? this.#push.events;
+    this.#dispatch = this.#push.start({
+      queues: this.#config.queues
+        .filter((queue) => queue.mode === 'push')
+        .map((config) => ({ queueId: this.#entry(config.name).queue.id, config })),
+      // Node's clock, the service's: a generated name's time was written by it.
+      heldByForm: (name) => isHeldByForm(name, this.#now(), this.#retentionMs),
+      ...(events ? { events } : {}),
+    });
+  }
+
+  /** Claims no more push tasks; requests in flight get `graceMs` to finish. `close()` does this too. */
+  async stopDispatch(graceMs: number): Promise<void> {
+    const running = this.#dispatch;
+    this.#dispatch = null;
+    await running?.stop(graceMs);
+  }
+
+  /** Every cron job the servers recorded, with its last firing and outcome and its next three firings. */
+  cronJobs(): Promise<CronJobStatus[]> {
+    return this.#cron?.list() ?? Promise.resolve([]);
+  }
+
+  /**
+   * Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no
+   * server recorded it); audited as `operator` through the store's
+   * recordAudit, as every operator action is (default: the application).
+   */
+  runCronJob(name: string, operator?: Operator): Promise<CronFiring> {
+    if (this.#cron === null)
+      return Promise.reject(new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job' }));
+    return this.#cron.run(name, operator);
   }
 
   /** The configuration the service runs with. */
@@ -171,14 +272,18 @@ export class TaskQueueService {
   }
 
   /**
-   * Stops the workers of its queues (`queue.work`: each drains within its
-   * grace period and releases what it still holds), then the cleanup job,
-   * and closes the database (when the service opened it). A hosting
-   * application that closes the service on SIGTERM drains its workers so.
+   * Stops the background work and closes, in the order that loses nothing:
+   * the cron scheduler (no new firings), push delivery (requests in flight
+   * get `push.graceMs`), the workers of its queues (`queue.work`: each
+   * drains within its grace period and releases what it still holds), the
+   * cleanup job, and then the database (when the service opened it). A
+   * hosting application that closes the service on SIGTERM drains so.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#cron?.stop();
+    await this.stopDispatch(this.#push?.graceMs ?? 0);
     await Promise.all([...this.#queues.values()].map(({ queue }) => queue.stopWorkers()));
     if (this.#cleanupTimer) clearInterval(this.#cleanupTimer);
     await this.#cleanupRunning?.catch(() => {});

@@ -1,11 +1,15 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import { withCronQueue } from '../../config/cron-queue.js';
 import { resolveConfig, resolveCron } from '../../config/resolve-config.js';
 import type { ServiceSettings } from '../../config/service-settings.js';
 import { withPushBaseUrl } from '../../core/queue-config.js';
 import type { CommandContext } from '../command-context.js';
-import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
+import {
+  commandDatabaseOptions,
+  settingsFromFlags,
+  withDatabaseOptions,
+  type DatabaseFlags,
+} from '../connection-options.js';
 import { UsageError } from '../usage-error.js';
 
 /**
@@ -33,11 +37,7 @@ export async function configSyncCommand(
     import('../../store/migrate.js'),
     import('../../store/settle-queue-definitions.js'),
   ]);
-  const database = await openDatabase(
-    settings.databaseUrl
-      ? postgresOptions(settings.databaseUrl, settings, 1)
-      : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
-  );
+  const database = await openDatabase(commandDatabaseOptions(settings, 1));
   try {
     await migrate(database.db, settings.schema);
     const settled = await settleQueueDefinitions({ db: database.db, schema: settings.schema }, config, 'own', {

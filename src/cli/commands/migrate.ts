@@ -1,8 +1,12 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import type { ServiceSettings } from '../../config/service-settings.js';
 import type { CommandContext } from '../command-context.js';
-import { postgresOptions, settingsFromFlags, withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
+import {
+  commandDatabaseOptions,
+  settingsFromFlags,
+  withDatabaseOptions,
+  type DatabaseFlags,
+} from '../connection-options.js';
 
 /** `taskqueue migrate`: applies pending migrations (safe to run while servers start). */
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
@@ -11,11 +15,7 @@ export async function migrateCommand(settings: ServiceSettings, out: NodeJS.Writ
     import('../../store/database.js'),
     import('../../store/migrate.js'),
   ]);
-  const database = await openDatabase(
-    settings.databaseUrl
-      ? postgresOptions(settings.databaseUrl, settings, 1)
-      : { kind: 'pglite', dataDir: resolve(settings.dataDir) },
-  );
+  const database = await openDatabase(commandDatabaseOptions(settings, 1));
   try {
     const result = await migrate(database.db, settings.schema);
     out.write(

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readTokenEndpointFile } from '../../auth/local-token-endpoint-file.js';
 import type { MintRequest } from '../../auth/local-issuer.js';
@@ -9,6 +8,7 @@ import { settingsFromEnvironment, type Environment } from '../../config/service-
 import { isQueueError, QueueError } from '../../core/errors.js';
 import type { DatabaseOptions } from '../../store/database.js';
 import { probeDataDirLock } from '../../store/data-dir-lock.js';
+import { resolveDatabaseOptions } from '../../store/resolve-database-options.js';
 import { validateSchemaName } from '../../store/schema-name.js';
 import type { CommandContext } from '../command-context.js';
 import { withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
@@ -160,21 +160,20 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
       await database.close();
     }
   };
-  if (deps.databaseUrl) {
-    return mintDirectly({
-      kind: 'postgres',
-      url: deps.databaseUrl,
-      poolSize: 1,
-      preparedStatements: deps.preparedStatements ?? true,
-    });
-  }
-  if (deps.dataDir === ':memory:') {
+  const database = resolveDatabaseOptions({
+    databaseUrl: deps.databaseUrl,
+    dataDir: deps.dataDir,
+    poolSize: 1,
+    preparedStatements: deps.preparedStatements ?? true,
+  });
+  if (database.kind !== 'pglite') return mintDirectly(database);
+  if (database.dataDir === undefined) {
     throw new QueueError(
       'INVALID_CONFIG',
       'the embedded engine runs in memory (TASKQUEUE_DATA_DIR=:memory:), so no other process can reach its keys; use a data directory',
     );
   }
-  const dataDir = resolve(deps.dataDir);
+  const dataDir = database.dataDir;
   const deadline = Date.now() + (deps.waitMs ?? 10_000);
   for (;;) {
     const holder = (await probeDataDirLock(dataDir))?.pid ?? null;
@@ -184,7 +183,7 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
         return askServer(endpoint.url, endpoint.secret, request, deps.fetch ?? fetch);
     } else {
       try {
-        return await mintDirectly({ kind: 'pglite', dataDir });
+        return await mintDirectly(database);
       } catch (error) {
         // Another process took the directory between the check and the open: ask it instead.
         if (!isQueueError(error, 'INVALID_CONFIG') || (error.details as { pid?: unknown }).pid === undefined)

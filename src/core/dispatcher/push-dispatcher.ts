@@ -1,24 +1,14 @@
 import { silentLogger, type Logger } from '../logger.js';
-import {
-  DEFAULT_PUSH_SETTINGS,
-  routeOfTarget,
-  type PushQueueSettings,
-  type QueueConfig,
-  type TargetRoutes,
-} from '../queue-config.js';
+import { DEFAULT_PUSH_SETTINGS, routeOfTarget, type PushQueueSettings, type TargetRoutes } from '../queue-config.js';
 import { PUSH_LIMITS, type PushRequest } from '../push-task.js';
 import { deliveryUrl } from '../push-url.js';
 import { mayRetry, retryBackoffSeconds } from '../retry-backoff.js';
 import { DispatcherLiveness, type DispatcherTerm } from './dispatcher-liveness.js';
 import { pushHeaders } from './push-headers.js';
 import type { ClaimedPushTask, DeliveredPush, PushStore } from './push-store.js';
+import { queueLoop, wake, type DispatchedQueue, type QueueLoop, type Slot } from './queue-loop.js';
+export type { DispatchedQueue } from './queue-loop.js';
 import { noPushEvents, type PushEvents, type PushTokenSigner, type PushTransport } from './push-transport.js';
-
-/** A push queue to dispatch: its configuration and row id. */
-export interface DispatchedQueue {
-  readonly queueId: number;
-  readonly config: QueueConfig;
-}
 
 export interface PushDispatcherOptions {
   readonly store: PushStore;
@@ -46,35 +36,6 @@ const MIN_RETRY_MS = 10;
 const SLOW_AFTER_503_MS = 30_000;
 /** Longest Retry-After honoured. */
 const MAX_RETRY_AFTER_S = 3600;
-
-/** One queue's loop state. */
-interface QueueLoop {
-  readonly queue: DispatchedQueue;
-  inFlight: number;
-  /** Set by wake(): something changed since the loop last claimed. */
-  woken: boolean;
-  /** Ends the current wait, if one runs. */
-  interrupt: (() => void) | null;
-  /** Whether the loop still claims: its successes then go out with its next claim. */
-  claiming: boolean;
-  /** Successes waiting for the next claim to write them (their slots are free once it has). */
-  successes: PendingSuccess[];
-  done: Promise<void>;
-}
-
-/** A request's place in its queue's count of requests in flight. */
-interface Slot {
-  /** Set when the loop counted it free (a claim wrote its success and refilled it). */
-  freed: boolean;
-}
-
-/** A success handed to the queue's loop: resolved with whether its claim still held. */
-interface PendingSuccess {
-  readonly delivered: DeliveredPush;
-  readonly slot: Slot;
-  readonly resolve: (held: boolean) => void;
-  readonly reject: (error: unknown) => void;
-}
 
 /**
  * Delivers push tasks: one loop per push queue claims due tasks within the
@@ -136,15 +97,7 @@ export class PushDispatcher {
           "push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters",
         );
       }
-      const loop: QueueLoop = {
-        queue,
-        inFlight: 0,
-        woken: false,
-        interrupt: null,
-        claiming: true,
-        successes: [],
-        done: Promise.resolve(),
-      };
+      const loop = queueLoop(queue);
       loop.done = this.#run(loop);
       this.#loops.push(loop);
     }
@@ -407,9 +360,4 @@ export class PushDispatcher {
       );
     }
   }
-}
-
-function wake(loop: QueueLoop): void {
-  loop.woken = true;
-  loop.interrupt?.();
 }

@@ -11,16 +11,5 @@ export function backoffDelayMs(failures: number, capMs: number, random: () => nu
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** An abortable sleep: resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+/** The worker runner sleeps as the rest of the core does (abortable-sleep.ts). */
+export { abortableSleep as sleep } from '../abortable-sleep.js';
