@@ -29,7 +29,9 @@ export async function readSqlMigrations(dir: string = SQL_DIR): Promise<Migratio
 /** The routine files of a folder (`<name>.sql`), by name. */
 export async function readSqlRoutines(dir: string = ROUTINES_DIR): Promise<Routine[]> {
   const files = (await readdir(dir)).filter((file) => /^[a-z0-9_]+\.sql$/.test(file)).sort();
-  return Promise.all(files.map(async (file) => ({ name: file.slice(0, -4), text: await readFile(`${dir}${file}`, 'utf8') })));
+  return Promise.all(
+    files.map(async (file) => ({ name: file.slice(0, -4), text: await readFile(`${dir}${file}`, 'utf8') })),
+  );
 }
 
 /** The text of src/store/migrations.ts for these migrations and routines. */

@@ -8,13 +8,13 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { generatedRoutines } from '../src/store/sql-api-routines.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const ROUTINES_DIR = `${ROOT}sql/routines/`;
+import { ROUTINES_DIR } from './generate-migrations.js';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.length > 2) {
-    console.error('usage: npm run generate:sql-api   (no arguments: it rewrites every generated sql/routines/<name>.sql)');
+    console.error(
+      'usage: npm run generate:sql-api   (no arguments: it rewrites every generated sql/routines/<name>.sql)',
+    );
     process.exit(2);
   }
   const routines = generatedRoutines();

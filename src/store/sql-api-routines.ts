@@ -71,7 +71,10 @@ END
 $$;
 `);
   }
-  const grants = acl.length === 0 ? '' : `\n-- Nobody but the owner calls it unless granted (docs/sql-api.md, roles).\n${acl.join('')}`;
+  const grants =
+    acl.length === 0
+      ? ''
+      : `\n-- Nobody but the owner calls it unless granted (docs/sql-api.md, roles).\n${acl.join('')}`;
   return { name: fn.name, text: `${generatedHeader(fn.name)}\n${fn.text}${grants}` };
 }
 

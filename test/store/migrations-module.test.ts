@@ -27,7 +27,9 @@ describe('src/store/migrations.ts', () => {
 
   it('holds no function body in a numbered migration after the released ones (functions are routines)', () => {
     for (const m of MIGRATIONS.filter((m) => m.version > 11)) {
-      expect(m.text, `sql/${String(m.version).padStart(4, '0')}_${m.name}.sql`).not.toMatch(/\bCREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|VIEW)\b/i);
+      expect(m.text, `sql/${String(m.version).padStart(4, '0')}_${m.name}.sql`).not.toMatch(
+        /\bCREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|VIEW)\b/i,
+      );
     }
   });
 });
