@@ -13,7 +13,6 @@ import { droppedAfterAll, ENGINES, testPGlite, testPgUrl, type TestEngine } from
  * re-applied by digest, and a development build's unreleased history
  * (0012-0029) bridged to the squashed migrations.
  */
-const SHIPPED: SchemaSource = { migrations: MIGRATIONS, routines: ROUTINES };
 const schemaName = droppedAfterAll();
 
 async function open(engine: TestEngine, poolSize = 2): Promise<OpenDatabase> {
