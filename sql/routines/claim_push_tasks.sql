@@ -1,10 +1,23 @@
 -- claim_push_tasks: a routine of the schema (docs/architecture.md, "SQL is the source of truth"):
 -- migrate applies this file after the numbered migrations whenever its text changes.
 
--- claim_push_tasks (sql/0013) with the claiming process: it claims nothing
--- unless p_dispatcher's row is alive at the claim's time (a process paused
--- past its lease must not claim under a dead row), and marks what it claims
--- with it. The rest is 0013's text.
+-- Claims up to p_limit due push tasks of a queue, within its token bucket
+-- (p_rate tokens per second, at most p_bucket) and its cap on requests in
+-- flight (NULL = none), for the dispatching process p_dispatcher. Each
+-- claimed task gets eta = now + its deadline (push->deadlineSeconds, else
+-- p_deadline_ms) + p_margin_ms, one more retry_count, dispatched_at set and
+-- claimed_by = p_dispatcher. Returns the claimed tasks, with the eta each
+-- had (X-AppEngine-TaskETA) and the new one (the claim), then one row with
+-- name NULL whose wait_ms says when tokens or the next task are due (NULL:
+-- nothing to wait for but a new task or a finished request). It claims
+-- nothing unless p_dispatcher's row is alive at the claim's time (a process
+-- paused past its lease must not claim under a dead row).
+--
+-- A function, so that it costs one round trip and each statement in it
+-- takes a fresh snapshot: after waiting for the bucket row's lock (claims
+-- of a queue take it in turn, so the tokens they spend add up exactly), it
+-- counts the requests in flight and picks tasks as the previous claimer
+-- left them.
 CREATE OR REPLACE FUNCTION claim_push_tasks(p_queue integer, p_rate float8, p_bucket float8, p_max_concurrent integer,
                                  p_limit integer, p_deadline_ms float8, p_margin_ms float8, p_dispatcher bigint)
 RETURNS TABLE (name text, payload bytea, push jsonb, retry_count integer, execution_count integer,
@@ -95,7 +108,8 @@ BEGIN
 END
 $$;
 
--- 0013's signature, for a process older than 0026 during a rolling deploy:
+-- The signature without the claiming process, for a process older than the
+-- dispatchers' liveness (push_dispatchers) during a rolling deploy:
 -- its claims are marked by no process (held until their eta, as before),
 -- and a task it claims loses the mark of an earlier claim, so the recovery
 -- below never takes a live claim of such a process.

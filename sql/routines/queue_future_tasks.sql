@@ -2,17 +2,6 @@
 -- migrate applies this file after the numbered migrations whenever its text changes.
 -- First in sql/0009 (released; kept there as history, never edited).
 
--- 0009: views for operators.
---
--- Read-only views over the service's tables with readable column names, for
--- psql, dashboards and ad hoc questions (examples in docs/operations.md).
--- They join queue ids to queue names and spell out what the one-timestamp
--- model leaves implicit: a task with eta in the past is available; with eta
--- ahead it is leased (it has been leased before: retry_count > 0, and eta is
--- the lease expiry) or delayed (never leased: eta is its schedule time).
--- Every per-queue figure is an index lookup by queue id (LATERAL), so
--- filtering queue_stats by queue reads only that queue's rows.
-
 -- Tasks of one queue whose eta lies ahead, leased (retry_count > 0) or
 -- delayed (never leased): an index range scan of (queue_id, eta) > now().
 -- A function, because its settings are the point: per queue the planner

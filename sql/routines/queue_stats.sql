@@ -2,7 +2,10 @@
 -- migrate applies this file after the numbered migrations whenever its text changes.
 -- First in sql/0009 (released; kept there as history, never edited).
 
--- queue_stats as in 0009, with dead_letters summed from the counters.
+-- One row per queue ever configured (active = false once removed from the
+-- configuration). TaskQueueService.overview() reads this view. Every
+-- per-queue figure is an index lookup by queue id (LATERAL); dead letters
+-- are summed from their counters (dead_letter_counts).
 CREATE OR REPLACE VIEW queue_stats AS
 SELECT q.id                                       AS queue_id,
        q.name                                     AS queue,

@@ -2,14 +2,10 @@
 -- migrate applies this file after the numbered migrations whenever its text changes.
 -- First in sql/0007 and sql/0011, whose trigger calls it (released; kept there as history, never edited).
 
--- 0011: a lighter add trigger.
---
--- tasks_after_insert (0007) ran the storage-limit lock and check functions
--- on every add, and each looked up the service settings and the queues
--- again, though most queues have no limit. Now one query picks the queues of
--- the statement that are under a limit (all of them while a total limit is
--- set) and only those take the locks and the check; with no limit in play
--- the add skips both. The rules are the same: a transaction that grows a
+-- The add trigger's function: one query picks the queues of the statement
+-- that are under a storage limit (all of them while a total limit is set)
+-- and only those take the locks and the check; with no limit in play the
+-- add skips both. The rules are the same: a transaction that grows a
 -- limited queue (or any queue under a total limit) locks before it touches
 -- the counters and checks after, so limits stay exact.
 -- Measured (EXPLAIN ANALYZE, warm session): the trigger went from 0.26 to
