@@ -194,6 +194,43 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       await database.close();
     }
   });
+  it("leaves the routines of a schema a newer version migrated further alone (a rolling deploy's older process)", async () => {
+    const database = await open(engine);
+    const schema = schemaName();
+    try {
+      await migrate(database.db, schema);
+      await rows(
+        database.db,
+        `insert into ${schema}.schema_migrations (version, name) values (9999, 'from_a_newer_version')`,
+      );
+      expect(await migrate(database.db, schema, withChangedRoutine())).toMatchObject({ applied: [], routines: [] });
+      const retention = await rows<{ days: number }>(
+        database.db,
+        `select extract(day from ${schema}.tombstone_retention())::int as days`,
+      );
+      expect(retention).toEqual([{ days: 7 }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('refuses a schema that applied another migration under a number this version ships, naming the file', async () => {
+    const database = await open(engine);
+    const schema = schemaName();
+    try {
+      await migrate(database.db, schema);
+      await rows(
+        database.db,
+        `update ${schema}.schema_migrations set name = 'another', checksum = null where version = 13`,
+      );
+      await expect(migrate(database.db, schema)).rejects.toMatchObject({
+        code: 'INVALID_CONFIG',
+        message: expect.stringContaining('applied migration 0013 as "another", but this version\'s is sql/0013_'),
+      });
+    } finally {
+      await database.close();
+    }
+  });
 });
 
 describe('migrate: processes racing (postgres)', () => {
