@@ -29,15 +29,3 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION generate_task_names(integer) FROM PUBLIC;
-
--- One name: the batch's generator, so the form is made in one place.
-CREATE OR REPLACE FUNCTION generate_task_name() RETURNS text
-LANGUAGE plpgsql VOLATILE
-AS $$
-BEGIN
-  RETURN (generate_task_names(1))[1];
-END
-$$;
-
--- Nobody but the owner calls it unless granted (docs/sql-api.md, roles).
-REVOKE ALL ON FUNCTION generate_task_name() FROM PUBLIC;

@@ -36,7 +36,6 @@ const REVOKED: Readonly<Record<string, readonly string[]>> = {
   modify_lease: ['modify_lease(text, text, timestamptz, integer)'],
   delete_tasks: ['delete_tasks(text, text[])'],
   generated_name_time: ['generated_name_time(text)'],
-  generate_task_names: ['generate_task_name()'],
   add_tasks: ['add_tasks(text, bytea[], text[], text[], timestamptz[])'],
   add_task: ['add_task(text, bytea, text, text, timestamptz)'],
 };
