@@ -9,7 +9,7 @@ import type { Database } from './schema.js';
 import { validateSchemaName } from './schema-name.js';
 import { splitSql } from './split-sql.js';
 import { sqlDigest } from './sql-digest.js';
-import { isUnreleasedHistory, SQUASHED_VERSIONS, UNRELEASED_SQUASHED } from './unreleased-history.js';
+import { isUnreleasedHistory, ROLES_MIGRATION, SQUASHED_VERSIONS, UNRELEASED_SQUASHED } from './unreleased-history.js';
 
 export type { Migration } from './migration.js';
 export type { Routine } from './routine.js';
@@ -187,9 +187,9 @@ async function appliedMigrations(trx: Transaction<Database>): Promise<AppliedMig
 
 /**
  * Replaces a development build's rows 0012-0029 by the squashed
- * migrations' (0012-0017), with their checksums: the schema is already
- * theirs. The routines are then applied, all of them (their digests were
- * never recorded).
+ * migrations' (0012-0018), with their checksums: the schema is already
+ * theirs. The roles migration runs again (ROLES_MIGRATION); the routines
+ * are then applied, all of them (their digests were never recorded).
  */
 async function bridgeUnreleased(
   trx: Transaction<Database>,
@@ -201,6 +201,8 @@ async function bridgeUnreleased(
     await sql`/* migrate_bridge_record */
       insert into schema_migrations (version, name, checksum)
       values (${migration.version}, ${migration.name}, ${sqlDigest(migration.text)})`.execute(trx);
+    if (migration.name === ROLES_MIGRATION)
+      for (const statement of splitSql(migration.text)) await sql.raw(statement).execute(trx);
   }
   return appliedMigrations(trx);
 }

@@ -6,7 +6,7 @@ import { sqlApiFunctions, type GeneratedFunction } from './sql-api-functions.js'
  * (sql-api-functions.ts), then the grants that are the function's and not
  * the generator's: nobody but the owner may call it unless granted, and the
  * SQL API's roles (<schema>_producer adds, <schema>_consumer leases,
- * modifies and deletes; made by sql/0015) get theirs when they exist.
+ * modifies and deletes; made by sql/0016) get theirs when they exist.
  * `npm run generate:sql-api` writes these files; test/sql-api/generated-functions.test.ts
  * fails while one differs from what this module renders.
  */

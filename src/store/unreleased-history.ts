@@ -3,9 +3,9 @@ import { migrationFile, type AppliedMigration } from './applied-migration.js';
 
 /**
  * The migrations 0012-0029 as development builds after 0.2.0 applied them,
- * before they were squashed into 0012-0017 (never released: 0.2.0 shipped
+ * before they were squashed into 0012-0018 (never released: 0.2.0 shipped
  * 0001-0011). A database made by such a build has these rows in
- * schema_migrations and, at 0029, exactly the schema 0012-0017 and the
+ * schema_migrations and, at 0029, exactly the schema 0012-0018 and the
  * routines make (the squash was checked by comparing pg_dump --schema-only
  * of both), so migrate() only rewrites its bookkeeping (bridgeUnreleased).
  */
@@ -52,4 +52,11 @@ export function isUnreleasedHistory(schema: string, applied: readonly AppliedMig
 }
 
 /** The numbers of the migrations 0012-0029 were squashed into: a bridged schema records these as applied. */
-export const SQUASHED_VERSIONS: readonly number[] = [12, 13, 14, 15, 16, 17];
+export const SQUASHED_VERSIONS: readonly number[] = [12, 13, 14, 15, 16, 17, 18];
+
+/**
+ * The squashed migration that is run again on a bridged schema: the SQL
+ * API's roles (idempotent). Roles belong to the cluster, and a schema
+ * restored into another one may have lost them; a fresh schema has them.
+ */
+export const ROLES_MIGRATION = 'sql_api_roles';

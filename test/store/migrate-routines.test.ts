@@ -159,6 +159,9 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_tasks('q', array['a'::bytea, 'b'::bytea], array['t1', 't2'])`);
       await asDevelopmentBuild(database.db, schema, UNRELEASED_SQUASHED);
+      // Restored into a cluster without its roles (roles are not the schema's).
+      await rows(database.db, `drop owned by ${schema}_producer, ${schema}_consumer`);
+      await rows(database.db, `drop role ${schema}_producer, ${schema}_consumer`);
       const result = await migrate(database.db, schema);
       expect(result.applied).toEqual([]);
       expect(result.routines.length).toBe(ROUTINES.length);
@@ -172,6 +175,14 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       );
       const tasks = await rows<{ name: string }>(database.db, `select name from ${schema}.tasks order by name`);
       expect(tasks).toEqual([{ name: 't1' }, { name: 't2' }]);
+      // The roles and their grants, as a fresh schema has them.
+      const reach = await rows<{ add: boolean; lease: boolean; usage: boolean }>(
+        database.db,
+        `select has_function_privilege('${schema}_producer', '${schema}.add_task(text, bytea, text, text, timestamptz)', 'execute') as add,
+                has_function_privilege('${schema}_consumer', '${schema}.lease_tasks(text, integer, integer, text, boolean)', 'execute') as lease,
+                has_schema_privilege('${schema}_consumer', '${schema}', 'usage') as usage`,
+      );
+      expect(reach).toEqual([{ add: true, lease: true, usage: true }]);
       expect(await migrate(database.db, schema)).toMatchObject({ applied: [], routines: [] });
     } finally {
       await database.close();

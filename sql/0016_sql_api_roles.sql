@@ -1,23 +1,16 @@
--- 0015: the SQL API's type and roles.
+-- 0016: the SQL API's roles.
 --
--- The SQL API (docs/sql-api.md) adds, leases, modifies and deletes tasks
--- with one SQL call, inside the caller's own transaction. Its functions are
--- routines (sql/routines/: add_task, add_tasks, add_push_task, lease_tasks,
--- modify_lease, delete_task, delete_tasks and their helpers), each granted
--- there to the role below that may call it; this migration holds what is
--- not a routine: the row type lease_tasks returns, and the roles.
-
--- A row of lease_tasks. A type of its own, not OUT parameters: in
--- PL/pgSQL an OUT parameter may not share its name (tag) with an argument.
-CREATE TYPE leased_task AS (name text, payload bytea, tag text, retry_count integer, lease_expires_at timestamptz);
-
--- The roles: <schema>_producer may add, <schema>_consumer may lease,
+-- <schema>_producer may add, <schema>_consumer may lease,
 -- modify and delete (taskqueue_producer and taskqueue_consumer for the
 -- default schema). NOLOGIN: applications log in as their own roles and are
 -- granted membership. Roles belong to the cluster, not the schema: created
 -- when missing; a migrating user who may not create roles gets a WARNING
 -- and the migration goes on (docs/sql-api.md has the statements for an
 -- administrator). The functions' grants are in their routine files.
+--
+-- Idempotent, so that it can run again: migrate() runs it again when it
+-- takes over a development build's schema (src/store/unreleased-history.ts),
+-- which may have been restored into a cluster without its roles.
 DO $$
 DECLARE
   s        text := current_schema();

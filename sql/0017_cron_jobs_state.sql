@@ -1,4 +1,4 @@
--- 0016: cron jobs, their last firing and their retirement.
+-- 0017: cron jobs, their last firing and their retirement.
 --
 -- Every process that runs a cron.yaml fires its jobs by adding one push
 -- task per scheduled instant, named after the job and the instant
