@@ -217,7 +217,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       expect(await migrate(database.db, schema, withChangedRoutine())).toMatchObject({ applied: [], routines: [] });
       const retention = await rows<{ days: number }>(
         database.db,
-        `select extract(day from ${schema}.tombstone_retention())::int as days`,
+        `select (extract(epoch from ${schema}.tombstone_retention()) / 86400)::int as days`,
       );
       expect(retention).toEqual([{ days: 7 }]);
     } finally {
