@@ -20,7 +20,7 @@ const UNIT = [
   'test/store/{data-dir-lock,migrations-module,statement-name}.test.ts',
   'test/cli/printable.test.ts',
   'test/lint/**/*.test.ts',
-  'test/sql-api/sqlstates-doc.test.ts',
+  'test/sql-api/{sqlstates-doc,generated-functions}.test.ts',
   'test/suite/{without-postgres,bin-entry,install-warnings,doc-diaries}.test.ts',
 ];
 

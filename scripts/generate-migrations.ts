@@ -1,14 +1,17 @@
-// Writes src/store/migrations.ts from sql/*.sql: the migrations travel inside
-// the code, so the service (bundled or not) never reads sql/ at run time.
-// sql/ stays the source of truth; run `npm run generate:migrations` after
-// adding or changing a migration (test/store/migrations-module.test.ts
-// fails until the module matches).
+// Writes src/store/migrations.ts from sql/*.sql and sql/routines/*.sql: the
+// migrations and routines travel inside the code, so the service (bundled
+// or not) never reads sql/ at run time. sql/ stays the source of truth; run
+// `npm run generate:migrations` after adding a migration or changing a
+// routine (test/store/migrations-module.test.ts fails until the module
+// matches).
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Migration } from '../src/store/migration.js';
+import type { Routine } from '../src/store/routine.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SQL_DIR = `${ROOT}sql/`;
+export const ROUTINES_DIR = `${SQL_DIR}routines/`;
 export const MODULE_PATH = `${ROOT}src/store/migrations.ts`;
 
 /** The numbered migrations of a folder (`NNNN_name.sql`), in order. */
@@ -23,24 +26,39 @@ export async function readSqlMigrations(dir: string = SQL_DIR): Promise<Migratio
   );
 }
 
-/** The text of src/store/migrations.ts for these migrations. */
-export function renderMigrationsModule(migrations: readonly Migration[]): string {
+/** The routine files of a folder (`<name>.sql`), by name. */
+export async function readSqlRoutines(dir: string = ROUTINES_DIR): Promise<Routine[]> {
+  const files = (await readdir(dir)).filter((file) => /^[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => ({ name: file.slice(0, -4), text: await readFile(`${dir}${file}`, 'utf8') })),
+  );
+}
+
+/** The text of src/store/migrations.ts for these migrations and routines. */
+export function renderMigrationsModule(migrations: readonly Migration[], routines: readonly Routine[]): string {
   const entries = migrations.map(
     (m) =>
       `  {\n    version: ${m.version},\n    name: ${JSON.stringify(m.name)},\n    text: ${JSON.stringify(m.text)},\n  },\n`,
   );
+  const routineEntries = routines.map(
+    (r) => `  {\n    name: ${JSON.stringify(r.name)},\n    text: ${JSON.stringify(r.text)},\n  },\n`,
+  );
   return (
-    '// Generated from sql/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +
+    '// Generated from sql/*.sql and sql/routines/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +
     '// Do not edit: sql/ is the source of truth, and test/store/migrations-module.test.ts\n' +
     '// fails when this file does not match it.\n' +
-    "import type { Migration } from './migration.js';\n\n" +
+    "import type { Migration } from './migration.js';\n" +
+    "import type { Routine } from './routine.js';\n\n" +
     '/** The numbered migrations of sql/, in order, with their text. */\n' +
-    `export const MIGRATIONS: readonly Migration[] = [\n${entries.join('')}];\n`
+    `export const MIGRATIONS: readonly Migration[] = [\n${entries.join('')}];\n\n` +
+    '/** The routines of sql/routines/, by name, with their text. */\n' +
+    `export const ROUTINES: readonly Routine[] = [\n${routineEntries.join('')}];\n`
   );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const migrations = await readSqlMigrations();
-  await writeFile(MODULE_PATH, renderMigrationsModule(migrations));
-  console.log(`src/store/migrations.ts: ${migrations.length} migrations from sql/`);
+  const routines = await readSqlRoutines();
+  await writeFile(MODULE_PATH, renderMigrationsModule(migrations, routines));
+  console.log(`src/store/migrations.ts: ${migrations.length} migrations and ${routines.length} routines from sql/`);
 }

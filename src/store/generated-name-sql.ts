@@ -136,14 +136,5 @@ ${FMIX_STEPS.map((step) => `    h := ${step('h')};`).join('\n')}
 END
 $$;
 REVOKE ALL ON FUNCTION generate_task_names(integer) FROM PUBLIC;
-
--- One name: the batch's generator, so the form is made in one place.
-CREATE OR REPLACE FUNCTION generate_task_name() RETURNS text
-LANGUAGE plpgsql VOLATILE
-AS $$
-BEGIN
-  RETURN (generate_task_names(1))[1];
-END
-$$;
 `;
 }

@@ -205,6 +205,15 @@ export interface SchemaMigrationsTable {
   version: number;
   name: string;
   applied_at: Generated<Date>;
+  /** sha256 (hex) of the migration's file; NULL until migrate records it on a row older code wrote. */
+  checksum: string | null;
+}
+
+/** The routines of sql/routines/ applied to the schema, each with the digest of the text applied (migrate.ts). */
+export interface SchemaRoutinesTable {
+  name: string;
+  digest: string;
+  applied_at: Generated<Date>;
 }
 
 export interface Database {
@@ -226,6 +235,7 @@ export interface Database {
   recent_tombstones: RecentTombstonesView;
   dead_letters: DeadLettersView;
   schema_migrations: SchemaMigrationsTable;
+  schema_routines: SchemaRoutinesTable;
   audit_log: AuditLogTable;
   queue_depth_samples: QueueDepthSamplesTable;
   auth_signing_keys: AuthSigningKeysTable;

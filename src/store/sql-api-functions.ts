@@ -19,20 +19,20 @@ import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js'
  * of the service's prepared statement). The limits checked before the
  * statement are written from src/core/limits.ts.
  *
- * A migration carries the text (migrations are forward-only, and the
- * service never writes DDL at run time): `npm run generate:sql-api --
- * NNNN_name` writes it, and test/sql-api/generated-functions.test.ts fails
- * while the newest migration defining a function differs from what this
- * module renders today, so a change to a builder needs a new migration.
+ * Each function's routine file carries the text (sql/routines/<name>.sql,
+ * with the grants of sql-api-routines.ts; the service never writes DDL at
+ * run time, migrate() applies a routine whose text changed): `npm run
+ * generate:sql-api` writes them, and test/sql-api/generated-functions.test.ts
+ * fails while a file differs from what this module renders today.
  */
 export interface GeneratedFunction {
   /** The function's name, as the migrations' `CREATE ... FUNCTION <name>(`. */
   readonly name: string;
-  /** The statements that (re)define it, between the markers a migration keeps them in. */
+  /** The statements that (re)define it, as its routine file holds them. */
   readonly text: string;
 }
 
-/** The generated functions, in the order a migration defines them. */
+/** The generated functions, in the order the generator writes them. */
 export function sqlApiFunctions(): GeneratedFunction[] {
   return [
     { name: 'lease_tasks', text: leaseTasksFunction() },
@@ -51,20 +51,6 @@ export function sqlApiFunctions(): GeneratedFunction[] {
       text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}`,
     },
   ];
-}
-
-/** The markers around a generated function in a migration. */
-export function generatedMarkers(name: string): { begin: string; end: string } {
-  return {
-    begin: `-- BEGIN GENERATED ${name} (src/store/sql-api-functions.ts; do not edit)`,
-    end: `-- END GENERATED ${name}`,
-  };
-}
-
-/** A function's text between its markers. */
-export function withMarkers(fn: GeneratedFunction): string {
-  const { begin, end } = generatedMarkers(fn.name);
-  return `${begin}\n${fn.text}${end}\n`;
 }
 
 /** A statement's eta_usec (usecOf) as the timestamptz again, exactly: whole seconds and the microsecond rest apart. */

@@ -1,43 +1,47 @@
+import { readFile } from 'node:fs/promises';
 import { sql, type CompiledQuery } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { readSqlMigrations } from '../../scripts/generate-migrations.js';
-import { writeGenerated } from '../../scripts/generate-sql-api.js';
+import { readSqlMigrations, readSqlRoutines, ROUTINES_DIR } from '../../scripts/generate-migrations.js';
 import { deleteStatement } from '../../src/store/delete-tasks.js';
 import { leaseQuery } from '../../src/store/lease-tasks.js';
 import { modifyLeaseStatement } from '../../src/store/modify-lease.js';
-import { sqlApiFunctions, withMarkers } from '../../src/store/sql-api-functions.js';
+import { sqlApiFunctions } from '../../src/store/sql-api-functions.js';
+import { generatedHeader, generatedRoutines } from '../../src/store/sql-api-routines.js';
 import { compiler } from '../../src/store/sql-api-text.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 
 /**
  * The SQL API's generated functions and the service's statement builders
- * cannot drift: the newest migration that defines each function must carry
- * exactly the text the builders emit today. When this fails after a change
- * to a builder (src/store/lease-tasks.ts), add a migration with
- * `npm run generate:sql-api -- NNNN_name` and `npm run generate:migrations`.
+ * cannot drift: each generated routine file (sql/routines/<name>.sql) must
+ * be exactly what the builders emit today. When this fails after a change
+ * to a builder (src/store/lease-tasks.ts), run `npm run generate:sql-api`
+ * and `npm run generate:migrations`: migrate() re-applies the changed
+ * routines at the next start. No database: this file is in the unit project.
  */
 describe('generated SQL API functions', () => {
-  it.each(sqlApiFunctions().map((fn) => [fn.name, fn] as const))(
-    '%s: the newest migration defining it carries what the builders emit today',
-    async (name, fn) => {
-      const migrations = await readSqlMigrations();
-      const defining = migrations.filter((m) => new RegExp(`\\bFUNCTION ${name}\\(`).test(m.text));
-      const newest = defining[defining.length - 1];
-      expect(newest, `no migration defines ${name}`).toBeDefined();
-      const block = withMarkers(fn);
+  it.each(generatedRoutines().map((routine) => [routine.name, routine] as const))(
+    'sql/routines/%s.sql is what the builders emit today',
+    async (name, routine) => {
+      const text = await readFile(`${ROUTINES_DIR}${name}.sql`, 'utf8').catch(() => null);
       expect(
-        newest!.text.includes(block),
-        `sql/${String(newest!.version).padStart(4, '0')}_${newest!.name}.sql does not carry the ${name} that the builders emit ` +
-          'today: add a migration (`npm run generate:sql-api -- NNNN_name`, then `npm run generate:migrations`)',
-      ).toBe(true);
+        text,
+        `sql/routines/${name}.sql: run \`npm run generate:sql-api\`, then \`npm run generate:migrations\``,
+      ).toBe(routine.text);
     },
   );
 
-  it('the generator rewrites only the text between the markers', () => {
-    const once = writeGenerated('-- header\n');
-    expect(once.startsWith('-- header\n\n')).toBe(true);
-    expect(writeGenerated(once)).toBe(once);
-    for (const fn of sqlApiFunctions()) expect(once).toContain(withMarkers(fn));
+  it('sql/ holds each generated function once: in its routine file, in no other routine and no migration after 0.2.0', async () => {
+    const routines = await readSqlRoutines();
+    const migrations = (await readSqlMigrations()).filter((m) => m.version > 11);
+    for (const fn of sqlApiFunctions()) {
+      const defines = new RegExp(`\\bFUNCTION ${fn.name}\\(`);
+      expect(routines.filter((r) => defines.test(r.text)).map((r) => r.name)).toEqual([fn.name]);
+      expect(migrations.filter((m) => defines.test(m.text)).map((m) => m.name)).toEqual([]);
+    }
+    // A generated file is marked as such, and only a generated one.
+    const generated = new Set(sqlApiFunctions().map((fn) => fn.name));
+    for (const r of routines) expect(r.text.startsWith('-- GENERATED from'), r.name).toBe(generated.has(r.name));
+    for (const name of generated) expect(generatedHeader(name)).toMatch(/do not edit by hand/);
   });
 
   it("lease_tasks holds, for every shape of the service's lease, the statement the service runs, its variables where the service binds", () => {

@@ -70,10 +70,15 @@ describe('splitSql: one statement per query', () => {
     expect(() => splitSql('SELECT $$ never closed;')).toThrow(/unterminated dollar-quoted/);
   });
 
-  it('cuts every migration of sql/ into statements whose dollar quotes all close', () => {
-    const dir = new URL('../../sql/', import.meta.url);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
-      const parts = splitSql(readFileSync(new URL(file, dir), 'utf8'));
+  it('cuts every migration and routine of sql/ into statements whose dollar quotes all close', () => {
+    const sqlDir = new URL('../../sql/', import.meta.url);
+    const files = (dir: URL) =>
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.sql'))
+        .map((f) => new URL(f, dir));
+    for (const url of [...files(sqlDir), ...files(new URL('routines/', sqlDir))]) {
+      const file = url.pathname.slice(url.pathname.indexOf('/sql/') + 1);
+      const parts = splitSql(readFileSync(url, 'utf8'));
       expect(parts.length, file).toBeGreaterThan(0);
       for (const part of parts) {
         expect((part.match(/\$\$/g) ?? []).length % 2, `${file}: ${part.slice(0, 80)}`).toBe(0);

@@ -47,6 +47,7 @@ describe('migrate on a current schema (postgres)', () => {
         schema,
         applied: [],
         current: MIGRATIONS.at(-1)!.version,
+        routines: [],
       });
 
       await holder.query('rollback');

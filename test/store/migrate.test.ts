@@ -103,7 +103,8 @@ const COLUMNS = {
   ],
   recent_tombstones: ['queue', 'task_name', 'reason', 'deleted_at', 'deleted_ago', 'retry_count'],
   dead_letters: ['queue', 'task_name', 'tag', 'retry_count', 'enqueued_at', 'died_at', 'payload_bytes', 'payload'],
-  schema_migrations: ['version', 'name', 'applied_at'],
+  schema_migrations: ['version', 'name', 'applied_at', 'checksum'],
+  schema_routines: ['name', 'digest', 'applied_at'],
   audit_log: ['id', 'at', 'actor', 'action', 'queue', 'target', 'count', 'source'],
   queue_depth_samples: ['queue', 'at', 'available', 'leased', 'delayed'],
   auth_signing_keys: [

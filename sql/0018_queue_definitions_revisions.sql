@@ -1,4 +1,4 @@
--- 0029: queue definitions have one owner and a revision; a retry limit of 0.
+-- 0018: queue definitions have one owner and a revision; a retry limit of 0.
 --
 -- task_retry_limit 0 means what App Engine means: a push task is not
 -- retried after its first attempt, a pull task is never leased (its first

@@ -1,25 +1,5 @@
--- 0021: add_push_task, the SQL API's add of a push task.
---
--- Until now the SQL API added pull tasks only (add_task on a push queue
--- raises TQ004). add_push_task adds one push task, in the caller's
--- transaction, with the request the service stores for one (tasks.push:
--- url, method, headers as [name, value] pairs, the dispatch deadline and
--- the task's own retry options), so
--- the dispatcher delivers it as any other; the insert's trigger wakes it.
--- The rules of the request are not a second hand-written copy of the
--- service's (src/core/push-task.ts): the methods and those that carry a
--- body, the default method and URL (/_ah/queue/<queue>), the URL and header
--- patterns, the headers the service sets itself and drops, the URL length,
--- the 100 KiB of url + headers + body, the deadline's range and the retry
--- options' ranges and defaults are written
--- from their one definition, src/core/push-rules.ts, which push-task.ts
--- reads too (`npm run generate:sql-api -- 0021_sql_api_push_task
--- add_push_task`; test/sql-api/generated-functions.test.ts keeps the two
--- together). A body with GET, HEAD or DELETE raises the new TQ016
--- (INVALID_PAYLOAD). Granted to <schema>_producer only; SECURITY DEFINER
--- with the fixed search_path and planner settings of the others.
+-- GENERATED from the add statement and the push rules (src/store/sql-api-push-function.ts) by `npm run generate:sql-api`: do not edit by hand.
 
--- BEGIN GENERATED add_push_task (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT 'POST',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,
                               eta timestamptz DEFAULT NULL, dispatch_deadline_seconds double precision DEFAULT NULL,
@@ -37,15 +17,21 @@ DECLARE
   v_headers jsonb := '[]';
   v_size    bigint;
   v_push    jsonb;
-  h         record;
+  v_pairs   jsonb;
+  v_pair    jsonb;
+  v_count   bigint;
+  v_bad_at  bigint;
+  v_hbytes  bigint;
   v_retry   jsonb;
   r_limit   numeric;
   r_age     numeric;
   r_min     numeric;
   r_max     numeric;
   r_double  numeric;
-  held_from timestamptz;
-  inserted  text;
+  v_queue_id integer;
+  v_stored   bigint;
+  v_now_usec bigint;
+  v_refused  integer;
 BEGIN
   q := sql_api_queue(queue, false, 'add');
   IF q.mode <> 'push' THEN
@@ -77,6 +63,12 @@ BEGIN
       RAISE EXCEPTION 'task name: must match ^[a-zA-Z0-9_-]{1,500}$ (letters, digits, _ and -; 1 to 500), got "%"', left(v_name, 60)
         USING ERRCODE = 'TQ005', DETAIL = left(v_name, 500), HINT = 'INVALID_TASK_NAME';
     END IF;
+    -- A cron firing's name (issue 30): the cron service adds its firings
+    -- through the service, so a caller here is a producer taking its place.
+    IF v_name ~ '^cron-[A-Za-z0-9_-]+-[0-9]{8}T[0-9]{6}([0-9]{3})?Z$' THEN
+      RAISE EXCEPTION 'task name "%" has the form of a cron firing (cron-<job>-<YYYYMMDDTHHMMSS>Z), which only the cron service adds', v_name
+        USING ERRCODE = 'TQ005', DETAIL = v_name, HINT = 'INVALID_TASK_NAME';
+    END IF;
   END IF;
   IF v_method = 'PUSH' THEN
     v_method := 'POST';
@@ -91,43 +83,67 @@ BEGIN
       USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
   END IF;
 
-  -- Headers as an object of names to values, or as [name, value] pairs
-  -- (the order given kept; an object's is jsonb's own, sorted by name).
   IF headers IS NOT NULL AND jsonb_typeof(headers) NOT IN ('object', 'array') THEN
     RAISE EXCEPTION 'headers: task "%": headers must be an object of names to values, or a list of [name, value] pairs', v_name
-      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
   END IF;
-  FOR h IN
-    SELECT to_jsonb(e.key) AS k, e.value AS v, true AS pair, e.ord
-      FROM jsonb_each(CASE WHEN jsonb_typeof(headers) = 'object' THEN headers END) WITH ORDINALITY AS e (key, value, ord)
-    UNION ALL
-    SELECT p.value -> 0, p.value -> 1,
-           CASE WHEN jsonb_typeof(p.value) = 'array' THEN jsonb_array_length(p.value) = 2 ELSE false END, p.ord
-      FROM jsonb_array_elements(CASE WHEN jsonb_typeof(headers) = 'array' THEN headers END) WITH ORDINALITY AS p (value, ord)
-     ORDER BY 4
-  LOOP
-    IF NOT h.pair OR jsonb_typeof(h.k) IS DISTINCT FROM 'string' OR (h.k #>> '{}') !~ '^[!#$%&''*+.^_`|~0-9A-Za-z-]+$' THEN
-      RAISE EXCEPTION 'headers: task "%": header name % is not a valid HTTP header name', v_name, left(coalesce(h.k::text, 'null'), 80)
+  v_count := CASE jsonb_typeof(headers) WHEN 'array' THEN jsonb_array_length(headers)
+                  WHEN 'object' THEN (SELECT count(*) FROM jsonb_object_keys(headers)) ELSE 0 END;
+  IF v_count > 100 THEN
+    RAISE EXCEPTION 'headers: task "%": % headers; a push task may have at most 100', v_name, v_count
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  v_pairs := CASE jsonb_typeof(headers)
+               WHEN 'object' THEN (SELECT jsonb_agg(jsonb_build_array(e.key, e.value) ORDER BY e.ord)
+                                     FROM jsonb_each(headers) WITH ORDINALITY AS e (key, value, ord))
+               WHEN 'array' THEN headers END;
+  SELECT min(p.ord) FILTER (WHERE CASE WHEN jsonb_typeof(p.value) <> 'array' THEN true
+                                       WHEN jsonb_array_length(p.value) <> 2 THEN true
+                                       WHEN jsonb_typeof(p.value -> 0) <> 'string' OR (p.value ->> 0) !~ '^[!#$%&''*+.^_`|~0-9A-Za-z-]+$' THEN true
+                                       WHEN jsonb_typeof(p.value -> 1) <> 'string' OR (p.value ->> 1) !~ '^[\t\x20-\x7e\x80-\xff]*$' THEN true
+                                       ELSE lower(p.value ->> 0) = ANY (ARRAY['expect', 'upgrade', 'keep-alive']::text[]) END),
+         coalesce(sum(octet_length(p.value ->> 0) + octet_length(p.value ->> 1)), 0),
+         -- Headers the service sets itself are dropped, as the service drops them.
+         coalesce(jsonb_agg(p.value ORDER BY p.ord) FILTER (WHERE lower(p.value ->> 0) = ANY (ARRAY['x-appengine-failfast']::text[]) OR NOT (lower(p.value ->> 0) = ANY (ARRAY['content-length', 'host', 'transfer-encoding', 'connection']::text[]) OR starts_with(lower(p.value ->> 0), 'x-cloudtasks-') OR starts_with(lower(p.value ->> 0), 'x-appengine-') OR starts_with(lower(p.value ->> 0), 'x-cloudscheduler'))), '[]')
+    INTO v_bad_at, v_hbytes, v_headers
+    FROM jsonb_array_elements(coalesce(v_pairs, '[]')) WITH ORDINALITY AS p (value, ord);
+  IF v_bad_at IS NOT NULL THEN
+    v_pair := v_pairs -> (v_bad_at - 1)::integer;
+    -- (CASE in parentheses: IF takes its condition up to the first THEN outside them.)
+    IF (CASE WHEN jsonb_typeof(v_pair) = 'array' THEN jsonb_array_length(v_pair) <> 2 ELSE true END)
+       OR jsonb_typeof(v_pair -> 0) IS DISTINCT FROM 'string' OR (v_pair ->> 0) !~ '^[!#$%&''*+.^_`|~0-9A-Za-z-]+$' THEN
+      RAISE EXCEPTION 'headers: task "%": header name % is not a valid HTTP header name', v_name, left(coalesce((v_pair -> 0)::text, 'null'), 80)
         USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
     END IF;
-    IF jsonb_typeof(h.v) IS DISTINCT FROM 'string' OR (h.v #>> '{}') !~ '^[^\r\n\0]*$' THEN
-      RAISE EXCEPTION 'headers: task "%": header % must have a string value without CR, LF or NUL', v_name, h.k #>> '{}'
+    IF jsonb_typeof(v_pair -> 1) IS DISTINCT FROM 'string' OR (v_pair ->> 1) !~ '^[\t\x20-\x7e\x80-\xff]*$' THEN
+      RAISE EXCEPTION 'headers: task "%": header % must have a string value of tab, space, visible ASCII and U+0080 to U+00FF only (no control characters, nothing above U+00FF): the HTTP client sends no other', v_name, v_pair ->> 0
         USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
     END IF;
-    -- Headers the service sets itself are dropped, as the service drops them.
-    IF lower(h.k #>> '{}') = ANY (ARRAY['x-appengine-failfast']::text[])
-       OR NOT (lower(h.k #>> '{}') = ANY (ARRAY['content-length', 'host', 'transfer-encoding', 'connection']::text[])
-               OR EXISTS (SELECT 1 FROM unnest(ARRAY['x-cloudtasks-', 'x-appengine-']::text[]) x WHERE starts_with(lower(h.k #>> '{}'), x))) THEN
-      v_headers := v_headers || jsonb_build_array(jsonb_build_array(h.k, h.v));
-    END IF;
-  END LOOP;
-
+    RAISE EXCEPTION 'headers: task "%": header % cannot be sent: the HTTP client refuses expect, upgrade, keep-alive (it manages the connection itself)', v_name, v_pair ->> 0
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  IF v_hbytes > 81920 THEN
+    RAISE EXCEPTION 'headers: task "%": headers are % bytes; a push task''s headers may have at most 81920 (names and values)', v_name, v_hbytes
+        USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
   IF octet_length(v_body) > 0 AND v_method <> ALL (ARRAY['POST', 'PUT', 'PATCH']::text[]) THEN
     RAISE EXCEPTION 'payload: task "%": a % task cannot have a body (only POST, PUT, PATCH can)', v_name, v_method
       USING ERRCODE = 'TQ016', DETAIL = v_name, HINT = 'INVALID_PAYLOAD';
   END IF;
   IF length(v_url) > 2083 THEN
     RAISE EXCEPTION 'url: task "%": url is % characters; the limit is 2083', v_name, length(v_url)
+      USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
+  END IF;
+  -- The path's dot segments walked as the URL parser reads them
+  -- (pathClimbsOut, push-url.ts): above its root, the task would leave the
+  -- path of the queue's target URL.
+  IF v_url ~ '(\.|%2[eE])(\.|%2[eE])' AND EXISTS (
+       SELECT 1 FROM (SELECT sum(CASE WHEN s.seg ~ '^(\.|%2[eE])(\.|%2[eE])$' THEN -1
+                                      WHEN s.seg ~ '^(\.|%2[eE])$' THEN 0 ELSE 1 END) OVER (ORDER BY s.ord) AS depth
+                        FROM regexp_split_to_table(split_part(v_url, '?', 1), '[/\\]') WITH ORDINALITY AS s (seg, ord)
+                       WHERE s.ord > 1) d
+        WHERE d.depth < 0) THEN
+    RAISE EXCEPTION 'url: task "%": url "%" climbs above its root with "..": it would leave the path of the queue''s target URL', v_name, left(v_url, 80)
       USING ERRCODE = 'TQ015', DETAIL = v_name, HINT = 'INVALID_REQUEST';
   END IF;
   SELECT octet_length(v_url) + octet_length(v_body)
@@ -191,38 +207,52 @@ BEGIN
     RAISE EXCEPTION 'eta: must be a time after 1970, got % (task "%")', eta, v_name
       USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
   END IF;
-  IF eta > now() + interval '2592000 seconds' THEN
-    RAISE EXCEPTION 'eta: a task ETA lies more than 30 days ahead of the current time, got % (task "%")', eta, v_name
-      USING ERRCODE = 'TQ008', DETAIL = v_name, HINT = 'INVALID_ETA';
-  END IF;
-
-  -- A given name in the generated form, made within the retention period,
-  -- is a copy: held by its form whether its task is live or deleted.
-  IF name IS NOT NULL THEN
-    held_from := now() - tombstone_retention();
-    IF generated_name_time(v_name) > held_from THEN
-      IF EXISTS (SELECT 1 FROM tasks t WHERE t.queue_id = q.id AND t.name = v_name) THEN
-        RAISE EXCEPTION 'task exists: task "%" already exists', v_name
-          USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
-      END IF;
-      RAISE EXCEPTION 'task name "%" belongs to a recently deleted task and is still held', v_name
-        USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
-    END IF;
-  END IF;
 
   -- The request as the service stores it (PushRequest in push-task.ts).
   v_push := jsonb_build_object('url', v_url, 'method', v_method, 'headers', v_headers, 'retry', v_retry,
                                'deadlineSeconds', dispatch_deadline_seconds);
-  -- The trigger of 0007/0011 refuses a tombstoned name (TQ001), keeps the
-  -- storage counters and limits (TQ002) and wakes the dispatcher; a live
-  -- name is skipped here and named below (TQ011).
-  INSERT INTO tasks AS t (queue_id, name, eta, payload, push)
-  VALUES (q.id, v_name, coalesce(eta, now()), v_body, v_push)
-  ON CONFLICT DO NOTHING
-  RETURNING t.name INTO inserted;
-  IF inserted IS NULL THEN
-    RAISE EXCEPTION 'task exists: task "%" already exists', v_name
-      USING ERRCODE = 'TQ011', DETAIL = v_name, HINT = 'TASK_ALREADY_EXISTS';
+  -- The service's add statement (src/store/add-statement.ts), generated
+  -- from its builder, with this one task: the ETA horizon, a name held by
+  -- its form or live, and through its trigger a tombstoned name, the
+  -- storage limits and the dispatcher's wake-up. It raises a refused
+  -- task's error itself (refuse_add).
+  v_queue_id := q.id;
+  IF name IS NOT NULL THEN
+    /* insert_tasks */
+        with input as not materialized (/* add_push_task_input */ select v_name as name, null::text as tag, v_body as payload, coalesce(eta, now()) as eta, 1::int8 as ord, true as given, v_push as push),
+        stored as (
+          insert into "tasks" as t (queue_id, name, eta, tag, payload, push)
+          select v_queue_id, i.name, i.eta, i.tag, i.payload, i.push
+            from input i
+           where i.eta <= now() + (2592000001::float8 * interval '1 millisecond')
+             and not (i.given and length(i.name) = 24 and coalesce(generated_name_time(i.name) > (select now() - tombstone_retention()), false))
+          on conflict do nothing
+          returning t.name
+        )
+        select (select count(*) from stored) as stored, (extract(epoch from (now() - timestamptz 'epoch')) * 1000000)::int8 as now_usec,
+               -- Only evaluated when a task was refused: it raises that task's error.
+               case when (select count(*) from stored) <> 1 then refuse_add(v_queue_id, 1, (select count(*) from stored),
+                  (select i.name from input i where i.eta > now() + (2592000001::float8 * interval '1 millisecond') order by i.ord limit 1),
+                  (select array_agg(i.name order by i.ord) from input i where i.given),
+                  true,
+                  (select i.name from input i where not exists (select 1 from stored s where s.name = i.name) order by i.ord limit 1)) end as refused INTO v_stored, v_now_usec, v_refused;
+  ELSE
+    /* insert_tasks */
+        with input as not materialized (/* add_push_task_input */ select v_name as name, null::text as tag, v_body as payload, coalesce(eta, now()) as eta, 1::int8 as ord, v_push as push),
+        stored as (
+          insert into "tasks" as t (queue_id, name, eta, tag, payload, push)
+          select v_queue_id, i.name, i.eta, i.tag, i.payload, i.push
+            from input i
+           where i.eta <= now() + (2592000001::float8 * interval '1 millisecond')
+          returning 1
+        )
+        select (select count(*) from stored) as stored, (extract(epoch from (now() - timestamptz 'epoch')) * 1000000)::int8 as now_usec,
+               -- Only evaluated when a task was refused: it raises that task's error.
+               case when (select count(*) from stored) <> 1 then refuse_add(v_queue_id, 1, (select count(*) from stored),
+                  (select i.name from input i where i.eta > now() + (2592000001::float8 * interval '1 millisecond') order by i.ord limit 1),
+                  null::text[],
+                  false,
+                  null::text) end as refused INTO v_stored, v_now_usec, v_refused;
   END IF;
   RETURN v_name;
 END
@@ -245,24 +275,5 @@ BEGIN
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_schema() || '_producer') THEN
     EXECUTE format('GRANT EXECUTE ON FUNCTION %I.add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb) TO %I', current_schema(), current_schema() || '_producer');
   END IF;
-END
-$$;
--- END GENERATED add_push_task
-
--- The fixed search_path of sql/0015 (this schema, pg_catalog, pg_temp
--- last) again for every function of the schema that lacks it:
--- claim_push_tasks_after_delivery (sql/0019) was created with SET
--- search_path FROM CURRENT, which leaves pg_temp implicitly first. Except
--- the three name-form helpers that read no table (see sql/0015).
-DO $$
-DECLARE
-  fn regprocedure;
-BEGIN
-  FOR fn IN SELECT p.oid::regprocedure FROM pg_proc p
-             WHERE p.pronamespace = current_schema()::regnamespace
-               AND p.proname NOT IN ('generated_name_check', 'generated_name_time', 'generate_task_name')
-               AND NOT coalesce(p.proconfig @> ARRAY[format('search_path=%I, pg_catalog, pg_temp', current_schema())], false) LOOP
-    EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_catalog, pg_temp', fn, current_schema());
-  END LOOP;
 END
 $$;

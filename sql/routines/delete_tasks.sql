@@ -1,27 +1,5 @@
--- 0027: add_push_task bounds and checks a push request as the service does
--- (src/core/push-rules.ts), and delete_tasks refuses a two-dimensional array.
---
--- add_push_task appended each kept header to its list one at a time, which
--- copied the list each time: 8,000 pairs took 21.6 s and 100,000 over 9
--- minutes, in one call. Now the headers' count is checked before any is
--- read (at most 100), then every pair in one pass, and the kept ones are
--- aggregated once; their names and values may total 80 KiB (Cloud Tasks:
--- "less than 80KB"). A header value the HTTP client cannot send (a control
--- character, anything above U+00FF) and the names it refuses (Expect,
--- Upgrade, Keep-Alive) are refused here, not failed on every attempt;
--- callers' X-CloudScheduler* headers, which mark cron deliveries, are
--- dropped as X-AppEngine-* are. A URL whose path climbs above its root
--- with dot segments (`..`, `%2e%2e`) is refused: joined to the queue's
--- target URL it would leave that URL's path.
---
--- delete_tasks read a two-dimensional names array flat, where add_tasks
--- refuses one (TQ015).
---
--- add_push_task's text with these rules is written once, by 0028, which
--- also reserves the names of cron firings: the two were made together and
--- no release ran this one's copy.
+-- GENERATED from deleteStatement (src/store/delete-tasks.ts) by `npm run generate:sql-api`: do not edit by hand.
 
--- BEGIN GENERATED delete_tasks (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION delete_tasks(queue text, names text[])
 RETURNS boolean[]
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -103,4 +81,13 @@ BEGIN
     SET plan_cache_mode = force_generic_plan SET jit = off;
 END
 $$;
--- END GENERATED delete_tasks
+
+-- Nobody but the owner calls it unless granted (docs/sql-api.md, roles).
+REVOKE ALL ON FUNCTION delete_tasks(text, text[]) FROM PUBLIC;
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_schema() || '_consumer') THEN
+    EXECUTE format('GRANT EXECUTE ON FUNCTION %I.delete_tasks(text, text[]) TO %I', current_schema(), current_schema() || '_consumer');
+  END IF;
+END
+$$;

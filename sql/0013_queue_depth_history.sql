@@ -1,4 +1,4 @@
--- 0014: samples of each queue's depth, for the console's depth chart.
+-- 0013: samples of each queue's depth, for the console's depth chart.
 --
 -- Every server process with the console samples the queue overview every
 -- few seconds and writes one row per queue here, into a time bucket of the

@@ -1,18 +1,5 @@
--- 0025: the SQL API makes a call's task names from one random key.
---
--- generate_task_names drew a UUID (gen_random_uuid()) for each name, and
--- that draw was about half of a name's cost: 100 names took 0.21 ms of the
--- server's time, a quarter of an add_tasks of 100 generated names. Now a
--- call draws one UUID, takes its 64 random bits as the call's key, and
--- gives each name the key with the name's index XOR'd in: the names of a
--- call are distinct by construction, names of two calls in one millisecond
--- meet less often than before (their keys would have to differ by one of
--- at most 128 values, against 100 x 100 pairs of draws), and 100 names
--- take 0.11 ms (pgbench). The names of one call share all but their low
--- bits: ids, not secrets. The form (time, 8 bytes, check) is unchanged, so
--- every name made before still reads the same.
+-- GENERATED from the generated name form (src/store/generated-name-sql.ts) by `npm run generate:sql-api`: do not edit by hand.
 
--- BEGIN GENERATED generate_task_names (src/store/sql-api-functions.ts; do not edit)
 CREATE OR REPLACE FUNCTION generate_task_names(n integer) RETURNS text[]
 LANGUAGE plpgsql VOLATILE
 AS $$
@@ -42,13 +29,3 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION generate_task_names(integer) FROM PUBLIC;
-
--- One name: the batch's generator, so the form is made in one place.
-CREATE OR REPLACE FUNCTION generate_task_name() RETURNS text
-LANGUAGE plpgsql VOLATILE
-AS $$
-BEGIN
-  RETURN (generate_task_names(1))[1];
-END
-$$;
--- END GENERATED generate_task_names
