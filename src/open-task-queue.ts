@@ -11,7 +11,7 @@ import type { OpenTaskQueueOptions, WiringOptions } from './open/open-task-queue
 import { resolveOpenOptions, type ResolvedOpenOptions } from './open/resolve-open-options.js';
 import { configuredQueues } from './store/configured-queues.js';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from './store/database.js';
-import { latestMigration, migrate } from './store/migrate.js';
+import { migrate } from './store/migrate.js';
 import { PgTaskStore } from './store/pg-task-store.js';
 import { settleQueueDefinitions } from './store/settle-queue-definitions.js';
 import { prepareSqlApi } from './store/sql-api-settings.js';
@@ -125,7 +125,9 @@ export async function openForOperators(
           '(TASKQUEUE_CONFIG=queue.xml) and the command writes its queues as a server would; or check --schema / TASKQUEUE_SCHEMA',
       );
     }
-    if ((await store.schemaVersion()) < (await latestMigration())) await migrate(database.db, schema);
+    // Every time, not only when behind: the fast path is one read, and it is what refuses an edited
+    // migration, re-applies a changed routine and takes over a development build's history.
+    await migrate(database.db, schema);
     const { config: stored, ids, revision } = await configuredQueues({ db: database.db, schema });
     const source = `${stored.source.replace('the database', where)} (no configuration given: TASKQUEUE_CONFIG=queue.xml or taskqueue config sync writes one)`;
     const config = withPushBaseUrl({ ...stored, source }, pushBaseUrl, targetUrls);
