@@ -1,0 +1,1710 @@
+-- 0030: one definition for each rule the service and its SQL functions share.
+--
+-- claim_push_tasks_after_delivery (sql/0019, sql/0026) deleted the
+-- delivered push tasks with a hand-written copy of the service's
+-- push_delivered statement. It is now generated from that statement
+-- (src/store/push-delivered.ts), as lease_tasks is from the lease: a task
+-- delivered while the dispatch loop runs and one delivered after it stopped
+-- leave the same rows. 0019's signature, without the claiming process,
+-- held a third copy; it now calls the 0026 one with no process, as
+-- claim_push_tasks' 0013 signature does. The claim itself is still
+-- claim_push_tasks, called and not copied: claims recorded by their
+-- process (sql/0026), liveness and outcomes unchanged.
+--
+-- lease_tasks changes with the service's lease statement: its tombstone
+-- and dead-letter CTEs are now the fragments every statement that deletes
+-- tasks shares (src/store/tombstone-upsert.ts, dead-letter-move.ts), so a
+-- pull task dead-lettered by the retry limit keeps its push request and
+-- last status columns as a push task's letter does, and a name that dies
+-- again replaces every column of its letter (before, the push request and
+-- last status of an older letter stayed). Whether the payload budget can
+-- bind is the service's tasksAlwaysFitting (32 tasks of the largest size in
+-- the 32 MB budget), not a second formula; the same tasks bind as before.
+
+-- BEGIN GENERATED lease_tasks (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION lease_tasks(queue text, max_tasks integer, lease_seconds integer, tag text DEFAULT NULL,
+                            group_by_tag boolean DEFAULT false)
+RETURNS SETOF leased_task
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+AS $$
+#variable_conflict use_column
+DECLARE
+  q              queues;
+  r              record;
+  v_out          leased_task;
+  v_queue_id     integer;
+  v_max_tasks    integer := lease_tasks.max_tasks;
+  v_lease_ms     float8 := lease_tasks.lease_seconds * 1000.0;
+  v_tag          text := nullif(lease_tasks.tag, '');
+  v_group        boolean := coalesce(lease_tasks.group_by_tag, false);
+  v_rate_seconds integer;
+  v_rate_calls   integer;
+  v_max_leases   integer;
+  v_budget_binds boolean;
+  v_paused       boolean := false;
+BEGIN
+  SELECT * INTO q FROM queues WHERE queues.name = queue AND queues.active AND queues.mode = 'pull';
+  IF NOT FOUND THEN
+    q := sql_api_queue(queue, true, 'lease');  -- raises the error that fits
+  END IF;
+  IF v_max_tasks IS NULL OR v_max_tasks < 1 OR v_max_tasks > 1000 THEN
+    RAISE EXCEPTION 'max_tasks: must be from 1 to 1000, got %', coalesce(v_max_tasks::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(v_max_tasks::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF lease_seconds IS NULL OR lease_seconds < 0 OR lease_seconds > 604800 THEN
+    RAISE EXCEPTION 'lease_seconds: a lease lasts 0 to 604800 seconds (one week), got %', coalesce(lease_seconds::text, 'NULL')
+      USING ERRCODE = 'TQ015', DETAIL = coalesce(lease_seconds::text, ''), HINT = 'INVALID_REQUEST';
+  END IF;
+  IF octet_length(v_tag) > 500 THEN
+    RAISE EXCEPTION 'tag size: tag must be <= 500 bytes, got a % byte tag', octet_length(v_tag)
+      USING ERRCODE = 'TQ007', DETAIL = left(v_tag, 500), HINT = 'INVALID_TAG';
+  END IF;
+  v_queue_id := q.id;
+  v_rate_seconds := q.lease_rate_seconds;
+  v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
+  v_max_leases := q.max_leases;
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind
+  -- (more tasks than tasksAlwaysFitting its 33554432 bytes).
+  v_budget_binds := v_max_tasks > 32;
+
+  -- The service's lease statement of each shape (src/store/lease-tasks.ts
+  -- explains each step), generated from its builder: one branch per shape,
+  -- so each statement keeps its own plan, as the service's prepared ones do.
+  IF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND NOT v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now()  and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NOT NULL AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      picked as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = v_tag and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and not (select paused from queue_state)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and not (select paused from queue_state)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (select name, eta from picked ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked 
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, 0::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND NOT v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  ELSIF v_tag IS NULL AND v_group AND v_rate_calls IS NOT NULL AND v_max_leases IS NOT NULL AND v_budget_binds THEN
+    FOR r IN
+      /* lease_tasks */
+          with queue_state as materialized (
+          select coalesce((select paused from "queues" where id = v_queue_id), false) as paused
+        ),
+      permit as (
+            insert into "lease_rate_windows" as w (queue_id, window_start, calls)
+            select v_queue_id, floor(extract(epoch from now()) / v_rate_seconds::int4)::int8, 1
+             where not (select paused from queue_state)
+            on conflict (queue_id) do update
+              set calls = case when w.window_start = excluded.window_start then w.calls + 1 else 1 end,
+                  window_start = excluded.window_start
+            returning calls <= v_rate_calls::int4 as allowed
+          ),
+      oldest as materialized (
+          select tag from "tasks"
+           where queue_id = v_queue_id and eta <= now() and (select allowed from permit)
+           order by eta
+           limit 1
+             for update skip locked
+        ),
+      picked_tagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag = (select tag from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked_untagged as materialized (
+          select name, eta, retry_count, octet_length(payload) as payload_bytes
+            from "tasks"
+           where queue_id = v_queue_id and eta <= now() and tag is null and (select tag is null from oldest) and (select allowed from permit)
+           order by eta
+           limit v_max_tasks::int4
+             for update skip locked
+        ),
+      picked as materialized (select * from picked_tagged union all select * from picked_untagged),
+      exhausted as (
+            delete from "tasks" t using picked p
+             where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+          ),
+      tombstoned as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          ),
+      dead as (
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
+            on conflict (queue_id, name) do update
+              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
+            returning 1
+          ),
+      fitting as (
+            select name, eta from (
+              select name, eta,
+                     sum(payload_bytes) over (order by eta rows unbounded preceding) as running_bytes
+                from picked where retry_count < v_max_leases::int4
+            ) f
+            where running_bytes <= 33554432::int8
+          ),
+      leased as (
+          update "tasks" t
+             set eta = now() + (v_lease_ms::float8 * interval '1 millisecond'),
+                 retry_count = t.retry_count + 1
+            from fitting f
+           where t.queue_id = v_queue_id and t.name = f.name
+          returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
+        ),
+      history as (
+          insert into "lease_history" (queue_id, task_count)
+          select v_queue_id, count(*) from leased having count(*) > 0
+        ),
+      outcome as (
+          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+        )
+          select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
+                 (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
+            from outcome o left join leased l on true
+           order by l.available_at
+    LOOP
+      v_paused := r.paused;
+      CONTINUE WHEN r.name IS NULL;
+      v_out := (r.name, r.payload, r.tag, r.retry_count, timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond');
+      RETURN NEXT v_out;
+    END LOOP;
+  END IF;
+  IF v_paused THEN
+    -- As the in-process lease: a paused queue leases nothing and counts no call.
+    RAISE EXCEPTION 'queue paused: queue "%" is paused; leases return no tasks until it is resumed', queue
+      USING ERRCODE = 'TQ014', DETAIL = queue, HINT = 'QUEUE_PAUSED';
+  END IF;
+END
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
+-- search_path and planner settings again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean)
+    SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+    SET plan_cache_mode = force_generic_plan SET jit = off;
+END
+$$;
+-- END GENERATED lease_tasks
+
+-- BEGIN GENERATED claim_push_tasks_after_delivery (src/store/sql-api-functions.ts; do not edit)
+CREATE OR REPLACE FUNCTION claim_push_tasks_after_delivery(p_queue integer, p_rate float8, p_bucket float8, p_max_concurrent integer,
+                                                           p_limit integer, p_deadline_ms float8, p_margin_ms float8,
+                                                           p_names text[], p_claims_usec int8[], p_tombstones boolean[],
+                                                           p_dispatcher bigint)
+RETURNS TABLE (name text, payload bytea, push jsonb, retry_count integer, execution_count integer,
+               eta_usec int8, claim_usec int8, first_try_usec int8, last_status integer, last_error text,
+               now_usec int8, wait_ms float8, delivered boolean)
+LANGUAGE plpgsql
+AS $$
+-- The output columns share names with table columns (name, retry_count): a bare name means the column.
+#variable_conflict use_column
+DECLARE
+  r record;
+BEGIN
+  IF cardinality(p_names) > 0 THEN
+    -- The service's delete of delivered tasks (src/store/push-delivered.ts),
+    -- generated from its builder: one row per task deleted (delivered true,
+    -- only name set).
+    FOR r IN
+      /* push_delivered */
+          with input as (
+            select i.name, timestamptz 'epoch' + (i.usec / 1000000) * interval '1 second'
+                                               + (i.usec % 1000000) * interval '1 microsecond' as claim, i.tombstone
+              from unnest(p_names::text[], p_claims_usec::int8[], p_tombstones::bool[]) as i (name, usec, tombstone)
+          ), gone as (
+            delete from "tasks" t using input i
+             where t.queue_id = p_queue and t.name = i.name and t.eta = i.claim
+            returning t.name, t.retry_count, i.tombstone
+          ), held as (
+            insert into "task_tombstones" (queue_id, name, reason, retry_count)
+            select p_queue::int4, name, 'deleted', retry_count from gone where tombstone
+            on conflict (queue_id, name) do update
+              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
+          )
+          select name from gone
+    LOOP
+      name := r.name;
+      delivered := true;
+      RETURN NEXT;
+    END LOOP;
+  END IF;
+  -- A later statement of this transaction: its snapshot sees the rows above gone.
+  RETURN QUERY
+  SELECT c.name, c.payload, c.push, c.retry_count, c.execution_count, c.eta_usec, c.claim_usec, c.first_try_usec,
+         c.last_status, c.last_error, c.now_usec, c.wait_ms, false
+    FROM claim_push_tasks(p_queue, p_rate, p_bucket, p_max_concurrent, p_limit, p_deadline_ms, p_margin_ms, p_dispatcher) c;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION claim_push_tasks_after_delivery(p_queue integer, p_rate float8, p_bucket float8, p_max_concurrent integer,
+                                                           p_limit integer, p_deadline_ms float8, p_margin_ms float8,
+                                                           p_names text[], p_claims_usec int8[], p_tombstones boolean[])
+RETURNS TABLE (name text, payload bytea, push jsonb, retry_count integer, execution_count integer,
+               eta_usec int8, claim_usec int8, first_try_usec int8, last_status integer, last_error text,
+               now_usec int8, wait_ms float8, delivered boolean)
+LANGUAGE sql
+AS $$
+  SELECT * FROM claim_push_tasks_after_delivery(p_queue, p_rate, p_bucket, p_max_concurrent, p_limit, p_deadline_ms,
+                                                p_margin_ms, p_names, p_claims_usec, p_tombstones, NULL::int8)
+$$;
+
+-- CREATE OR REPLACE replaces a function's SET clauses: the fixed
+-- search_path of sql/0015 again.
+DO $$
+BEGIN
+  EXECUTE format('ALTER FUNCTION claim_push_tasks_after_delivery(integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[], bigint) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+  EXECUTE format('ALTER FUNCTION claim_push_tasks_after_delivery(integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[]) SET search_path = %I, pg_catalog, pg_temp', current_schema());
+END
+$$;
+REVOKE ALL ON FUNCTION claim_push_tasks_after_delivery(integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[], bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION claim_push_tasks_after_delivery(integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[]) FROM PUBLIC;
+-- END GENERATED claim_push_tasks_after_delivery
