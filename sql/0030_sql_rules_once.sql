@@ -63,8 +63,8 @@ BEGIN
   v_rate_seconds := q.lease_rate_seconds;
   v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
   v_max_leases := q.max_leases;
-  -- As the service's leaseShapeOf: the running sum only where the budget could bind
-  -- (more tasks than tasksAlwaysFitting its 33554432 bytes).
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind, for
+  -- more tasks than the 33554432 bytes always hold (tasksAlwaysFitting).
   v_budget_binds := v_max_tasks > 32;
 
   -- The service's lease statement of each shape (src/store/lease-tasks.ts

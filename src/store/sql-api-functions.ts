@@ -193,8 +193,8 @@ ${LEASE_SECONDS_CHECK}  IF octet_length(v_tag) > ${LIMITS.maxTagBytes} THEN
   v_rate_seconds := q.lease_rate_seconds;
   v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
   v_max_leases := q.max_leases;
-  -- As the service's leaseShapeOf: the running sum only where the budget could bind
-  -- (more tasks than tasksAlwaysFitting its ${LIMITS.maxLeasePayloadBytes} bytes).
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind, for
+  -- more tasks than the ${LIMITS.maxLeasePayloadBytes} bytes always hold (tasksAlwaysFitting).
   v_budget_binds := v_max_tasks > ${tasksAlwaysFitting(LIMITS.maxLeasePayloadBytes)};
 
   -- The service's lease statement of each shape (src/store/lease-tasks.ts
