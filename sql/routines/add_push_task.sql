@@ -258,8 +258,8 @@ BEGIN
 END
 $$;
 
--- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
+-- CREATE OR REPLACE replaces a function's SET clauses: the schema's fixed
+-- search_path and planner settings again (docs/sql-api.md).
 DO $$
 BEGIN
   EXECUTE format('ALTER FUNCTION add_push_task(text, text, text, jsonb, bytea, text, timestamptz, double precision, jsonb) SET search_path = %I, pg_catalog, pg_temp', current_schema());

@@ -71,8 +71,8 @@ BEGIN
 END
 $$;
 
--- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
+-- CREATE OR REPLACE replaces a function's SET clauses: the schema's fixed
+-- search_path and planner settings again (docs/sql-api.md).
 DO $$
 BEGIN
   EXECUTE format('ALTER FUNCTION delete_tasks(text, text[]) SET search_path = %I, pg_catalog, pg_temp', current_schema());

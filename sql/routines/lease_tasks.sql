@@ -41,8 +41,9 @@ BEGIN
   v_rate_seconds := q.lease_rate_seconds;
   v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
   v_max_leases := q.max_leases;
-  -- As the service's leaseShapeOf: the running sum only where the budget could bind.
-  v_budget_binds := v_max_tasks::int8 * 1048576 > 33554432;
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind, for
+  -- more tasks than the 33554432 bytes always hold (tasksAlwaysFitting).
+  v_budget_binds := v_max_tasks > 32;
 
   -- The service's lease statement of each shape (src/store/lease-tasks.ts
   -- explains each step), generated from its builder: one branch per shape,
@@ -151,20 +152,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -210,20 +214,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -390,20 +397,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -458,20 +468,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -611,20 +624,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -670,20 +686,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -850,20 +869,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -918,20 +940,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -1119,20 +1144,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -1194,20 +1222,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -1422,20 +1453,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -1506,20 +1540,23 @@ BEGIN
       exhausted as (
             delete from "tasks" t using picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
           ),
       tombstoned as (
             insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id, name, 'retry_limit', retry_count from exhausted
+            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
             on conflict (queue_id, name) do update
               set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
           ),
       dead as (
-            insert into "task_dead_letters" (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-            select v_queue_id, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
+            insert into "task_dead_letters"
+                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
+            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
+              from exhausted
             on conflict (queue_id, name) do update
               set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
+                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
+                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -1564,8 +1601,8 @@ BEGIN
 END
 $$;
 
--- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
+-- CREATE OR REPLACE replaces a function's SET clauses: the schema's fixed
+-- search_path and planner settings again (docs/sql-api.md).
 DO $$
 BEGIN
   EXECUTE format('ALTER FUNCTION lease_tasks(text, integer, integer, text, boolean) SET search_path = %I, pg_catalog, pg_temp', current_schema());

@@ -61,8 +61,8 @@ BEGIN
 END
 $$;
 
--- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
+-- CREATE OR REPLACE replaces a function's SET clauses: the schema's fixed
+-- search_path and planner settings again (docs/sql-api.md).
 DO $$
 BEGIN
   EXECUTE format('ALTER FUNCTION modify_lease(text, text, timestamptz, integer) SET search_path = %I, pg_catalog, pg_temp', current_schema());

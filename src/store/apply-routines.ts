@@ -32,7 +32,7 @@ export async function applyRoutines(
     for (const statement of splitSql(routine.text)) await sql.raw(statement).execute(trx);
     await sql`/* migrate_routine_record */
       insert into schema_routines (name, digest) values (${routine.name}, ${digest})
-      on conflict (name) do update set digest = excluded.digest, applied_at = now()`.execute(trx);
+      on conflict (name) do update set digest = excluded.digest, applied_at = excluded.applied_at`.execute(trx);
     applied.push(routine.name);
   }
   // A routine this version no longer ships: the migration that dropped its

@@ -4,7 +4,7 @@ import type { Task } from '../core/task.js';
 import type { LeaseResult, TaskDeleteParams, TaskInsertParams, TaskLeaseParams } from '../core/task-store.js';
 import { deleteTasks } from './delete-tasks.js';
 import { insertTasks } from './insert-tasks.js';
-import { leaseTasks } from './lease-tasks.js';
+import { leaseShapeOf, leaseTasks, leaseTermsOf, type LeaseTerms } from './lease-tasks.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -92,10 +92,30 @@ async function insertAlone(ctx: StoreContext, guard: Guard, params: TaskInsertPa
 /**
  * Whether a lease may share a statement: not on a rate-limited queue (each
  * call must count as one call), nor when the payload budget could bind
- * (each caller has its own).
+ * (each caller has its own): only the shapes without either.
  */
 export function combinableLease(params: TaskLeaseParams): boolean {
-  return params.leaseRate === null && params.payloadBudgetBytes >= params.maxTasks * MAX_TASK_BYTES;
+  const shape = leaseShapeOf(params);
+  return !shape.rate && !shape.budgetBinds;
+}
+
+/**
+ * The terms a combined lease adds up over its callers instead of sharing
+ * (leaseCombined); every other term of the statement is shared, so it is
+ * part of the key.
+ */
+const SUMMED_TERMS = ['maxTasks', 'payloadBudgetBytes'] as const satisfies readonly (keyof LeaseTerms)[];
+
+/**
+ * Which leases may share a statement: those of the same shape and the same
+ * value for every term the statement binds but the summed ones. Made of
+ * LeaseShape and LeaseTerms whole, so a term or a shape dimension added to
+ * the statement is in the key without being named here.
+ */
+export function leaseCombineKey(params: TaskLeaseParams): string {
+  const shared: Partial<Record<keyof LeaseTerms, unknown>> = { ...leaseTermsOf(params) };
+  for (const term of SUMMED_TERMS) delete shared[term];
+  return JSON.stringify([leaseShapeOf(params), shared]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { TaskDeleteLeasedParams } from '../core/task-store.js';
 import { table, usecOf, type StoreContext } from './store-context.js';
+import { tombstoneUpsert } from './tombstone-upsert.js';
 
 /**
  * Deletes tasks only while each still carries the lease token its holder
@@ -38,12 +39,12 @@ export async function deleteLeasedTasks(ctx: StoreContext, params: TaskDeleteLea
        using unnest(${names}::text[], ${leaseTokens}::int8[]) as held(name, token)
        where t.queue_id = ${params.queueId} and t.name = held.name and ${usecOf(sql`t.eta`)} = held.token
       returning t.name, t.retry_count
-    ), tombstoned as (
-      insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-      select ${params.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${[...params.heldByForm]}::text[])
-      on conflict (queue_id, name) do update
-        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-    )
+    ), ${tombstoneUpsert((name) => table(ctx, name), 'tombstoned', {
+      queueId: sql`${params.queueId}`,
+      source: 'gone',
+      reason: 'deleted',
+      where: sql`name <> all(${[...params.heldByForm]}::text[])`,
+    })}
     select name from gone`.execute(ctx.db);
   return result.rows.map((row) => row.name);
 }

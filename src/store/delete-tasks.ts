@@ -3,6 +3,7 @@ import type { TaskDeleteParams } from '../core/task-store.js';
 import { auditedCte } from './audit-row.js';
 import type { Database } from './schema.js';
 import { table, type StoreContext } from './store-context.js';
+import { tombstoneUpsert } from './tombstone-upsert.js';
 
 /**
  * Deletes tasks by name, leased or not, in one statement, and holds the
@@ -63,18 +64,17 @@ export function deleteStatement(
   // Some names need a row: the same delete, with the tombstones of those
   // names only (usually none are left out: all chosen names, or all of an
   // older generated form).
-  // excluded.deleted_at is the column's default, now() (not now() in the
-  // SET list, which Citus refuses in ON CONFLICT ... DO UPDATE).
+  const held = tombstoneUpsert(tableOf, 'held', {
+    queueId: v.queueId,
+    source: 'gone',
+    reason: 'deleted',
+    where: sql`name <> all(${v.untracked}::text[])`,
+  });
   return sql<{ name: string }>`/* delete_tasks */
     with gone as (
       delete from ${tableOf('tasks')}
        where queue_id = ${v.queueId} and name = any(${v.names}::text[])
       returning name, retry_count
-    ), held as (
-      insert into ${tableOf('task_tombstones')} (queue_id, name, reason, retry_count)
-      select ${v.queueId}::int4, name, 'deleted', retry_count from gone where name <> all(${v.untracked}::text[])
-      on conflict (queue_id, name) do update
-        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-    )${v.audited}
+    ), ${held}${v.audited}
     select name from gone`;
 }

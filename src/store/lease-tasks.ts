@@ -5,6 +5,7 @@ import type { LeaseResult, TagFilter, TaskLeaseParams } from '../core/task-store
 import type { Database } from './schema.js';
 import { intervalFromMs, table, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
+import { deadLetterMove } from './dead-letter-move.js';
 
 /**
  * Leases up to `maxTasks` tasks in ONE statement. The steps, each a CTE:
@@ -64,24 +65,17 @@ export async function leaseTasks(ctx: StoreContext, params: TaskLeaseParams): Pr
 
 /** The service's lease statement for these terms, its values bound. */
 export function leaseQuery(ctx: StoreContext, params: TaskLeaseParams): RawBuilder<LeaseRow> {
-  const rate = params.leaseRate;
-  return leaseStatement((name) => table(ctx, name), leaseShapeOf(params), {
-    queueId: sql`${params.queueId}`,
-    maxTasks: sql`${params.maxTasks}`,
-    leaseMs: sql`${params.leaseMs}`,
-    rateWindowSeconds: sql`${rate?.windowSeconds}`,
-    rateCalls: sql`${rate?.calls}`,
-    maxLeases: sql`${params.maxLeases}`,
-    payloadBudgetBytes: sql`${params.payloadBudgetBytes}`,
-    tag: sql`${params.filter.kind === 'tag' ? params.filter.tag : null}`,
-  });
+  const terms = leaseTermsOf(params);
+  const values = {} as Record<keyof LeaseValues, RawBuilder<unknown>>;
+  for (const term of Object.keys(terms) as (keyof LeaseTerms)[]) values[term] = sql`${terms[term]}`;
+  return leaseStatement((name) => table(ctx, name), leaseShapeOf(params), values);
 }
 
 /**
  * What decides a lease statement's text: the CTEs it needs. The service
  * prepares one statement per shape (a generic plan each); the SQL API's
  * lease_tasks has one branch per shape, generated from this same builder
- * (sql-api-lease-function.ts).
+ * (sql-api-functions.ts).
  */
 export interface LeaseShape {
   /** The queue has a lease rate: the `permit` CTE. */
@@ -107,15 +101,47 @@ export interface LeaseValues {
   readonly tag: RawBuilder<unknown>;
 }
 
+/**
+ * The values the service binds for a lease, one per LeaseValues term (a
+ * term added there is a compile error here until it is given a value): the
+ * service binds exactly these, and a combined lease's key is made of them
+ * (combined-statements.ts), so no term can be bound without being compared.
+ */
+export type LeaseTerms = { readonly [Term in keyof LeaseValues]: number | string | null };
+
+export function leaseTermsOf(params: TaskLeaseParams): LeaseTerms {
+  const rate = params.leaseRate;
+  return {
+    queueId: params.queueId,
+    maxTasks: params.maxTasks,
+    leaseMs: params.leaseMs,
+    rateWindowSeconds: rate?.windowSeconds ?? null,
+    rateCalls: rate?.calls ?? null,
+    maxLeases: params.maxLeases,
+    payloadBudgetBytes: params.payloadBudgetBytes,
+    tag: params.filter.kind === 'tag' ? params.filter.tag : null,
+  };
+}
+
+/**
+ * The one definition of "the budget can bind": the most tasks of the
+ * largest size (LIMITS.maxTaskBytes) that `payloadBudgetBytes` always
+ * holds. A lease of more tasks needs the running sum, which may leave some
+ * out; a lease of at most this many never does, and may share a statement
+ * (combined-statements.ts). lease_tasks compares its max_tasks with this
+ * number for its own budget (sql-api-functions.ts).
+ */
+export function tasksAlwaysFitting(payloadBudgetBytes: number): number {
+  return Math.floor(payloadBudgetBytes / LIMITS.maxTaskBytes);
+}
+
 /** The shape of the statement a lease with these terms runs. */
 export function leaseShapeOf(params: TaskLeaseParams): LeaseShape {
   return {
     rate: params.leaseRate !== null,
     maxLeases: params.maxLeases !== null,
     filter: params.filter.kind,
-    // The running sum is only needed when the budget could bind: maxTasks
-    // tasks of the largest size would not fit it (never for a single task).
-    budgetBinds: params.maxTasks * LIMITS.maxTaskBytes > params.payloadBudgetBytes,
+    budgetBinds: params.maxTasks > tasksAlwaysFitting(params.payloadBudgetBytes),
   };
 }
 
@@ -186,26 +212,16 @@ export function leaseStatement(
     ctes.push(sql`exhausted as (
       delete from ${tasks} t using picked p
        where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${v.maxLeases}::int4
-      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.last_error
+      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
     )`);
-    // excluded.deleted_at and excluded.died_at are the columns' default,
-    // now(): the same value as now() in the SET list, which a sharded
-    // PostgreSQL (Citus) refuses in ON CONFLICT ... DO UPDATE.
-    ctes.push(sql`tombstoned as (
-      insert into ${tableOf('task_tombstones')} (queue_id, name, reason, retry_count)
-      select ${q}, name, 'retry_limit', retry_count from exhausted
-      on conflict (queue_id, name) do update
-        set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-    )`);
-    // A name can die again once its tombstone expired and it was re-added: the newer death wins.
-    ctes.push(sql`dead as (
-      insert into ${tableOf('task_dead_letters')} (queue_id, name, tag, payload, retry_count, enqueued_at, last_error)
-      select ${q}, name, tag, payload, retry_count, enqueued_at, last_error from exhausted
-      on conflict (queue_id, name) do update
-        set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-            enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, last_error = excluded.last_error
-      returning 1
-    )`);
+    ctes.push(
+      deadLetterMove(tableOf, {
+        queueId: q,
+        source: 'exhausted',
+        lastStatus: sql`last_status`,
+        lastError: sql`last_error`,
+      }),
+    );
     live = sql`where retry_count < ${v.maxLeases}::int4`;
     deadLettered = sql`(select count(*) from dead)`;
   }

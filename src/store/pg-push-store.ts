@@ -14,7 +14,8 @@ import type { QueueRef } from '../core/task-store.js';
 import type { PgTaskStore } from './pg-task-store.js';
 import { intervalFromMs, table, timestampFromUsec, toBuffer, toNumber, type StoreContext } from './store-context.js';
 import { StatementGroup } from './statement-group.js';
-import { translateError } from './translate-error.js';
+import { deadLetterMove } from './dead-letter-move.js';
+import { deleteDelivered } from './push-delivered.js';
 
 interface ClaimRow {
   name: string | null;
@@ -36,7 +37,8 @@ interface ClaimRow {
 /**
  * The dispatcher's store on PostgreSQL or PGlite: the claim is one call of
  * claim_push_tasks (sql/0013), or of claim_push_tasks_after_delivery
- * (sql/0019) when it writes successes first; each other outcome is one
+ * (sql/0019) when it writes successes first, which runs the same delete as
+ * `delivered` (generated from push-delivered.ts); each other outcome is one
  * statement. Every outcome holds only while the task's eta is still the claim.
  */
 export class PgPushStore implements PushStore {
@@ -138,31 +140,8 @@ export class PgPushStore implements PushStore {
     return this.#deliveries.submit(String(params.queueId), params);
   }
 
-  async #deliverCombined(requests: readonly DeliveredPush[]): Promise<boolean[]> {
-    const first = requests[0]!;
-    return this.#guard(first.queueName, async () => {
-      const names = requests.map((r) => r.name);
-      const seconds = requests.map((r) => Math.floor(r.claimUsec / 1_000_000));
-      const micros = requests.map((r, i) => r.claimUsec - seconds[i]! * 1_000_000);
-      const tombstones = requests.map((r) => r.tombstone);
-      const result = await sql<{ name: string }>`/* push_delivered */
-        with input as (
-          select name, timestamptz 'epoch' + sec * interval '1 second' + micro * interval '1 microsecond' as claim, tombstone
-            from unnest(${names}::text[], ${seconds}::int8[], ${micros}::int4[], ${tombstones}::bool[]) as i (name, sec, micro, tombstone)
-        ), gone as (
-          delete from ${table(this.#ctx, 'tasks')} t using input i
-           where t.queue_id = ${first.queueId} and t.name = i.name and t.eta = i.claim
-          returning t.name, t.retry_count, i.tombstone
-        ), held as (
-          insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-          select ${first.queueId}::int4, name, 'deleted', retry_count from gone where tombstone
-          on conflict (queue_id, name) do update
-            set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-        )
-        select name from gone`.execute(this.#ctx.db);
-      const gone = new Set(result.rows.map((row) => row.name));
-      return requests.map((r) => gone.has(r.name));
-    });
+  #deliverCombined(requests: readonly DeliveredPush[]): Promise<boolean[]> {
+    return this.#guard(requests[0]!.queueName, () => deleteDelivered(this.#ctx, requests));
   }
 
   failed(params: PushOutcome & { readonly delayMs: number }): Promise<boolean> {
@@ -181,26 +160,18 @@ export class PgPushStore implements PushStore {
 
   deadLetter(params: PushOutcome): Promise<boolean> {
     return this.#guard(params.queueName, async () => {
-      const q = params.queueId;
+      const q = sql`${params.queueId}`;
       const result = await sql<{ n: unknown }>`/* push_dead_letter */
         with gone as (
           delete from ${table(this.#ctx, 'tasks')}
            where queue_id = ${q} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}
           returning name, tag, payload, retry_count, enqueued_at, push
-        ), held as (
-          insert into ${table(this.#ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-          select ${q}::int4, name, 'retry_limit', retry_count from gone
-          on conflict (queue_id, name) do update
-            set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-        ), dead as (
-          insert into ${table(this.#ctx, 'task_dead_letters')}
-                 (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-          select ${q}::int4, name, tag, payload, retry_count, enqueued_at, push, ${params.status}::int4, ${params.error} from gone
-          on conflict (queue_id, name) do update
-            set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                last_status = excluded.last_status, last_error = excluded.last_error
-        )
+        ), ${deadLetterMove((name) => table(this.#ctx, name), {
+          queueId: q,
+          source: 'gone',
+          lastStatus: sql`${params.status}`,
+          lastError: sql`${params.error}`,
+        })}
         select count(*) as n from gone`.execute(this.#ctx.db);
       return toNumber(result.rows[0]?.n) > 0;
     });
@@ -222,11 +193,8 @@ export class PgPushStore implements PushStore {
     return this.#tasks.waitForTasks(params);
   }
 
-  async #guard<T>(queue: string | undefined, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      throw translateError(error, queue === undefined ? {} : { queue });
-    }
+  /** The task store's guard: errors translated, and an outage noticed (and logged once) by the same watch. */
+  #guard<T>(queue: string | undefined, run: () => Promise<T>): Promise<T> {
+    return this.#tasks.guardQuery(run, queue);
   }
 }

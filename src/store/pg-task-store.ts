@@ -47,6 +47,7 @@ import {
   deleteCombined,
   insertCombined,
   leaseCombined,
+  leaseCombineKey,
   MAX_COMBINED_ADD,
   MAX_COMBINED_ADD_TASKS,
   type Guard,
@@ -112,6 +113,15 @@ export class PgTaskStore implements TaskStore {
     return this.#guarded(run, queue);
   }
 
+  /**
+   * The same guard for a store built on this one (PgPushStore): one watch
+   * per database, so an outage is logged once ("database lost", then
+   * "database regained") whichever store's query finds it.
+   */
+  guardQuery<T>(run: () => Promise<T>, queue: string | undefined): Promise<T> {
+    return this.#guarded(run, queue);
+  }
+
   /** The highest migration applied to the schema (0 when none is); TRANSIENT_ERROR when the schema is gone. */
   schemaVersion(): Promise<number> {
     return this.#guard(() => schemaVersion(this.#ctx.db, this.#ctx.schema), undefined);
@@ -164,8 +174,7 @@ export class PgTaskStore implements TaskStore {
    */
   leaseTasks(params: TaskLeaseParams): Promise<LeaseResult> {
     if (!combinableLease(params)) return this.#guard(() => leaseTasks(this.#ctx, params), params.queueName);
-    const key = JSON.stringify([params.queueId, params.filter, params.leaseMs, params.maxLeases]);
-    return this.#leases.submit(key, params);
+    return this.#leases.submit(leaseCombineKey(params), params);
   }
 
   modifyLease(params: TaskModifyLeaseParams): Promise<Task> {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { QueueRef } from '../core/task-store.js';
 import { table, type StoreContext } from './store-context.js';
+import { tombstoneUpsert } from './tombstone-upsert.js';
 
 /**
  * Deletes every task of a queue, `batchSize` per statement (each its own
@@ -19,6 +20,11 @@ export async function purgeTasks(
   params: QueueRef & { readonly batchSize: number },
 ): Promise<number> {
   const tasks = table(ctx, 'tasks');
+  const tombstoned = tombstoneUpsert((name) => table(ctx, name), 'tombstoned', {
+    queueId: sql`${params.queueId}`,
+    source: 'gone',
+    reason: 'purged',
+  });
   let purged = 0;
   for (;;) {
     // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
@@ -35,12 +41,7 @@ export async function purgeTasks(
          where t.queue_id = ${params.queueId} and t.name = d.name
         returning t.name, t.retry_count
       ),
-      tombstoned as (
-        insert into ${table(ctx, 'task_tombstones')} (queue_id, name, reason, retry_count)
-        select ${params.queueId}::int4, name, 'purged', retry_count from gone
-        on conflict (queue_id, name) do update
-          set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-      )
+      ${tombstoned}
       select count(*) as n from gone`.execute(ctx.db);
     const removed = Number(result.rows[0]?.n ?? 0);
     purged += removed;

@@ -85,16 +85,16 @@ ${batchSizeCheck(LIMITS.maxTasksPerAdd, 'added')}  IF array_ndims(payloads) > 1 
       USING ERRCODE = 'TQ015', DETAIL = n::text, HINT = 'INVALID_REQUEST';
   END IF;
 ${READ_COMMITTED_CHECK}
-  -- Names for the tasks given none, made in one call (sql/0023).
+  -- Names for the tasks given none, made in one call.
   -- (CASE: a two-dimensional names counts as none, and array_position
   -- refuses such an array; in parentheses, as IF takes its condition up to
   -- the first THEN outside them.)
   IF (CASE WHEN array_ndims(names) = 1 THEN array_position(names, NULL) IS NOT NULL ELSE true END) THEN
     v_made := generate_task_names(n);
   END IF;
-  -- Each task's own rules in one pass over the arrays (sql/0022); only the first offending task is checked again,
+  -- Each task's own rules in one pass over the arrays; only the first offending task is checked again,
   -- rule by rule, to raise that rule's error. A one-subscript read of a
-  -- two-dimensional names, tags or etas is NULL, as in 0017's loop.
+  -- two-dimensional names, tags or etas is NULL.
   SELECT array_agg(c.task_name ORDER BY c.ord), array_agg(c.given ORDER BY c.ord), bool_or(c.given),
          min(c.ord) FILTER (WHERE c.bad)
     INTO v_names, v_given, v_named, v_bad_at

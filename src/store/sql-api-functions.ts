@@ -6,8 +6,9 @@ import { addTaskFunction, addTasksFunction, refuseAddFunction } from './sql-api-
 import { generatedNameTimeFunction, generateTaskNamesFunction } from './generated-name-sql.js';
 import { batchSizeCheck, LEASE_SECONDS_CHECK } from './sql-api-checks.js';
 import { ADD_PUSH_TASK_SIGNATURE, addPushTaskFunction, addPushTaskGrants } from './sql-api-push-function.js';
-import { leaseStatement, type LeaseShape, type LeaseValues } from './lease-tasks.js';
+import { leaseStatement, tasksAlwaysFitting, type LeaseShape, type LeaseValues } from './lease-tasks.js';
 import { modifyLeaseStatement, whyNotModifiedStatement } from './modify-lease.js';
+import { claimAfterDeliveryFunction } from './push-claim-function.js';
 import { indent, routineOf, statementText, tableOf, v } from './sql-api-text.js';
 
 /**
@@ -50,6 +51,8 @@ export function sqlApiFunctions(): GeneratedFunction[] {
       name: 'add_push_task',
       text: `${addPushTaskFunction()}\n${settings(ADD_PUSH_TASK_SIGNATURE)}\n${addPushTaskGrants()}`,
     },
+    // Not the SQL API's, the dispatcher's: kept with the service's delete the same way.
+    { name: 'claim_push_tasks_after_delivery', text: claimAfterDeliveryFunction() },
   ];
 }
 
@@ -57,10 +60,10 @@ export function sqlApiFunctions(): GeneratedFunction[] {
 const FROM_ETA_USEC =
   "timestamptz 'epoch' + (r.eta_usec / 1000000) * interval '1 second' + (r.eta_usec % 1000000) * interval '1 microsecond'";
 
-/** The ALTER that gives a generated function 0015's fixed search_path and planner settings again (CREATE OR REPLACE replaced them). */
+/** The ALTER that gives a generated function the schema's fixed search_path and planner settings again (CREATE OR REPLACE replaced them). */
 function settings(signature: string): string {
-  return `-- CREATE OR REPLACE replaces a function's SET clauses: 0015's fixed
--- search_path and planner settings again.
+  return `-- CREATE OR REPLACE replaces a function's SET clauses: the schema's fixed
+-- search_path and planner settings again (docs/sql-api.md).
 DO $$
 BEGIN
   EXECUTE format('ALTER FUNCTION ${signature} SET search_path = %I, pg_catalog, pg_temp', current_schema());
@@ -176,8 +179,9 @@ ${LEASE_SECONDS_CHECK}  IF octet_length(v_tag) > ${LIMITS.maxTagBytes} THEN
   v_rate_seconds := q.lease_rate_seconds;
   v_rate_calls := CASE WHEN q.lease_rate_seconds IS NOT NULL THEN q.lease_rate_calls END;
   v_max_leases := q.max_leases;
-  -- As the service's leaseShapeOf: the running sum only where the budget could bind.
-  v_budget_binds := v_max_tasks::int8 * ${LIMITS.maxTaskBytes} > ${LIMITS.maxLeasePayloadBytes};
+  -- As the service's leaseShapeOf: the running sum only where the budget could bind, for
+  -- more tasks than the ${LIMITS.maxLeasePayloadBytes} bytes always hold (tasksAlwaysFitting).
+  v_budget_binds := v_max_tasks > ${tasksAlwaysFitting(LIMITS.maxLeasePayloadBytes)};
 
   -- The service's lease statement of each shape (src/store/lease-tasks.ts
   -- explains each step), generated from its builder: one branch per shape,

@@ -28,6 +28,7 @@ const BUILDERS: Readonly<Record<string, string>> = {
   add_tasks: 'the add statement (src/store/add-statement.ts, src/store/sql-api-add-function.ts)',
   add_task: 'src/store/sql-api-add-function.ts',
   add_push_task: 'the add statement and the push rules (src/store/sql-api-push-function.ts)',
+  claim_push_tasks_after_delivery: 'deliveredStatement (src/store/push-delivered.ts, src/store/push-claim-function.ts)',
 };
 
 /** The signatures whose EXECUTE is revoked from PUBLIC here (the generator's text revokes the rest itself). */
