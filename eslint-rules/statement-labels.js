@@ -1,6 +1,6 @@
 // ESLint rule `statements/labelled`: every SQL statement in src/store opens
 // with its label, `/* name */`, the name grep, pg_stat_statements and the
-// prepared statement's name (store/statement-name.ts) share. A statement is
+// prepared statement's name (store/engine/statement-name.ts) share. A statement is
 // a `sql` template that is executed where it stands (`sql`...`.execute(`)
 // or whose text begins with a statement's keyword; fragments (`and id < $1`)
 // carry no label.

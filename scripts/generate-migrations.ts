@@ -1,4 +1,4 @@
-// Writes src/store/migrations.ts from sql/*.sql and sql/routines/*.sql: the
+// Writes src/store/migrate/migrations.ts from sql/*.sql and sql/routines/*.sql: the
 // migrations and routines travel inside the code, so the service (bundled
 // or not) never reads sql/ at run time. sql/ stays the source of truth; run
 // `npm run generate:migrations` after adding a migration or changing a
@@ -6,13 +6,13 @@
 // matches).
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Migration } from '../src/store/migration.js';
-import type { Routine } from '../src/store/routine.js';
+import type { Migration } from '../src/store/migrate/migration.js';
+import type { Routine } from '../src/store/migrate/routine.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SQL_DIR = `${ROOT}sql/`;
 export const ROUTINES_DIR = `${SQL_DIR}routines/`;
-export const MODULE_PATH = `${ROOT}src/store/migrations.ts`;
+export const MODULE_PATH = `${ROOT}src/store/migrate/migrations.ts`;
 
 /** The numbered migrations of a folder (`NNNN_name.sql`), in order. */
 export async function readSqlMigrations(dir: string = SQL_DIR): Promise<Migration[]> {
@@ -34,7 +34,7 @@ export async function readSqlRoutines(dir: string = ROUTINES_DIR): Promise<Routi
   );
 }
 
-/** The text of src/store/migrations.ts for these migrations and routines. */
+/** The text of src/store/migrate/migrations.ts for these migrations and routines. */
 export function renderMigrationsModule(migrations: readonly Migration[], routines: readonly Routine[]): string {
   const entries = migrations.map(
     (m) =>
@@ -60,5 +60,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const migrations = await readSqlMigrations();
   const routines = await readSqlRoutines();
   await writeFile(MODULE_PATH, renderMigrationsModule(migrations, routines));
-  console.log(`src/store/migrations.ts: ${migrations.length} migrations and ${routines.length} routines from sql/`);
+  console.log(
+    `src/store/migrate/migrations.ts: ${migrations.length} migrations and ${routines.length} routines from sql/`,
+  );
 }

@@ -1,13 +1,13 @@
-// Writes the SQL API's generated functions (src/store/sql-api-functions.ts)
+// Writes the SQL API's generated functions (src/store/sql-api/sql-api-functions.ts)
 // into their routine files: `npm run generate:sql-api` (re)writes
 // sql/routines/<name>.sql for each, whole. Then run `npm run
-// generate:migrations`, which embeds sql/ in src/store/migrations.ts;
+// generate:migrations`, which embeds sql/ in src/store/migrate/migrations.ts;
 // migrate() re-applies a routine whose text changed at the next start.
 // test/sql-api/generated-functions.test.ts fails while a file differs
 // from what the builders emit today.
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { generatedRoutines } from '../src/store/sql-api-routines.js';
+import { generatedRoutines } from '../src/store/sql-api/sql-api-routines.js';
 import { ROUTINES_DIR } from './generate-migrations.js';
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -9,7 +9,7 @@
 -- administrator). The functions' grants are in their routine files.
 --
 -- Idempotent, so that it can run again: migrate() runs it again when it
--- takes over a development build's schema (src/store/unreleased-history.ts),
+-- takes over a development build's schema (src/store/migrate/unreleased-history.ts),
 -- which may have been restored into a cluster without its roles.
 DO $$
 DECLARE

@@ -6,7 +6,7 @@
 -- the task's name (held while it lives and by its tombstone after) is what
 -- makes a firing happen once however many processes try. Each scheduled
 -- instant is also claimed in the job's row, in the transaction that adds
--- its task (src/store/pg-cron-store.ts): a name found taken inside a claim
+-- its task (src/store/cron/pg-cron-store.ts): a name found taken inside a claim
 -- was taken by a task the cron service did not add, and the firing is
 -- recorded as `skipped`, with why.
 --
@@ -19,7 +19,7 @@
 -- retired, not deleted: servers with different files at once (a rolling
 -- deploy) must not take each other's rows, where a job's chain of instants
 -- is anchored. A row is deleted only when it is retired and no server has
--- run it for the retirement period (src/core/cron-store.ts).
+-- run it for the retirement period (src/core/cron/cron-store.ts).
 
 CREATE TABLE cron_jobs (
   name          text        PRIMARY KEY,

@@ -9,16 +9,16 @@ import { hostTaskQueue } from './open/host-task-queue.js';
 import type { OpenTaskQueue } from './open/hosted-task-queue.js';
 import type { OpenTaskQueueOptions, WiringOptions } from './open/open-task-queue-options.js';
 import { resolveOpenOptions, type ResolvedOpenOptions } from './open/resolve-open-options.js';
-import { configuredQueues } from './store/configured-queues.js';
-import { openDatabase, type DatabaseOptions, type OpenDatabase } from './store/database.js';
-import { migrate } from './store/migrate.js';
+import { configuredQueues } from './store/definitions/configured-queues.js';
+import { openDatabase, type DatabaseOptions, type OpenDatabase } from './store/engine/database.js';
+import { migrate } from './store/migrate/migrate.js';
 import { PgTaskStore } from './store/pg-task-store.js';
-import { settleQueueDefinitions } from './store/settle-queue-definitions.js';
-import { prepareSqlApi } from './store/sql-api-settings.js';
-import { waitForDatabase } from './store/wait-for-database.js';
+import { settleQueueDefinitions } from './store/definitions/settle-queue-definitions.js';
+import { prepareSqlApi } from './store/sql-api/sql-api-settings.js';
+import { waitForDatabase } from './store/engine/wait-for-database.js';
 
 export type { PoolStats } from './core/pool-stats.js';
-export type { DefinitionsStatus } from './store/definitions-watch.js';
+export type { DefinitionsStatus } from './store/definitions/definitions-watch.js';
 export type { OpenTaskQueue, OpenTaskQueueOptions, WiringOptions };
 export { DEFAULT_CONFIG_FILES };
 

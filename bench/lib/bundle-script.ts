@@ -8,7 +8,7 @@ export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).
 /**
  * A benchmark child script bundled into plain JavaScript, so that a child's
  * RSS is its own and not tsx's (whose loader adds some 80 MB). The bundle
- * lies two directories below the repository, like `src/store/migrate.ts`,
+ * lies two directories below the repository, like `src/store/migrate/migrate.ts`,
  * so the migrations' `../../sql/` still resolves. Falls back to tsx.
  */
 export async function bundleScript(entry: string, label: string): Promise<{ script: string; execArgv: string[] }> {

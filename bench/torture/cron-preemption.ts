@@ -12,7 +12,7 @@ const JOB = 'preempt';
 const CRON_YAML = `cron:\n- name: ${JOB}\n  url: /cron/${JOB}\n  schedule: "* * * * *"\n`;
 /** A firing at the next minute boundary comes within 60 s; the rest is for a server slowed by the machine. */
 const FIRING_DEADLINE_MS = 150_000;
-/** What the service says when it refuses a firing's name (src/core/cron-job.ts, RESERVED_CRON_NAME_REASON). */
+/** What the service says when it refuses a firing's name (src/core/cron/cron-job.ts, RESERVED_CRON_NAME_REASON). */
 const RESERVED = /has the form of a cron firing/;
 
 /** One attempt to take a firing's place. */

@@ -1,4 +1,4 @@
--- GENERATED from the add statement and the push rules (src/store/sql-api-push-function.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from the add statement and the push rules (src/store/sql-api/sql-api-push-function.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION add_push_task(queue text, url text DEFAULT NULL, method text DEFAULT 'POST',
                               headers jsonb DEFAULT NULL, payload bytea DEFAULT NULL, name text DEFAULT NULL,

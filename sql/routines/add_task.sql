@@ -1,4 +1,4 @@
--- GENERATED from src/store/sql-api-add-function.ts by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from src/store/sql-api/sql-api-add-function.ts by `npm run generate:sql-api`: do not edit by hand.
 
 DO $$
 BEGIN

@@ -1,4 +1,4 @@
--- GENERATED from the add statement (src/store/add-statement.ts, src/store/sql-api-add-function.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from the add statement (src/store/add-statement.ts, src/store/sql-api/sql-api-add-function.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION add_tasks(queue text, payloads bytea[], names text[] DEFAULT NULL, tags text[] DEFAULT NULL,
                           etas timestamptz[] DEFAULT NULL)

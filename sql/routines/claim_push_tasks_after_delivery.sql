@@ -1,4 +1,4 @@
--- GENERATED from deliveredStatement (src/store/push-delivered.ts, src/store/push-claim-function.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from deliveredStatement (src/store/push/push-delivered.ts, src/store/sql-api/push-claim-function.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION claim_push_tasks_after_delivery(p_queue integer, p_rate float8, p_bucket float8, p_max_concurrent integer,
                                                            p_limit integer, p_deadline_ms float8, p_margin_ms float8,
@@ -15,7 +15,7 @@ DECLARE
   r record;
 BEGIN
   IF cardinality(p_names) > 0 THEN
-    -- The service's delete of delivered tasks (src/store/push-delivered.ts),
+    -- The service's delete of delivered tasks (src/store/push/push-delivered.ts),
     -- generated from its builder: one row per task deleted (delivered true,
     -- only name set).
     FOR r IN

@@ -1,4 +1,4 @@
--- GENERATED from the generated name form (src/store/generated-name-sql.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from the generated name form (src/store/sql-api/generated-name-sql.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION generate_task_names(n integer) RETURNS text[]
 LANGUAGE plpgsql VOLATILE

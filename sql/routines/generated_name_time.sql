@@ -1,4 +1,4 @@
--- GENERATED from the generated name form (src/store/generated-name-sql.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from the generated name form (src/store/sql-api/generated-name-sql.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION generated_name_time(name text) RETURNS timestamptz
 LANGUAGE plpgsql IMMUTABLE STRICT

@@ -1,4 +1,4 @@
--- GENERATED from the add statement (src/store/sql-api-add-function.ts) by `npm run generate:sql-api`: do not edit by hand.
+-- GENERATED from the add statement (src/store/sql-api/sql-api-add-function.ts) by `npm run generate:sql-api`: do not edit by hand.
 
 CREATE OR REPLACE FUNCTION refuse_add(p_queue_id integer, p_count integer, p_stored bigint, p_late text, p_given text[],
                            p_check_form boolean, p_missing text)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from '../config/service-settings.js';
-import type { DatabaseOptions } from '../store/database.js';
-import { resolveDatabaseOptions } from '../store/resolve-database-options.js';
+import type { DatabaseOptions } from '../store/engine/database.js';
+import { resolveDatabaseOptions } from '../store/engine/resolve-database-options.js';
 
 /** Where a command's database is: flags that override DATABASE_URL, TASKQUEUE_DATA_DIR, TASKQUEUE_SCHEMA. */
 export interface DatabaseFlags {

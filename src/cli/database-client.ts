@@ -1,12 +1,12 @@
 import { deadLetterRecord } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
-import { maskHeaders } from '../core/mask-headers.js';
+import { maskHeaders } from '../core/push/mask-headers.js';
 import type { Operator } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task, TaskOptions } from '../core/task.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
-import type { DatabaseOptions } from '../store/database.js';
+import type { DatabaseOptions } from '../store/engine/database.js';
 import { openForOperators, type OpenTaskQueue, type WiringOptions } from '../open-task-queue.js';
 import type {
   CronJobView,

@@ -1,5 +1,5 @@
 import type { QueueOverview } from '../core/queue-overview.js';
-import type { CronFiring } from '../core/cron-scheduler.js';
+import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import { ADMIN_CRON_PATH, type CronJobJson } from '../http/routes/admin-cron-jobs.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';

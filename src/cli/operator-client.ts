@@ -1,5 +1,5 @@
-import type { CronFiring } from '../core/cron-scheduler.js';
-import type { CronJobStatus } from '../core/cron-service.js';
+import type { CronFiring } from '../core/cron/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';

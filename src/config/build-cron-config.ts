@@ -4,7 +4,7 @@ import {
   type CronConfig,
   type CronJob,
   type CronRetryParameters,
-} from '../core/cron-job.js';
+} from '../core/cron/cron-job.js';
 import { isQueueError } from '../core/errors.js';
 import { QUEUE_NAME_PATTERN } from '../core/queue-config.js';
 import { compileSchedule } from '../cron/compile-schedule.js';

@@ -1,11 +1,11 @@
-import type { CronConfig } from '../core/cron-job.js';
-import type { ScheduledCronJob } from '../core/cron-scheduler.js';
-import { builtInCronQueue, CRON_QUEUE_NAME } from '../core/built-in-cron-queue.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
+import type { ScheduledCronJob } from '../core/cron/cron-scheduler.js';
+import { builtInCronQueue, CRON_QUEUE_NAME } from '../core/cron/built-in-cron-queue.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import { compileSchedule } from '../cron/compile-schedule.js';
 import { configError } from './config-error.js';
 
-export { builtInCronQueue, CRON_QUEUE_NAME } from '../core/built-in-cron-queue.js';
+export { builtInCronQueue, CRON_QUEUE_NAME } from '../core/cron/built-in-cron-queue.js';
 
 /** The queue a job fires through: its `queue`, else the cron queue. */
 export function cronQueueOf(job: { readonly queue: string | null }): string {

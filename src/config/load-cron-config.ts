@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CronConfig } from '../core/cron-job.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
 import { parseCronXml } from './parse-cron-xml.js';
 import { parseCronYaml } from './parse-cron-yaml.js';
 import { configFormatOf } from './load-config.js';

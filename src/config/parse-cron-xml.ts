@@ -1,4 +1,4 @@
-import type { CronConfig } from '../core/cron-job.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
 import { buildCronConfig } from './build-cron-config.js';
 import type { ConfigNode, ConfigSyntax } from './config-node.js';
 import { readXmlDocument } from './parse-queue-xml.js';

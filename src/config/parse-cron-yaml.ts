@@ -1,5 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
-import type { CronConfig } from '../core/cron-job.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
 import { buildCronConfig } from './build-cron-config.js';
 import { configError, type ConfigErrorLocation } from './config-error.js';
 import { parseYamlDocument } from './parse-yaml-document.js';

@@ -1,5 +1,5 @@
 import { DEFAULT_PUSH_SETTINGS, type PushQueueSettings } from '../core/queue-config.js';
-import { checkBaseUrl } from '../core/push-url.js';
+import { checkBaseUrl } from '../core/push/push-url.js';
 import type { ConfigNode, ConfigSyntax } from './config-node.js';
 
 /**

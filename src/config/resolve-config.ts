@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { CronConfig } from '../core/cron-job.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import { builtInConfig, loadConfigFile } from './load-config.js';
 import { findCronFile, loadCronFile } from './load-cron-config.js';

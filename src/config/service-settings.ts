@@ -1,5 +1,5 @@
 import { QueueError } from '../core/errors.js';
-import { checkBaseUrl } from '../core/push-url.js';
+import { checkBaseUrl } from '../core/push/push-url.js';
 import { checkDatabaseUrl } from './database-url.js';
 
 /** TASKQUEUE_PLAN_CACHE: `generic` (forced generic plans, the default) or `auto` (required on Citus). */

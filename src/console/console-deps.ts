@@ -1,6 +1,6 @@
 import type { AccessControl } from '../auth/access-control.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
-import type { CronJobStatus } from '../core/cron-service.js';
+import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { CronJobStatus } from '../core/cron-service.js';
+import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { ConsoleContext } from './console-deps.js';
 import type { Viewer } from './console-viewer.js';
 import { readableQueues } from './readable.js';

@@ -1,8 +1,8 @@
-import { PUSH_LIMITS, type PushRequest, type TaskRetryRules } from '../core/push-task.js';
-import { deliveryUrl } from '../core/push-url.js';
+import { PUSH_LIMITS, type PushRequest, type TaskRetryRules } from '../core/push/push-task.js';
+import { deliveryUrl } from '../core/push/push-url.js';
 import type { Task } from '../core/task.js';
 import { formatAge } from './format.js';
-import { maskHeaders } from '../core/mask-headers.js';
+import { maskHeaders } from '../core/push/mask-headers.js';
 
 /**
  * The delivery part of a push task's page (the rows of its details list):

@@ -8,7 +8,7 @@ import { randomFillSync } from 'node:crypto';
  *   bytes 6-13   random (80 bits before this form; 64 are plenty for names
  *                that also differ by the millisecond). The SQL API makes a
  *                call's names from one random key with each index XOR'd
- *                in (store/generated-name-sql.ts)
+ *                in (store/sql-api/generated-name-sql.ts)
  *   bytes 14-17  check: a keyed 32-bit hash of bytes 0-13
  *
  * The time prefix makes names of one moment sort together, so the primary
@@ -35,7 +35,7 @@ export const GENERATED_NAME_LENGTH = 24;
 
 /**
  * The form's numbers, the one definition of them: the check below, and
- * the SQL that makes and reads names in this form (store/generated-name-sql.ts).
+ * the SQL that makes and reads names in this form (store/sql-api/generated-name-sql.ts).
  */
 export const GENERATED_NAME_FORM = {
   timeBytes: 6,

@@ -1,5 +1,5 @@
 import { QueueError } from './errors.js';
-import { RETRY_OPTION_RULES } from './push-rules.js';
+import { RETRY_OPTION_RULES } from './push/push-rules.js';
 import type { TaskOptions } from './task.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CronJob } from './cron-job.js';
+import type { CronJob } from './cron/cron-job.js';
 import type { DefinitionsRevision, DefinitionsRole } from './queue-definitions.js';
 import { routeOfTarget, unroutedTargets, type ServiceConfig, type TargetRoutes } from './queue-config.js';
 import { queueFacts } from './queue-facts.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { builtInCronQueue, CRON_QUEUE_NAME } from './built-in-cron-queue.js';
+import { builtInCronQueue, CRON_QUEUE_NAME } from './cron/built-in-cron-queue.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
 
 /**

@@ -1,5 +1,5 @@
 import { QueueError } from './errors.js';
-import { PUSH_METHODS, type PushMethod, type PushRequest, type TaskRetryOptions } from './push-task.js';
+import { PUSH_METHODS, type PushMethod, type PushRequest, type TaskRetryOptions } from './push/push-task.js';
 import { TASK_NAME_PATTERN, type Task, type TaskOptions } from './task.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Operator } from './audit-log.js';
 import { systemClock, type Clock } from './clock.js';
-import { CronService, type CronJobStatus, type CronServiceOptions } from './cron-service.js';
-import type { CronFiring } from './cron-scheduler.js';
-import type { PushDispatch, StartPushDispatch } from './dispatcher/push-dispatch.js';
-import type { PushEvents } from './dispatcher/push-transport.js';
+import { CronService, type CronJobStatus, type CronServiceOptions } from './cron/cron-service.js';
+import type { CronFiring } from './cron/cron-scheduler.js';
+import type { PushDispatch, StartPushDispatch } from './push/dispatcher/push-dispatch.js';
+import type { PushEvents } from './push/dispatcher/push-transport.js';
 import { QueueError } from './errors.js';
 import { isHeldByForm } from './generated-name.js';
 import { silentLogger, type Logger } from './logger.js';

@@ -13,8 +13,8 @@ import { durationToMs, type TimeUnit } from './time-unit.js';
 import { validateNewTask } from './validate-task.js';
 import { checkKnownAddOptions } from './known-task-fields.js';
 import { validateTag } from './validate-tag.js';
-import { deleteLeasedTasks } from './worker/delete-leased-tasks.js';
-import { failureLease } from './worker/failure-lease.js';
+import { deleteLeasedTasks } from './delete-leased-tasks.js';
+import { failureLease } from './failure-lease.js';
 import { QueueWorkers, type TaskHandler, type TaskWorker, type WorkerOptions } from './worker/queue-workers.js';
 
 /** Options of `leaseTasks`. */

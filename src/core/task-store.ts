@@ -4,7 +4,7 @@ import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
 import type { QueueOverview } from './queue-overview.js';
-import type { PushRequest } from './push-task.js';
+import type { PushRequest } from './push/push-task.js';
 import type { Task } from './task.js';
 import type { Tombstone } from './tombstone.js';
 

@@ -1,4 +1,4 @@
-import type { PushMethod, PushRequest, TaskRetryOptions } from './push-task.js';
+import type { PushMethod, PushRequest, TaskRetryOptions } from './push/push-task.js';
 
 /**
  * A task as the service hands it out. Times are microseconds since the Unix

@@ -4,8 +4,8 @@ import type { QueueConfig, TargetRoutes } from './queue-config.js';
 import { TASK_NAME_PATTERN, generateTaskName, type TaskOptions } from './task.js';
 import type { NewTask } from './task-store.js';
 import { validateTag } from './validate-tag.js';
-import { hasPushFields, validatePushTask } from './push-task.js';
-import { CRON_FIRING, isCronTaskName, RESERVED_CRON_NAME_REASON, type CronFiringOptions } from './cron-job.js';
+import { hasPushFields, validatePushTask } from './push/push-task.js';
+import { CRON_FIRING, isCronTaskName, RESERVED_CRON_NAME_REASON, type CronFiringOptions } from './cron/cron-job.js';
 import { checkKnownTaskFields } from './known-task-fields.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Operator } from '../core/audit-log.js';
-import type { CronFiring } from '../core/cron-scheduler.js';
-import type { CronJobStatus } from '../core/cron-service.js';
+import type { CronFiring } from '../core/cron/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { ServiceConfig, QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
 import type { QueueOverview } from '../core/queue-overview.js';

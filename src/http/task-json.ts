@@ -1,4 +1,4 @@
-import { maskHeaders } from '../core/mask-headers.js';
+import { maskHeaders } from '../core/push/mask-headers.js';
 import type { Task } from '../core/task.js';
 import { encodePayloadBase64 } from './base64-payload.js';
 

@@ -1,12 +1,12 @@
 import { DEFAULT_LOCAL_ISSUER } from '../auth/local-issuer.js';
 import { PushTokenSigner } from '../auth/push-token-signer.js';
 import { cronScheduleOf, scheduledCronJobs } from '../config/cron-queue.js';
-import type { CronConfig } from '../core/cron-job.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import { startPushDispatch } from '../push/start-dispatch.js';
-import type { OpenDatabase } from '../store/database.js';
+import type { OpenDatabase } from '../store/engine/database.js';
 import { PgAuthStore } from '../store/pg-auth-store.js';
-import { PgCronStore } from '../store/pg-cron-store.js';
+import { PgCronStore } from '../store/cron/pg-cron-store.js';
 import type { PgTaskStore } from '../store/pg-task-store.js';
 import { HostedTaskQueue } from './hosted-task-queue.js';
 import type { ResolvedOpenOptions } from './resolve-open-options.js';

@@ -1,10 +1,10 @@
 import type { AuthStore } from '../auth/auth-store.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
-import type { CronFiring } from '../core/cron-scheduler.js';
-import type { CronJobStatus } from '../core/cron-service.js';
+import type { CronFiring } from '../core/cron/cron-scheduler.js';
+import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import { silentLogger } from '../core/logger.js';
-import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import type { PushEvents } from '../core/push/dispatcher/push-transport.js';
 import type { PoolStats } from '../core/pool-stats.js';
 import type { QueueConfig, ServiceConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
@@ -12,10 +12,10 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskQueue } from '../core/task-queue.js';
 import { TaskQueueService, type TaskQueueServiceOptions } from '../core/task-queue-service.js';
 import { PgAuditLog } from '../store/audit-log.js';
-import type { EngineKind, OpenDatabase } from '../store/database.js';
-import { DefinitionsWatch, type DefinitionsStatus } from '../store/definitions-watch.js';
+import type { EngineKind, OpenDatabase } from '../store/engine/database.js';
+import { DefinitionsWatch, type DefinitionsStatus } from '../store/definitions/definitions-watch.js';
 import { PgDepthHistory } from '../store/depth-history.js';
-import { latestMigration } from '../store/migrate.js';
+import { latestMigration } from '../store/migrate/migrate.js';
 import type { PgAuthStore } from '../store/pg-auth-store.js';
 import type { PgTaskStore } from '../store/pg-task-store.js';
 

@@ -1,12 +1,12 @@
 import type { Clock } from '../core/clock.js';
-import type { CronConfig } from '../core/cron-job.js';
-import type { CronClock, CronEvents } from '../core/cron-scheduler.js';
-import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import type { CronConfig } from '../core/cron/cron-job.js';
+import type { CronClock, CronEvents } from '../core/cron/cron-scheduler.js';
+import type { PushEvents } from '../core/push/dispatcher/push-transport.js';
 import type { Logger } from '../core/logger.js';
 import type { ServiceConfig } from '../core/queue-config.js';
 import type { TaskEvents } from '../core/task-events.js';
 import type { Environment } from '../config/service-settings.js';
-import type { DatabaseOptions } from '../store/database.js';
+import type { DatabaseOptions } from '../store/engine/database.js';
 
 /** Options of `openTaskQueue`; each defaults to the environment (DATABASE_URL, TASKQUEUE_*). */
 export interface OpenTaskQueueOptions {

@@ -1,8 +1,8 @@
 import { settingsFromEnvironment, type Environment, type ServiceSettings } from '../config/service-settings.js';
 import { silentLogger, type Logger } from '../core/logger.js';
-import type { DatabaseOptions } from '../store/database.js';
-import { resolveDatabaseOptions } from '../store/resolve-database-options.js';
-import { validateSchemaName } from '../store/schema-name.js';
+import type { DatabaseOptions } from '../store/engine/database.js';
+import { resolveDatabaseOptions } from '../store/engine/resolve-database-options.js';
+import { validateSchemaName } from '../store/migrate/schema-name.js';
 import type { WiringOptions } from './open-task-queue-options.js';
 
 /** `openTaskQueue`'s options with the environment's defaults put under them, once for every opener. */

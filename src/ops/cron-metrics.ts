@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { CronEvents } from '../core/cron-scheduler.js';
+import type { CronEvents } from '../core/cron/cron-scheduler.js';
 
 /**
  * `taskqueue_cron_firings_total{job,outcome}`: the firings this process

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import type { PushEvents } from '../core/push/dispatcher/push-transport.js';
 
 /**
  * Push delivery metrics of this process:

@@ -5,10 +5,10 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskEvents } from '../core/task-events.js';
 import type { WorkerMetrics } from '../core/worker/worker-events.js';
 import type { HttpObserver } from '../http/request-log.js';
-import type { PushEvents } from '../core/dispatcher/push-transport.js';
+import type { PushEvents } from '../core/push/dispatcher/push-transport.js';
 import { createPushMetrics } from './push-metrics.js';
 import { createCronMetrics } from './cron-metrics.js';
-import type { CronEvents } from '../core/cron-scheduler.js';
+import type { CronEvents } from '../core/cron/cron-scheduler.js';
 
 /** How long one reading of the queue gauges serves scrapes. */
 const QUEUE_GAUGE_TTL_MS = 1000;

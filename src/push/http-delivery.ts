@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { PushHttpRequest, PushHttpResult, PushTransport } from '../core/dispatcher/push-transport.js';
+import type { PushHttpRequest, PushHttpResult, PushTransport } from '../core/push/dispatcher/push-transport.js';
 
 /** Response bytes read at most: only the status matters, the rest is discarded with the connection. */
 const MAX_RESPONSE_READ = 64 * 1024;

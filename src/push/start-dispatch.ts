@@ -1,8 +1,8 @@
-import type { PushDispatch, PushDispatchPlan } from '../core/dispatcher/push-dispatch.js';
-import { PushDispatcher } from '../core/dispatcher/push-dispatcher.js';
-import type { PushTokenSigner } from '../core/dispatcher/push-transport.js';
+import type { PushDispatch, PushDispatchPlan } from '../core/push/dispatcher/push-dispatch.js';
+import { PushDispatcher } from '../core/push/dispatcher/push-dispatcher.js';
+import type { PushTokenSigner } from '../core/push/dispatcher/push-transport.js';
 import type { Logger } from '../core/logger.js';
-import { PgPushStore } from '../store/pg-push-store.js';
+import { PgPushStore } from '../store/push/pg-push-store.js';
 import type { PgTaskStore } from '../store/pg-task-store.js';
 import { HttpDelivery } from './http-delivery.js';
 

@@ -6,7 +6,7 @@ import type { OpenTaskQueue } from '../open-task-queue.js';
  * database does not answer; not while the schema is behind the migrations
  * this server needs (another process may be migrating it, or an operator
  * must run `taskqueue migrate`). Serving older queue definitions than the
- * database's does not make it unready (store/definitions-watch.ts says why).
+ * database's does not make it unready (store/definitions/definitions-watch.ts says why).
  */
 export function readinessCheck(
   service: Pick<OpenTaskQueue, 'schema' | 'schemaStatus'>,

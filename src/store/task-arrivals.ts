@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../core/logger.js';
 import type { QueueRef } from '../core/task-store.js';
-import type { OpenDatabase } from './database.js';
+import type { OpenDatabase } from './engine/database.js';
 import { table, type StoreContext } from './store-context.js';
 
 /** The channel the tasks_after_insert trigger notifies (sql/0007). */

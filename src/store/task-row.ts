@@ -1,4 +1,4 @@
-import type { PushRequest } from '../core/push-task.js';
+import type { PushRequest } from '../core/push/push-task.js';
 import type { Task } from '../core/task.js';
 import { toBuffer, toNumber } from './store-context.js';
 

@@ -1,5 +1,5 @@
 import { QueueError, isQueueError } from '../core/errors.js';
-import { errorCodeOfSqlState } from './sql-api-errors.js';
+import { errorCodeOfSqlState } from './sql-api/sql-api-errors.js';
 
 /**
  * The one place where database errors become QueueErrors. Codes are decided

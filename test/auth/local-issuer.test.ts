@@ -6,7 +6,7 @@ import { createAccessControl } from '../../src/auth/create-access-control.js';
 import { DEFAULT_LOCAL_ISSUER, LocalIssuer, type LocalIssuerSettings } from '../../src/auth/local-issuer.js';
 import { DEFAULT_SCOPE_ALIASES, TASKQUEUE_CONSUMER_SCOPE, TASKQUEUE_SCOPE } from '../../src/auth/scopes.js';
 import { isQueueError } from '../../src/core/errors.js';
-import { migrate } from '../../src/store/migrate.js';
+import { migrate } from '../../src/store/migrate/migrate.js';
 import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';

@@ -1,4 +1,4 @@
-import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
+import { openDatabase, type OpenDatabase } from '../../src/store/engine/database.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { testPGlite, testPgUrl, type TestService } from '../helpers/engines.js';
 

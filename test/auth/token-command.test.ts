@@ -15,8 +15,8 @@ import {
   runTokenCommand,
   type TokenCommandDeps,
 } from '../../src/cli/commands/token.js';
-import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
-import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
+import { acquireDataDirLock } from '../../src/store/engine/data-dir-lock.js';
+import { openDatabase, type OpenDatabase } from '../../src/store/engine/database.js';
 import { PgAuthStore } from '../../src/store/pg-auth-store.js';
 import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
 

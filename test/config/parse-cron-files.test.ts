@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CRON_JOBS } from '../../src/config/build-cron-config.js';
 import { parseCronXml } from '../../src/config/parse-cron-xml.js';
 import { parseCronYaml } from '../../src/config/parse-cron-yaml.js';
-import { defaultCronJobName } from '../../src/core/cron-job.js';
+import { defaultCronJobName } from '../../src/core/cron/cron-job.js';
 import { catchConfigError } from './catch-config-error.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isSecretHeader, MASKED, maskHeaders } from '../../src/core/mask-headers.js';
+import { isSecretHeader, MASKED, maskHeaders } from '../../src/core/push/mask-headers.js';
 import { pushTaskStateOf } from '../../src/console/push-task-state.js';
 import { pullQueue } from '../helpers/configs.js';
 import { ENGINES, testPGlite } from '../helpers/engines.js';

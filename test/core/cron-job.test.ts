@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronTaskName, defaultCronJobName } from '../../src/core/cron-job.js';
+import { cronTaskName, defaultCronJobName } from '../../src/core/cron/cron-job.js';
 import { TASK_NAME_PATTERN } from '../../src/core/task.js';
 
 describe('defaultCronJobName', () => {

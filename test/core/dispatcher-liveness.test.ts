@@ -4,8 +4,8 @@ import {
   DispatcherLiveness,
   FENCE_MARGIN_MS,
   HEARTBEAT_MS,
-} from '../../src/core/dispatcher/dispatcher-liveness.js';
-import type { DispatcherHeartbeat, PushStore } from '../../src/core/dispatcher/push-store.js';
+} from '../../src/core/push/dispatcher/dispatcher-liveness.js';
+import type { DispatcherHeartbeat, PushStore } from '../../src/core/push/dispatcher/push-store.js';
 
 /** The store calls of a liveness, answered by the test: a heartbeat that never returns is a database out of reach. */
 function fakeStore() {

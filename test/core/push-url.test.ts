@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryUrl, pathClimbsOut } from '../../src/core/push-url.js';
+import { deliveryUrl, pathClimbsOut } from '../../src/core/push/push-url.js';
 
 describe('deliveryUrl', () => {
   it('joins, normalizes as the HTTP client does, and refuses a path that leaves the base path', () => {

@@ -4,7 +4,7 @@ import { lastErrorMessage, MAX_LAST_ERROR_CHARS } from '../../src/core/last-erro
 import { DEFAULT_RETRY_PARAMETERS } from '../../src/core/queue-config.js';
 import { backoffDelayMs } from '../../src/core/worker/backoff-delay.js';
 import { CompletionBatcher } from '../../src/core/worker/completion-batcher.js';
-import { failureLease } from '../../src/core/worker/failure-lease.js';
+import { failureLease } from '../../src/core/failure-lease.js';
 import { resolveWorkerOptions } from '../../src/core/worker/worker-options.js';
 
 describe('worker rules without a database', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cronFiringTask } from '../../src/core/cron-firing.js';
+import { cronFiringTask } from '../../src/core/cron/cron-firing.js';
 import {
   CRON_TASK_NAME_PATTERN,
   cronRunTaskName,
   cronTaskName,
   isCronTaskName,
   type CronJob,
-} from '../../src/core/cron-job.js';
+} from '../../src/core/cron/cron-job.js';
 import { isQueueError } from '../../src/core/errors.js';
 import { defaultQueueConfig, type QueueConfig } from '../../src/core/queue-config.js';
 import { validateNewTask } from '../../src/core/validate-task.js';

@@ -13,7 +13,7 @@ import {
   type OpenTaskQueue,
   type OpenTaskQueueOptions,
 } from '../../src/open-task-queue.js';
-import type { DatabaseOptions } from '../../src/store/database.js';
+import type { DatabaseOptions } from '../../src/store/engine/database.js';
 import type { PgTaskStore } from '../../src/store/pg-task-store.js';
 import type { Database } from '../../src/store/schema.js';
 import { registerService, TEST_OPERATOR } from './operator-of.js';

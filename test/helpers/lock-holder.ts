@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
+import { acquireDataDirLock } from '../../src/store/engine/data-dir-lock.js';
 
 const [dir, go] = process.argv.slice(2);
 if (dir === undefined) throw new Error('usage: lock-holder.ts DIR [GO-FILE]');

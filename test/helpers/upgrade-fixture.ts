@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { DatabaseOptions } from '../../src/store/database.js';
+import type { DatabaseOptions } from '../../src/store/engine/database.js';
 import { testPGlite, testPgUrl, type TestEngine } from './engines.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PUSH_LIMITS } from '../../src/core/push-rules.js';
+import { PUSH_LIMITS } from '../../src/core/push/push-rules.js';
 import { pushQueue } from '../helpers/push-sink.js';
 import { batchBody, parseBatchReply, sendBatch } from './batch-helpers.js';
 import { openHarness, queuePath, type Harness } from './harness.js';

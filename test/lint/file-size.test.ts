@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = new URL('../../src', import.meta.url).pathname;
 /** Small files with one idea each: past this, a file is two ideas (CONTRIBUTING.md). Generated files aside. */
 const MAX_LINES = 400;
-const GENERATED = new Set(['store/migrations.ts']);
+const GENERATED = new Set(['store/migrate/migrations.ts']);
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
-import { migrate } from '../../src/store/migrate.js';
-import { openDatabase } from '../../src/store/database.js';
+import { migrate } from '../../src/store/migrate/migrate.js';
+import { openDatabase } from '../../src/store/engine/database.js';
 import { testPgUrl } from '../helpers/engines.js';
 import { LEVEL, startOpsServer, type LogLine, type OpsServer } from './ops-harness.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
-import { redactDatabaseUrl } from '../../src/store/redact-database-url.js';
+import { redactDatabaseUrl } from '../../src/store/engine/redact-database-url.js';
 import { isQueueError } from '../../src/core/errors.js';
 
 function refusal(env: Record<string, string>): Error {

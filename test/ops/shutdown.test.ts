@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireDataDirLock } from '../../src/store/data-dir-lock.js';
+import { acquireDataDirLock } from '../../src/store/engine/data-dir-lock.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 import { spawnServer, type ChildServer } from './child-server.js';
 import { OPS_QUEUE_YAML } from './ops-harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PushClaimParams } from '../../src/core/dispatcher/push-store.js';
-import { PgPushStore } from '../../src/store/pg-push-store.js';
+import type { PushClaimParams } from '../../src/core/push/dispatcher/push-store.js';
+import { PgPushStore } from '../../src/store/push/pg-push-store.js';
 import { ENGINES } from '../helpers/engines.js';
 import { usePushFixture } from './push-fixture.js';
 

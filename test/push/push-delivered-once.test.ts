@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { ClaimedPushTask, DeliveredPush, PushClaimParams } from '../../src/core/dispatcher/push-store.js';
-import { PgPushStore } from '../../src/store/pg-push-store.js';
-import { deliveredStatement } from '../../src/store/push-delivered.js';
-import { sqlApiFunctions } from '../../src/store/sql-api-functions.js';
-import { compiler } from '../../src/store/sql-api-text.js';
+import type { ClaimedPushTask, DeliveredPush, PushClaimParams } from '../../src/core/push/dispatcher/push-store.js';
+import { PgPushStore } from '../../src/store/push/pg-push-store.js';
+import { deliveredStatement } from '../../src/store/push/push-delivered.js';
+import { sqlApiFunctions } from '../../src/store/sql-api/sql-api-functions.js';
+import { compiler } from '../../src/store/sql-api/sql-api-text.js';
 import { pushQueue } from '../helpers/push-sink.js';
 import { ENGINES } from '../helpers/engines.js';
 import { usePushFixture } from './push-fixture.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isQueueError } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/logger.js';
-import { PgPushStore } from '../../src/store/pg-push-store.js';
+import { PgPushStore } from '../../src/store/push/pg-push-store.js';
 import { ENGINES } from '../helpers/engines.js';
 import { usePushFixture } from './push-fixture.js';
 

@@ -1,5 +1,5 @@
 import { isQueueError } from '../../src/core/errors.js';
-import { errorCodeOfSqlState } from '../../src/store/sql-api-errors.js';
+import { errorCodeOfSqlState } from '../../src/store/sql-api/sql-api-errors.js';
 import type { TestService } from '../helpers/engines.js';
 
 /** A task to add, as both paths take it. */

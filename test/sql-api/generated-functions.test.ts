@@ -5,9 +5,9 @@ import { readSqlMigrations, readSqlRoutines, ROUTINES_DIR } from '../../scripts/
 import { deleteStatement } from '../../src/store/delete-tasks.js';
 import { leaseQuery } from '../../src/store/lease-tasks.js';
 import { modifyLeaseStatement } from '../../src/store/modify-lease.js';
-import { sqlApiFunctions } from '../../src/store/sql-api-functions.js';
-import { generatedHeader, generatedRoutines } from '../../src/store/sql-api-routines.js';
-import { compiler } from '../../src/store/sql-api-text.js';
+import { sqlApiFunctions } from '../../src/store/sql-api/sql-api-functions.js';
+import { generatedHeader, generatedRoutines } from '../../src/store/sql-api/sql-api-routines.js';
+import { compiler } from '../../src/store/sql-api/sql-api-text.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLANNER_SETTINGS } from '../../src/store/database.js';
+import { PLANNER_SETTINGS } from '../../src/store/engine/database.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 

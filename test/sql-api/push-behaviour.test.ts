@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PUSH_LIMITS } from '../../src/core/push-rules.js';
+import { PUSH_LIMITS } from '../../src/core/push/push-rules.js';
 import { DEFAULT_PUSH_SETTINGS } from '../../src/core/queue-config.js';
 import { usePushFixture } from '../push/push-fixture.js';
 import { pullQueue } from '../helpers/configs.js';
@@ -12,7 +12,7 @@ import { pushPath } from './push-paths.js';
  * One behaviour suite for adding push tasks, two ways in: the in-process
  * API and add_push_task (sql/0021), with the same expectations, on
  * PostgreSQL and on the embedded engine. The SQL path's rules are written
- * from src/core/push-rules.ts, which the service's push-task.ts reads.
+ * from src/core/push/push-rules.ts, which the service's push-task.ts reads.
  */
 describe.each(ENGINES.flatMap((engine) => PATH_KINDS.map((kind) => [engine, kind] as const)))(
   'push tasks, %s, %s path',

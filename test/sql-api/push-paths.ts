@@ -1,4 +1,4 @@
-import type { TaskRetryOptions } from '../../src/core/push-task.js';
+import type { TaskRetryOptions } from '../../src/core/push/push-task.js';
 import type { TestService } from '../helpers/engines.js';
 
 /** A push task to add, as both paths take it. */

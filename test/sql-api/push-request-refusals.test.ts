@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PUSH_LIMITS } from '../../src/core/push-rules.js';
+import { PUSH_LIMITS } from '../../src/core/push/push-rules.js';
 import { pullQueue } from '../helpers/configs.js';
 import { ENGINES, type TestService } from '../helpers/engines.js';
 import { pushQueue } from '../helpers/push-sink.js';

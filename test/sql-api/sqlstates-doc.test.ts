@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SQL_API_SQLSTATES } from '../../src/store/sql-api-errors.js';
+import { SQL_API_SQLSTATES } from '../../src/store/sql-api/sql-api-errors.js';
 
 /** docs/sql-api.md's table of SQLSTATEs is the one table of sql-api-errors.ts, row for row. */
 describe('the SQLSTATEs of docs/sql-api.md', () => {

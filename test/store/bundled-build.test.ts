@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { MIGRATIONS } from '../../src/store/migrate/migrations.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';
-import { openDatabase } from '../../src/store/database.js';
-import { splitSql } from '../../src/store/split-sql.js';
+import { openDatabase } from '../../src/store/engine/database.js';
+import { splitSql } from '../../src/store/migrate/split-sql.js';
 import { translateError } from '../../src/store/translate-error.js';
 import { sql } from 'kysely';
 import { ENGINES, openTestService, testPgUrl, type TestService } from '../helpers/engines.js';

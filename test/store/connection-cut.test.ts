@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/store/engine/database.js';
 import { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { testPgUrl } from '../helpers/engines.js';
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquireDataDirLock, LOCK_DIR, probeDataDirLock } from '../../src/store/data-dir-lock.js';
+import { acquireDataDirLock, LOCK_DIR, probeDataDirLock } from '../../src/store/engine/data-dir-lock.js';
 
 /**
  * The embedded engine's data-directory lock is a listening Unix socket the

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../src/store/engine/database.js';
 import { PgTaskStore } from '../../src/store/pg-task-store.js';
 import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deleteTasks } from '../../src/store/delete-tasks.js';
 import { getTask } from '../../src/store/read-tasks.js';
-import { PLANNER_SETTINGS, openDatabase } from '../../src/store/database.js';
+import { PLANNER_SETTINGS, openDatabase } from '../../src/store/engine/database.js';
 import type { Database } from '../../src/store/schema.js';
 import type { StoreContext } from '../../src/store/store-context.js';
 import { openTestService, testPgUrl, type TestService } from '../helpers/engines.js';

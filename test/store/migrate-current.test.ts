@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
-import { migrate } from '../../src/store/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
+import { openDatabase } from '../../src/store/engine/database.js';
+import { migrate } from '../../src/store/migrate/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrate/migrations.js';
 import { freshSchema, testPgUrl } from '../helpers/engines.js';
 
 /**

@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type OpenDatabase } from '../../src/store/database.js';
-import { migrate, type SchemaSource } from '../../src/store/migrate.js';
-import { MIGRATIONS, ROUTINES } from '../../src/store/migrations.js';
+import { openDatabase, type OpenDatabase } from '../../src/store/engine/database.js';
+import { migrate, type SchemaSource } from '../../src/store/migrate/migrate.js';
+import { MIGRATIONS, ROUTINES } from '../../src/store/migrate/migrations.js';
 import type { Database } from '../../src/store/schema.js';
-import { sqlDigest } from '../../src/store/sql-digest.js';
-import { UNRELEASED_SQUASHED } from '../../src/store/unreleased-history.js';
+import { sqlDigest } from '../../src/store/migrate/sql-digest.js';
+import { UNRELEASED_SQUASHED } from '../../src/store/migrate/unreleased-history.js';
 import { droppedAfterAll, ENGINES, testPGlite, testPgUrl, type TestEngine } from '../helpers/engines.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, ROUTINES } from '../../src/store/migrations.js';
+import { MIGRATIONS, ROUTINES } from '../../src/store/migrate/migrations.js';
 import {
   MODULE_PATH,
   readSqlMigrations,
@@ -8,7 +8,7 @@ import {
   renderMigrationsModule,
 } from '../../scripts/generate-migrations.js';
 
-describe('src/store/migrations.ts', () => {
+describe('src/store/migrate/migrations.ts', () => {
   it('carries sql/ and sql/routines/ exactly (else run `npm run generate:migrations`)', async () => {
     const fromSql = await readSqlMigrations();
     const routines = await readSqlRoutines();

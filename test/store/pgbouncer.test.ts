@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCommand } from '../../src/cli/commands/token.js';
 import { DEFAULT_RETRY_PARAMETERS, type ServiceConfig } from '../../src/core/queue-config.js';
 import { openServiceParts, openTaskQueue } from '../../src/open-task-queue.js';
-import { PgPushStore } from '../../src/store/pg-push-store.js';
+import { PgPushStore } from '../../src/store/push/pg-push-store.js';
 import { pushQueue } from '../helpers/push-sink.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { settingsFromEnvironment } from '../../src/config/service-settings.js';

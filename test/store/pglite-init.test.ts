@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { openDatabase } from '../../src/store/database.js';
-import { initPGliteDataDir, PGLITE_MEMORY_SETTINGS } from '../../src/store/pglite-init.js';
+import { openDatabase } from '../../src/store/engine/database.js';
+import { initPGliteDataDir, PGLITE_MEMORY_SETTINGS } from '../../src/store/engine/pglite-init.js';
 
 /**
  * The embedded engine's data directory is initialised by a child process

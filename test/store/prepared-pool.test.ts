@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { preparedStatementPool } from '../../src/store/prepared-pool.js';
+import { preparedStatementPool } from '../../src/store/engine/prepared-pool.js';
 import { testPgUrl } from '../helpers/engines.js';
 
 /** The pool view Kysely runs on: what it is asked on release, and what a COMMIT that became a ROLLBACK does. */

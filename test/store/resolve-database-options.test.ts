@@ -7,7 +7,7 @@ import { migrateCommand } from '../../src/cli/commands/migrate.js';
 import { commandDatabaseOptions, settingsFromFlags } from '../../src/cli/connection-options.js';
 import { openClient } from '../../src/cli/open-client.js';
 import { openTaskQueue } from '../../src/open-task-queue.js';
-import { resolveDatabaseOptions } from '../../src/store/resolve-database-options.js';
+import { resolveDatabaseOptions } from '../../src/store/engine/resolve-database-options.js';
 import { droppedAfterAll, testPgUrl } from '../helpers/engines.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statementName } from '../../src/store/statement-name.js';
+import { statementName } from '../../src/store/engine/statement-name.js';
 
 describe('statementName', () => {
   it('names a statement by its label and a digest of its text', () => {

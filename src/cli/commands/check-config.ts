@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import type { CronConfig } from '../../core/cron-job.js';
+import type { CronConfig } from '../../core/cron/cron-job.js';
 import { routeOfTarget, withPushBaseUrl, type ServiceConfig, type TargetRoutes } from '../../core/queue-config.js';
 import { queueFacts } from '../../core/queue-facts.js';
 import { withCronQueue } from '../../config/cron-queue.js';

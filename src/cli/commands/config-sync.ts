@@ -33,9 +33,9 @@ export async function configSyncCommand(
   const config = withPushBaseUrl(withCronQueue(given, cron), settings.pushBaseUrl, settings.targetUrls);
   // The database modules load only when the command runs: the CLI's start-up loads no driver (test/cli/lazy-start.test.ts).
   const [{ openDatabase }, { migrate }, { settleQueueDefinitions }] = await Promise.all([
-    import('../../store/database.js'),
-    import('../../store/migrate.js'),
-    import('../../store/settle-queue-definitions.js'),
+    import('../../store/engine/database.js'),
+    import('../../store/migrate/migrate.js'),
+    import('../../store/definitions/settle-queue-definitions.js'),
   ]);
   const database = await openDatabase(commandDatabaseOptions(settings, 1));
   try {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CronConfig } from '../../core/cron-job.js';
+import type { CronConfig } from '../../core/cron/cron-job.js';
 import { compileSchedule, nextFirings } from '../../cron/compile-schedule.js';
 import { loadCronFile } from '../../config/load-cron-config.js';
 import type { CommandContext } from '../command-context.js';

@@ -12,8 +12,8 @@ import {
 export async function migrateCommand(settings: ServiceSettings, out: NodeJS.WritableStream): Promise<number> {
   // Loaded when run, not when the CLI starts (the database drivers are most of its start-up).
   const [{ openDatabase }, { migrate }] = await Promise.all([
-    import('../../store/database.js'),
-    import('../../store/migrate.js'),
+    import('../../store/engine/database.js'),
+    import('../../store/migrate/migrate.js'),
   ]);
   const database = await openDatabase(commandDatabaseOptions(settings, 1));
   try {

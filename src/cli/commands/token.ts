@@ -6,10 +6,10 @@ import type { AuthSettings } from '../../auth/auth-settings.js';
 import { readCappedText, type FetchFunction } from '../../auth/capped-fetch.js';
 import { settingsFromEnvironment, type Environment } from '../../config/service-settings.js';
 import { isQueueError, QueueError } from '../../core/errors.js';
-import type { DatabaseOptions } from '../../store/database.js';
-import { probeDataDirLock } from '../../store/data-dir-lock.js';
-import { resolveDatabaseOptions } from '../../store/resolve-database-options.js';
-import { validateSchemaName } from '../../store/schema-name.js';
+import type { DatabaseOptions } from '../../store/engine/database.js';
+import { probeDataDirLock } from '../../store/engine/data-dir-lock.js';
+import { resolveDatabaseOptions } from '../../store/engine/resolve-database-options.js';
+import { validateSchemaName } from '../../store/migrate/schema-name.js';
 import type { CommandContext } from '../command-context.js';
 import { withDatabaseOptions, type DatabaseFlags } from '../connection-options.js';
 import { UsageError } from '../usage-error.js';
@@ -144,8 +144,8 @@ export async function issueTokenCommand(args: TokenCommandArgs, deps: TokenComma
   const mintDirectly = async (options: DatabaseOptions): Promise<string> => {
     // Loaded when minting here, not when the CLI starts: the drivers and jose are most of its start-up.
     const [{ openDatabase }, { migrate }, { PgAuthStore }, { LocalIssuer }] = await Promise.all([
-      import('../../store/database.js'),
-      import('../../store/migrate.js'),
+      import('../../store/engine/database.js'),
+      import('../../store/migrate/migrate.js'),
       import('../../store/pg-auth-store.js'),
       import('../../auth/local-issuer.js'),
     ]);

@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import type { CronJobStatus } from '../../core/cron-service.js';
+import type { CronJobStatus } from '../../core/cron/cron-service.js';
 import type { ResolvedDeps } from '../app-deps.js';
 import { parseCommonParams, prettyForErrors } from '../common-params.js';
 import { writeError } from '../error-response.js';

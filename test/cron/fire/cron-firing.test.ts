@@ -4,7 +4,7 @@ import { cronListLines } from '../../../src/cli/commands/cron-jobs.js';
 import { mountConsole } from '../../../src/console/mount-console.js';
 import { builtInCronQueue } from '../../../src/config/cron-queue.js';
 import { parseCronText } from '../../../src/config/load-cron-config.js';
-import type { CronFiringOutcome } from '../../../src/core/cron-store.js';
+import type { CronFiringOutcome } from '../../../src/core/cron/cron-store.js';
 import type { Logger } from '../../../src/core/logger.js';
 import { openTaskQueue, type OpenTaskQueue, type WiringOptions } from '../../../src/open-task-queue.js';
 import { serviceConfig } from '../../helpers/configs.js';

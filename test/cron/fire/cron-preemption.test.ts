@@ -5,7 +5,7 @@ import { cronListLines } from '../../../src/cli/commands/cron-jobs.js';
 import { mountConsole } from '../../../src/console/mount-console.js';
 import { createApp } from '../../../src/http/create-app.js';
 import { parseCronText } from '../../../src/config/load-cron-config.js';
-import type { CronFiringOutcome } from '../../../src/core/cron-store.js';
+import type { CronFiringOutcome } from '../../../src/core/cron/cron-store.js';
 import { isQueueError } from '../../../src/core/errors.js';
 import type { Logger } from '../../../src/core/logger.js';
 import type { WiringOptions } from '../../../src/open-task-queue.js';

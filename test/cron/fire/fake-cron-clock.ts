@@ -1,4 +1,4 @@
-import type { CronClock } from '../../../src/core/cron-scheduler.js';
+import type { CronClock } from '../../../src/core/cron/cron-scheduler.js';
 
 /**
  * The scheduler's clock in tests: the time is what the test sets, and a
