@@ -10,6 +10,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# sql/ and its generator: the build compiles the migrations and routines into dist/.
+COPY sql ./sql
+COPY scripts/generate-migrations.ts ./scripts/
 COPY src ./src
 RUN npm run build
 

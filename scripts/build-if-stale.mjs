@@ -26,8 +26,10 @@ function newest(dir) {
   return latest;
 }
 
+// sql/ too: the migrations and routines are compiled into dist/ (src/store/migrate/migrations.ts is generated from it).
 const sources = Math.max(
   newest(join(root, 'src')),
+  newest(join(root, 'sql')),
   ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) =>
     existsSync(join(root, f)) ? statSync(join(root, f)).mtimeMs : 0,
   ),

@@ -1,9 +1,10 @@
 // Writes src/store/migrate/migrations.ts from sql/*.sql and sql/routines/*.sql: the
 // migrations and routines travel inside the code, so the service (bundled
-// or not) never reads sql/ at run time. sql/ stays the source of truth; run
-// `npm run generate:migrations` after adding a migration or changing a
-// routine (test/store/migrations-module.test.ts fails until the module
-// matches).
+// or not) never reads sql/ at run time. sql/ is the source of truth and the
+// module is not committed: `npm run build`, `npm run typecheck` and the
+// tests' global setup write it (only when its text changes, so a build that
+// is current stays current), and `npm run generate:migrations` does it by
+// hand. A change to a routine is then a diff of its file under sql/ alone.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Migration } from '../src/store/migrate/migration.js';
@@ -44,9 +45,8 @@ export function renderMigrationsModule(migrations: readonly Migration[], routine
     (r) => `  {\n    name: ${JSON.stringify(r.name)},\n    text: ${JSON.stringify(r.text)},\n  },\n`,
   );
   return (
-    '// Generated from sql/*.sql and sql/routines/*.sql by `npm run generate:migrations` (scripts/generate-migrations.ts).\n' +
-    '// Do not edit: sql/ is the source of truth, and test/store/migrations-module.test.ts\n' +
-    '// fails when this file does not match it.\n' +
+    '// Generated from sql/*.sql and sql/routines/*.sql by scripts/generate-migrations.ts\n' +
+    '// (at build, typecheck and test time; not committed). Do not edit: sql/ is the source of truth.\n' +
     "import type { Migration } from './migration.js';\n" +
     "import type { Routine } from './routine.js';\n\n" +
     '/** The numbered migrations of sql/, in order, with their text. */\n' +
@@ -56,11 +56,22 @@ export function renderMigrationsModule(migrations: readonly Migration[], routine
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** Writes the module when its text differs from sql/'s; says whether it did. */
+export async function writeMigrationsModule(): Promise<{ written: boolean; migrations: number; routines: number }> {
   const migrations = await readSqlMigrations();
   const routines = await readSqlRoutines();
-  await writeFile(MODULE_PATH, renderMigrationsModule(migrations, routines));
-  console.log(
-    `src/store/migrate/migrations.ts: ${migrations.length} migrations and ${routines.length} routines from sql/`,
-  );
+  const text = renderMigrationsModule(migrations, routines);
+  const current = await readFile(MODULE_PATH, 'utf8').catch(() => null);
+  if (current !== text) await writeFile(MODULE_PATH, text);
+  return { written: current !== text, migrations: migrations.length, routines: routines.length };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { written, migrations, routines } = await writeMigrationsModule();
+  if (!process.argv.includes('--quiet') || written) {
+    console.log(
+      `src/store/migrate/migrations.ts: ${migrations} migrations and ${routines} routines from sql/` +
+        (written ? '' : ' (unchanged)'),
+    );
+  }
 }

@@ -1,8 +1,8 @@
 // Writes the SQL API's generated functions (src/store/sql-api/sql-api-functions.ts)
 // into their routine files: `npm run generate:sql-api` (re)writes
-// sql/routines/<name>.sql for each, whole. Then run `npm run
-// generate:migrations`, which embeds sql/ in src/store/migrate/migrations.ts;
-// migrate() re-applies a routine whose text changed at the next start.
+// sql/routines/<name>.sql for each, whole. The build and the tests embed
+// sql/ in the code (scripts/generate-migrations.ts); migrate() re-applies a
+// routine whose text changed at the next start.
 // test/sql-api/generated-functions.test.ts fails while a file differs
 // from what the builders emit today.
 import { writeFile } from 'node:fs/promises';
