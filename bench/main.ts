@@ -309,7 +309,7 @@ async function growthSection(results: Record<string, unknown>): Promise<void> {
   results.growth = { ...section, p99Growth: growth };
 }
 
-/** The SQL API (sql/0015) beside the in-process API, same run, same database: ratio SQL / service. */
+/** The SQL API (docs/sql-api.md) beside the in-process API, same run, same database: ratio SQL / service. */
 async function sqlApiSection(results: Record<string, unknown>): Promise<void> {
   const runs = await repeat(() => benchSqlApiOnce(URL, QUICK));
   const pick = (path: 'service' | 'sql', row: (f: (typeof runs)[number]['service']) => number) =>

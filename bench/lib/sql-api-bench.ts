@@ -3,7 +3,7 @@ import { runAdd, runCycle, type CycleResult } from './cycle.js';
 import { benchAdd, benchCycle, openBenchService, preload } from './service-bench.js';
 
 /**
- * The SQL API (sql/0015) against the in-process API, on the same kind of
+ * The SQL API (docs/sql-api.md) against the in-process API, on the same kind of
  * fresh schema: adds of 100 and of one task, and the lease + delete cycle,
  * through the functions from a plain `pg` pool, as another language's
  * client would call them (named prepared statements, default settings).

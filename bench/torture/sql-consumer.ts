@@ -5,7 +5,7 @@ import { sleep } from './sleep.js';
 import { anomaly, MAX_PAYLOAD, randomInt, type Workload } from './workload.js';
 
 /**
- * A consumer through the SQL API (sql/0015) beside the REST consumers of
+ * A consumer through the SQL API (docs/sql-api.md) beside the REST consumers of
  * the same queue: leases 1-50 tasks for 1-5 s with lease_tasks, checks each
  * payload byte for byte, and deletes them with delete_tasks. Its
  * leases go into the same ledger, so the checks at the end hold it to the

@@ -25,7 +25,7 @@ export interface ConsoleDeps {
   readonly accessControl?: AccessControl;
   /** What the audit page lists (the core records the actions itself: TaskQueueService.operate). */
   readonly auditLog: Pick<AuditLog, 'list'>;
-  /** Where the depth chart's samples are kept (sql/0014); without it, in this process's memory. */
+  /** Where the depth chart's samples are kept (sql/0013); without it, in this process's memory. */
   readonly depthHistory?: DepthHistory;
   /** Seconds between samples of the overview for the charts (default 10). */
   readonly sampleIntervalSeconds?: number;

@@ -23,7 +23,7 @@ export interface OverviewSamplerOptions {
   /** Clock in epoch ms (tests of the in-memory samples). */
   readonly now?: () => number;
   /**
-   * Where samples are kept: the database (sql/0014), so charts cover the
+   * Where samples are kept: the database (sql/0013), so charts cover the
    * whole window after a restart and agree between processes. Without it,
    * this process's memory (embedding tests and tools).
    */

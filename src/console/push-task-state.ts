@@ -9,7 +9,7 @@ import type { Task } from '../core/task.js';
 export type PushTaskState = 'waiting' | 'in flight' | 'retrying' | 'scheduled';
 
 /**
- * A push task's state from its row (sql/0013): in flight while a claim
+ * A push task's state from its row (sql/0012): in flight while a claim
  * holds (the database says so, with its own now()); else by ETA and
  * attempts, like a pull task. A claim that ran out (its dispatcher died)
  * makes the task due again: `waiting`. `nowMs` is when the page was made.

@@ -1,6 +1,6 @@
 /**
  * Samples of queue depth over time, for the console's depth chart: kept in
- * the database (sql/0014, `store/depth-history.ts`) so a chart covers the
+ * the database (sql/0013, `store/depth-history.ts`) so a chart covers the
  * whole window after a restart and every process charts the same figures.
  */
 

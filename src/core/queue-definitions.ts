@@ -4,7 +4,7 @@ import type { QueueConfig, ServiceConfig } from './queue-config.js';
 
 /**
  * The queue definitions every process sharing a database serves: what one
- * owner wrote (`queue_definitions`, sql/0029). A process with no
+ * owner wrote (`queue_definitions`, sql/0018). A process with no
  * configuration serves them as they are; one with a configuration either
  * owns them (and writes its own) or must agree with them.
  */
@@ -57,7 +57,7 @@ export function definitionsFingerprint(config: ServiceConfig): string {
  * per queue that differs, naming what differs. Only the queues `own` names
  * count: a process may know fewer queues than the owner (a producer with no
  * cron file does not define `cron`), it still serves the database's.
- * `partial` names the queues whose stored row predates sql/0029 (no retry
+ * `partial` names the queues whose stored row predates sql/0018 (no retry
  * parameters or ACL kept): only their columns are compared.
  */
 export function definitionDifferences(

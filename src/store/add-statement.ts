@@ -57,7 +57,7 @@ export interface AddValues {
  * All or nothing in ONE statement, with no subtransaction: a task that
  * breaks a rule is skipped, and a refusal (fewer rows stored than given)
  * raises from the statement's own last step through refuse_add
- * (sql/0023), which names the rule and the task with its SQLSTATE; the
+ * (sql/routines/refuse_add.sql), which names the rule and the task with its SQLSTATE; the
  * statement fails, so whatever it did insert is gone too. The answer is one
  * row: how many tasks went in, and now() (every column of a new task is
  * known from its input and now()).

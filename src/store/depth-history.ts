@@ -4,7 +4,7 @@ import { QueueError } from '../core/errors.js';
 import { table, toNumber, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
-/** Depth samples in sql/0014's table: one insert of every queue per sample, one read per chart. */
+/** Depth samples in sql/0013's table: one insert of every queue per sample, one read per chart. */
 export class PgDepthHistory implements DepthHistory {
   readonly #ctx: StoreContext;
 

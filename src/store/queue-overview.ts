@@ -48,7 +48,7 @@ export async function queueOverview(
       join ${table(ctx, 'queues')} q on q.id = s.queue_id
       left join lateral (
         -- The bucket as the next claim would find it (claim_push_tasks,
-        -- sql/0013): refilled since the last claim at the rate (half of it
+        -- sql/routines/claim_push_tasks.sql): refilled since the last claim at the rate (half of it
         -- while slowed by a 503), none earned during a Retry-After hold.
         select case when p.hold_until > now() then 0::float8
                     else least((q.push_settings ->> 'bucketSize')::float8,

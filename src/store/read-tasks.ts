@@ -4,7 +4,7 @@ import type { QueueRef, QueueStats, TaskListParams, TaskRef } from '../core/task
 import { table, timestampFromUsec, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
 
-/** A push task's request and delivery state (sql/0013), read with it. */
+/** A push task's request and delivery state (sql/0012), read with it. */
 const PUSH_COLUMNS = sql`push, execution_count, last_status, (dispatched_at is not null and eta > now()) as in_flight`;
 
 /** One live task by name, or null. */

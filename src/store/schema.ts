@@ -17,13 +17,13 @@ export interface QueuesTable {
   updated_at: Generated<Date>;
   paused: Generated<boolean>;
   paused_at: Date | null;
-  /** sql/0013: a push queue's delivery settings (JSON text on write). */
+  /** sql/0012: a push queue's delivery settings (JSON text on write). */
   push_settings: unknown;
-  /** sql/0029: the queue's whole definition as its owner wrote it (JSON text on write); null before. */
+  /** sql/0018: the queue's whole definition as its owner wrote it (JSON text on write); null before. */
   definition: unknown;
 }
 
-/** sql/0029: each write of the queue definitions; the newest revision is the truth. */
+/** sql/0018: each write of the queue definitions; the newest revision is the truth. */
 export interface QueueDefinitionsTable {
   revision: GeneratedAlways<string>;
   fingerprint: string;
@@ -46,14 +46,14 @@ export interface TasksTable {
   payload: Uint8Array;
   enqueued_at: Generated<Date>;
   size_bytes: GeneratedAlways<number>;
-  /** sql/0013: push tasks. */
+  /** sql/0012: push tasks. */
   push: unknown;
   execution_count: Generated<number>;
   first_try_at: Date | null;
   last_status: number | null;
   last_error: string | null;
   dispatched_at: Date | null;
-  /** sql/0026: the push_dispatchers row of the process whose claim this is. */
+  /** sql/0012: the push_dispatchers row of the process whose claim this is. */
   claimed_by: string | null;
 }
 
@@ -72,7 +72,7 @@ export interface QueueStorageTable {
   byte_count: ColumnType<string, number, number>;
 }
 
-/** sql/0016: dead letters per queue, in counter rows sharded like queue_storage. */
+/** sql/0014: dead letters per queue, in counter rows sharded like queue_storage. */
 export interface DeadLetterCountsTable {
   queue_id: number;
   shard: number;
@@ -109,7 +109,7 @@ export interface TaskDeadLettersTable {
   last_error: string | null;
 }
 
-/** A push queue's token bucket (sql/0013). */
+/** A push queue's token bucket (sql/0012). */
 export interface PushQueueStateTable {
   queue_id: number;
   tokens: number;
@@ -118,7 +118,7 @@ export interface PushQueueStateTable {
   hold_until: Date | null;
 }
 
-/** A process dispatching push tasks, alive until expires_at (sql/0026). */
+/** A process dispatching push tasks, alive until expires_at (sql/0012). */
 export interface PushDispatchersTable {
   id: GeneratedAlways<string>;
   label: string | null;
@@ -242,7 +242,7 @@ export interface Database {
   cron_jobs: CronJobsTable;
 }
 
-/** sql/0018_cron_jobs.sql: the cron jobs the servers run and each one's last firing. */
+/** sql/0017_cron_jobs_state.sql: the cron jobs the servers run and each one's last firing. */
 export interface CronJobsTable {
   name: string;
   schedule: string;
@@ -259,9 +259,9 @@ export interface CronJobsTable {
   last_error: string | null;
   anchored_at: Generated<Date>;
   synced_at: Generated<Date>;
-  /** sql/0024: when a server started whose cron file does not name the job. */
+  /** sql/0017: when a server started whose cron file does not name the job. */
   retired_at: Date | null;
-  /** sql/0024: when a server running the job last said so. */
+  /** sql/0017: when a server running the job last said so. */
   seen_at: Generated<Date>;
 }
 

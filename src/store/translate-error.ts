@@ -27,7 +27,7 @@ export function translateError(error: unknown, context: { queue?: string } = {})
       );
     case 'TQ002':
       return new QueueError('STORAGE_LIMIT_EXCEEDED', message, { queue }, { cause: error });
-    // The add statement's refusals (refuse_add, sql/0023), in the service's words.
+    // The add statement's refusals (refuse_add, sql/routines/refuse_add.sql), in the service's words.
     case 'TQ010':
       return new QueueError(
         'DUPLICATE_TASK_NAME',
@@ -93,7 +93,7 @@ export function translateError(error: unknown, context: { queue?: string } = {})
     case '57P03': // cannot_connect_now
       return transient(error, queue);
   }
-  // The SQL API's own errors (sql/0015), should a statement of the service meet one.
+  // The SQL API's own errors, should a statement of the service meet one.
   const apiCode = errorCodeOfSqlState(code);
   if (apiCode !== undefined) return new QueueError(apiCode, message, { queue }, { cause: error });
   if (code.startsWith('08')) return transient(error, queue); // connection exceptions

@@ -18,7 +18,7 @@ describe("dead letters page: the reason in the queue mode's words", () => {
       queues: [pushQueue('hooks', 'http://127.0.0.1:9/app'), pullQueue('jobs')],
     });
     const { t } = h;
-    // As the dispatcher and the lease leave them (sql/0008, sql/0013): the row a task's last attempt moved there.
+    // As the dispatcher and the lease leave them (sql/0008, sql/0012): the row a task's last attempt moved there.
     await t.sql(
       `insert into ${t.schema}.task_dead_letters (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
        select id, 'hook-dead', null, '\\x'::bytea, 3, now(), '{"url": "/x", "method": "POST", "headers": []}'::jsonb, 500, 'HTTP 500'

@@ -7,7 +7,7 @@ import { usePushFixture } from './push-fixture.js';
 
 /**
  * A dispatcher's claims are recovered when its push_dispatchers row expires
- * (sql/0026), not only at their deadline: rows are backdated, never waited for.
+ * (sql/0012), not only at their deadline: rows are backdated, never waited for.
  */
 describe.each(ENGINES)('push claims of a dead dispatcher (%s)', (engine) => {
   const push = usePushFixture();
@@ -106,7 +106,7 @@ describe.each(ENGINES)('push claims of a dead dispatcher (%s)', (engine) => {
     ]);
   });
 
-  it('a claim made under 0013 by a process older than 0026 loses any earlier mark and is left to its deadline', async () => {
+  it('a claim made without the claiming process (by a process older than push_dispatchers) loses any earlier mark and is left to its deadline', async () => {
     const { t, queue } = await push.start(engine, { open: { open: { dispatch: false } } });
     await queue.add({ name: 'x' });
     const store = new PgPushStore(t.store);

@@ -44,7 +44,7 @@ describe('push queues in the CLI', () => {
     expect(bad.code).not.toBe(0);
 
     // A delivery's success is written by the dispatcher's next claim call
-    // (sql/0019), so the request may still count in flight just after the sink saw it.
+    // so the request may still count in flight just after the sink saw it.
     const env = t.env;
     await expect
       .poll(async () => (await cli(['queues'], env)).out.split('\n').find((line) => line.startsWith('hooks')), {

@@ -93,7 +93,7 @@ describe.each(ENGINES)('a delivered push task, written by the claim or alone (%s
     expect(await rows(claimed.queue.id)).toEqual(left);
   });
 
-  it("0019's signature, without the claiming process, deletes the same way and claims under no process", async () => {
+  it('the signature without the claiming process deletes the same way and claims under no process', async () => {
     const { t, queue } = await push.start(engine, { open: { open: { dispatch: false } } });
     const store = new PgPushStore(t.store);
     const dispatcherId = await store.registerDispatcher({ leaseMs: 60_000 });

@@ -29,7 +29,7 @@ export interface LeaseInput {
 
 /**
  * The operations the behaviour suite runs, through one of the two ways in:
- * the in-process API, or the SQL functions of sql/0015. Both answer the
+ * the in-process API, or the SQL API's functions. Both answer the
  * same shapes, and fail with the service's error code (for the SQL path,
  * read from the SQLSTATE through the one table, sql-api-errors.ts).
  */

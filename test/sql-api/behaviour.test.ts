@@ -14,7 +14,7 @@ import { apiPath, errorCodeOf, PATH_KINDS, type ApiPath } from './api-paths.js';
 
 /**
  * One behaviour suite, two ways in: the in-process API and the SQL
- * functions (sql/0015), with the same expectations, on PostgreSQL and on
+ * functions, with the same expectations, on PostgreSQL and on
  * the embedded engine. Each test uses queues of its own.
  */
 const QUEUES = [

@@ -37,9 +37,9 @@ describe.each(ENGINES)('SQL API function settings (%s)', (engine) => {
       [t.schema],
     );
     expect(rows.length).toBeGreaterThan(15);
-    // The name-form helpers read no table and run only under their callers' fixed path (see sql/0015).
+    // The name-form helpers read no table and run only under their callers' fixed path.
     const pure = new Set(['generated_name_time', 'generate_task_name', 'generate_task_names']);
-    // add_task reads no table either: it calls add_tasks by its schema-qualified name, with no SET so it can be inlined (sql/0023).
+    // add_task reads no table either: it calls add_tasks by its schema-qualified name, with no SET so it can be inlined.
     const qualified = new Set(['add_task']);
     for (const row of rows) {
       if (pure.has(row.proname) || qualified.has(row.proname)) expect(row.proconfig, row.proname).toBeNull();

@@ -10,7 +10,7 @@ import { pushPath } from './push-paths.js';
 
 /**
  * One behaviour suite for adding push tasks, two ways in: the in-process
- * API and add_push_task (sql/0021), with the same expectations, on
+ * API and add_push_task, with the same expectations, on
  * PostgreSQL and on the embedded engine. The SQL path's rules are written
  * from src/core/push/push-rules.ts, which the service's push-task.ts reads.
  */

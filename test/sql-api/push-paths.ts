@@ -15,7 +15,7 @@ export interface PushTaskInput {
   readonly retryOptions?: TaskRetryOptions;
 }
 
-/** The add of a push task through one way in: the in-process API or add_push_task (sql/0021); both answer the task's name. */
+/** The add of a push task through one way in: the in-process API or add_push_task; both answer the task's name. */
 export interface PushPath {
   readonly kind: 'service' | 'sql';
   addPush(queue: string, task: PushTaskInput): Promise<string>;

@@ -12,7 +12,7 @@ import {
 import { ENGINES, testPGlite, testPgUrl, type TestEngine } from '../helpers/engines.js';
 
 /**
- * add_push_task (sql/0021, 0027) checks a push task's URL and headers with the
+ * add_push_task checks a push task's URL and headers with the
  * patterns of src/core/push/push-rules.ts, written into it as they are: this
  * holds only while PostgreSQL's regular expressions read them as
  * JavaScript's do. Every character from 0x01 to 0x7f, and a few beyond,

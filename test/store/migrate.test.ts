@@ -44,9 +44,9 @@ const COLUMNS = {
     'first_try_at',
     'last_status',
     'dispatched_at',
-    // Added again by 0017 (push requests count in a task's size).
+    // Added again by 0012 (push requests count in a task's size).
     'size_bytes',
-    // 0026: the process whose push claim this is.
+    // 0012: the process whose push claim this is.
     'claimed_by',
   ],
   task_tombstones: ['queue_id', 'name', 'deleted_at', 'reason', 'retry_count'],

@@ -5,7 +5,7 @@ import { pushQueue } from '../helpers/push-sink.js';
 
 /**
  * A push task's request (url, headers and the rest stored in tasks.push)
- * counts toward storage limits with its payload, name and tag (sql/0017).
+ * counts toward storage limits with its payload, name and tag (sql/0012).
  */
 describe.each(ENGINES)('push requests in storage limits (%s)', (engine) => {
   let t: TestService | undefined;

@@ -42,7 +42,7 @@ export interface CronJobRecord {
 }
 
 /**
- * How long a retired job's row is kept once no server runs it (sql/0024).
+ * How long a retired job's row is kept once no server runs it (sql/0017).
  * Servers started from an older file may still run the job (a rolling
  * deploy): its row keeps its chain of instants and its last firing, and
  * each server running it marks it seen at start and then hourly

@@ -30,7 +30,7 @@ interface CronJobRow {
   retired_ms: number | string | null;
 }
 
-/** The cron jobs' record in sql/0018's table; times cross as epoch milliseconds, the same on both engines. */
+/** The cron jobs' record in sql/0017's table; times cross as epoch milliseconds, the same on both engines. */
 export class PgCronStore implements CronStore {
   readonly #ctx: StoreContext;
 
@@ -59,7 +59,7 @@ export class PgCronStore implements CronStore {
         await sql`/* cron_sync_lock */ select pg_advisory_xact_lock(29809, hashtext(${`cron_sync:${this.#ctx.schema}`}))`.execute(
           trx,
         );
-        // Jobs this file does not name are retired, not deleted (sql/0024):
+        // Jobs this file does not name are retired, not deleted (sql/0017):
         // a server started from another file may still fire them, and the
         // row holds their chain of instants. Only rows retired and unseen
         // by any server for the retirement period go.

@@ -12,9 +12,9 @@ import { table, toNumber, type StoreContext } from '../store-context.js';
 export interface ConfiguredQueues {
   readonly config: ServiceConfig;
   readonly ids: ReadonlyMap<string, number>;
-  /** The newest write of the definitions; null on a database written before sql/0029 (or never). */
+  /** The newest write of the definitions; null on a database written before sql/0018 (or never). */
   readonly revision: DefinitionsRevision | null;
-  /** Queues whose row predates sql/0029: their retry parameters and ACL are not known (defaults stand in). */
+  /** Queues whose row predates sql/0018: their retry parameters and ACL are not known (defaults stand in). */
   readonly partial: ReadonlySet<string>;
   /** Whether the queues table has any row at all, active or not (false: a fresh database). */
   readonly anyQueue: boolean;
@@ -24,7 +24,7 @@ export interface ConfiguredQueues {
  * The active queues of the `queues` table, as a configuration. A process
  * with no configuration of its own serves these, so it never rewrites what
  * the owner configured (writing its own would mark every queue it lacks
- * inactive). Each row's `definition` (sql/0029) holds the whole queue, ACL
+ * inactive). Each row's `definition` (sql/0018) holds the whole queue, ACL
  * and retry parameters included; an older row gives its columns, with the
  * default retry parameters and an empty ACL.
  */
@@ -84,7 +84,7 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
   };
 }
 
-/** The newest write of the definitions (null: none since sql/0029). */
+/** The newest write of the definitions (null: none since sql/0018). */
 export async function currentRevision(
   ctx: StoreContext,
 ): Promise<(DefinitionsRevision & { readonly adminEmails: string[] }) | null> {

@@ -40,7 +40,7 @@ export class DefinitionsWatch {
   /** The revisions now; notices a change as a side effect. */
   async status(): Promise<DefinitionsStatus> {
     const current = (await currentRevision(this.#ctx))?.revision ?? null;
-    // A database written before sql/0029 has no revision until its owner writes one: nothing to compare.
+    // A database written before sql/0018 has no revision until its owner writes one: nothing to compare.
     if (current !== null && current !== this.#serving && !this.#stale) {
       this.#stale = true;
       this.#logger.error(

@@ -18,7 +18,7 @@ import { refreshPushSettings, upsertQueues, writeQueues } from './sync-queues.js
 export interface SettledDefinitions {
   readonly config: ServiceConfig;
   readonly ids: ReadonlyMap<string, number>;
-  /** The revision served (null only on a database written before sql/0029 that this process did not write). */
+  /** The revision served (null only on a database written before sql/0018 that this process did not write). */
   readonly revision: number | null;
   readonly wrote: boolean;
   /** An owner whose configuration a later revision replaced, served that revision instead (`superseded: 'serve'`): the revision its file is. */

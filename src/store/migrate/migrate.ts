@@ -37,7 +37,7 @@ const SHIPPED: SchemaSource = { migrations: MIGRATIONS, routines: ROUTINES };
  * migration and routine once: the others wait, then find nothing left to
  * do. The files are plain SQL with unqualified names, run with search_path
  * set to our schema; nothing outside that schema is touched but the SQL
- * API's roles (sql/0015), which belong to the cluster.
+ * API's roles (sql/0016), which belong to the cluster.
  *
  * The numbered migrations (sql/NNNN_*.sql) run once each, in order, and
  * never change once applied: schema_migrations records each one's checksum,

@@ -36,8 +36,7 @@ interface ClaimRow {
 
 /**
  * The dispatcher's store on PostgreSQL or PGlite: the claim is one call of
- * claim_push_tasks (sql/0013), or of claim_push_tasks_after_delivery
- * (sql/0019) when it writes successes first, which runs the same delete as
+ * claim_push_tasks, or of claim_push_tasks_after_delivery when it writes successes first, which runs the same delete as
  * `delivered` (generated from push-delivered.ts); each other outcome is one
  * statement. Every outcome holds only while the task's eta is still the claim.
  */

@@ -57,7 +57,7 @@ function storedTime(b: string): string {
   return parts.join('\n         | ');
 }
 
-/** generated_name_time(name): the time a name in the form was made, or NULL (0015, 0017). */
+/** generated_name_time(name): the time a name in the form was made, or NULL. */
 export function generatedNameTimeFunction(): string {
   return `CREATE OR REPLACE FUNCTION generated_name_time(name text) RETURNS timestamptz
 LANGUAGE plpgsql IMMUTABLE STRICT
@@ -94,8 +94,8 @@ const UUID_RANDOM_BYTES = [0, 1, 2, 3, 4, 5, 10, 11] as const;
  *
  * The random bytes: one strong random 64-bit key per call (a UUID's random
  * bytes), with the name's index XOR'd in. gen_random_uuid() costs about a
- * microsecond, half of what a name cost when each drew its own (sql/0025:
- * 100 names in 0.11 ms of server time against 0.21 ms). Names of one call
+ * microsecond, half of what a name cost when each drew its own
+ * (100 names in 0.11 ms of server time against 0.21 ms). Names of one call
  * differ by their index, so they are distinct by construction; two calls
  * in one millisecond share a name only if their keys differ by one of the
  * values i XOR j of their indexes (at most 128 values for 100 names: 2^-57,

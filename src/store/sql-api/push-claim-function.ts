@@ -13,7 +13,7 @@ const ARGUMENTS = `p_queue integer, p_rate float8, p_bucket float8, p_max_concur
 const SIGNATURE = 'integer, float8, float8, integer, integer, float8, float8, text[], int8[], boolean[]';
 
 /**
- * claim_push_tasks_after_delivery (sql/0019, sql/0026): the dispatch loop's
+ * claim_push_tasks_after_delivery: the dispatch loop's
  * successes deleted, then claim_push_tasks (not a copy of it) in the same
  * transaction, so the claim counts their slots free: one round trip per
  * cycle. The delete is the service's push_delivered (push-delivered.ts)
@@ -23,9 +23,10 @@ const SIGNATURE = 'integer, float8, float8, integer, integer, float8, float8, te
  * row's lock and wait for no lock a claim holding it could wait on (claims
  * skip locked rows), so claims of several processes cannot deadlock on them.
  *
- * Also 0019's signature, without the claiming process, for a process older
- * than 0026 during a rolling deploy (its claims marked by no process, as
- * claim_push_tasks' 0013 signature in sql/0026): it calls the one above.
+ * Also the signature without the claiming process, for a process older
+ * than the dispatchers' liveness (push_dispatchers) during a rolling deploy
+ * (its claims marked by no process, as claim_push_tasks' signature without
+ * it): it calls the one above.
  * The service's own functions: no role but the owner calls them.
  */
 export function claimAfterDeliveryFunction(): string {

@@ -27,11 +27,11 @@ export function addStatementText(shape: AddShape, count: string, input: RawBuild
 }
 
 /**
- * add_tasks since sql/0023: its own checks are those of its arguments and
+ * add_tasks: its own checks are those of its arguments and
  * of each task alone (batch size, name pattern and length, payload and tag
  * size, an ETA after 1970), written from their one definition
  * (src/core/limits.ts, the name rule of src/core/task.ts) as one pass over
- * the arrays (sql/0022); then the service's own add statement
+ * the arrays; then the service's own add statement
  * (add-statement.ts), generated from its builder, does the rest: the ETA
  * horizon, a name given twice, held by its form or live, and through its
  * trigger tombstoned names and storage limits. PostgreSQL's regular
@@ -207,8 +207,8 @@ $$;
 }
 
 /**
- * add_task: one task, add_tasks with one-element arrays. Since sql/0023 a
- * plain SQL function (no SECURITY DEFINER, no SET clause) that calls
+ * add_task: one task, add_tasks with one-element arrays. A plain
+ * SQL function (no SECURITY DEFINER, no SET clause) that calls
  * add_tasks by its schema-qualified name, so a caller's search_path cannot
  * put another add_tasks in its place and PostgreSQL can inline it into the
  * caller's query: one function call and one round of settings less per

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../../core/errors.js';
 
 /**
- * The SQLSTATEs of the SQL API (sql/0015_sql_api.sql, sql/0021) and of the triggers
+ * The SQLSTATEs of the SQL API (its routines, sql/routines/) and of the triggers
  * every add passes (sql/0007, sql/0004), each with the service's error code
  * it stands for. One table: docs/sql-api.md prints it, translateError and
  * the behaviour suite read it.

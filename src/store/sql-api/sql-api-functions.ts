@@ -77,7 +77,7 @@ $$;
 
 /**
  * refuse_add reads tasks and the retention setting: the fixed search_path
- * of every such function of the schema (sql/0015), and nobody but the
+ * of every such function of the schema, and nobody but the
  * owner may call it (the SQL API's functions call it with the owner's rights).
  */
 const REFUSE_ADD_SETTINGS = `DO $$

@@ -287,7 +287,7 @@ ${checks.join('\n')}
 
 /**
  * Who may call add_push_task: nobody but its owner, and the schema's
- * producer role where the role exists (sql/0015 created it, or an
+ * producer role where the role exists (sql/0016 created it, or an
  * administrator did, docs/sql-api.md).
  */
 export function addPushTaskGrants(): string {

@@ -4,7 +4,7 @@ import type { Database } from '../schema.js';
 
 /**
  * Writes the service's tombstone retention where the SQL API reads it
- * (tombstone_retention() of sql/0015): delete_task and add_task decide
+ * (tombstone_retention(), sql/routines/tombstone_retention.sql): delete_task and add_task decide
  * whether a generated name is still held by its form with the same period
  * as the service.
  */

@@ -49,7 +49,7 @@ export interface DispatcherLivenessOptions {
 }
 
 /**
- * This process's liveness as a push dispatcher (sql/0026). It registers a
+ * This process's liveness as a push dispatcher (sql/0012). It registers a
  * row, renews it every HEARTBEAT_MS, and each renewal recovers the claims
  * of processes whose row expired. If its own renewal fails for
  * DISPATCHER_LEASE_MS - FENCE_MARGIN_MS, or finds its row expired, the term

@@ -101,7 +101,7 @@ export class PushDispatcher {
       loop.done = this.#run(loop);
       this.#loops.push(loop);
     }
-    // Claims are made under this process's push_dispatchers row (sql/0026).
+    // Claims are made under this process's push_dispatchers row (sql/0012).
     if (this.#loops.length > 0) this.#liveness.start();
   }
 
