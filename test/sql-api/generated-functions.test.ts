@@ -14,9 +14,8 @@ import type { StoreContext } from '../../src/store/store-context.js';
  * The SQL API's generated functions and the service's statement builders
  * cannot drift: each generated routine file (sql/routines/<name>.sql) must
  * be exactly what the builders emit today. When this fails after a change
- * to a builder (src/store/lease-tasks.ts), run `npm run generate:sql-api`
- * and `npm run generate:migrations`: migrate() re-applies the changed
- * routines at the next start. No database: this file is in the unit project.
+ * to a builder (src/store/lease-tasks.ts), run `npm run generate:sql-api`:
+ * migrate() re-applies the changed routines at the next start. No database: this file is in the unit project.
  */
 describe('generated SQL API functions', () => {
   it.each(generatedRoutines().map((routine) => [routine.name, routine] as const))(
@@ -25,7 +24,7 @@ describe('generated SQL API functions', () => {
       const text = await readFile(`${ROUTINES_DIR}${name}.sql`, 'utf8').catch(() => null);
       expect(
         text,
-        `sql/routines/${name}.sql: run \`npm run generate:sql-api\`, then \`npm run generate:migrations\``,
+        `sql/routines/${name}.sql: run \`npm run generate:sql-api\``,
       ).toBe(routine.text);
     },
   );

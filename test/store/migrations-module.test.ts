@@ -9,7 +9,7 @@ import {
 } from '../../scripts/generate-migrations.js';
 
 describe('src/store/migrate/migrations.ts', () => {
-  it('carries sql/ and sql/routines/ exactly (else run `npm run generate:migrations`)', async () => {
+  it('carries sql/ and sql/routines/ exactly (written by the global setup from sql/)', async () => {
     const fromSql = await readSqlMigrations();
     const routines = await readSqlRoutines();
     expect(fromSql.length).toBeGreaterThan(0);
