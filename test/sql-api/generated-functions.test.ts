@@ -22,10 +22,7 @@ describe('generated SQL API functions', () => {
     'sql/routines/%s.sql is what the builders emit today',
     async (name, routine) => {
       const text = await readFile(`${ROUTINES_DIR}${name}.sql`, 'utf8').catch(() => null);
-      expect(
-        text,
-        `sql/routines/${name}.sql: run \`npm run generate:sql-api\``,
-      ).toBe(routine.text);
+      expect(text, `sql/routines/${name}.sql: run \`npm run generate:sql-api\``).toBe(routine.text);
     },
   );
 
