@@ -2,7 +2,7 @@
  * The record of operator actions (pause, resume, purge, delete a task,
  * release a lease, redrive dead letters, import and export, run a cron job
  * now): who, what, when, how many. Written by the core's operator API
- * (queue-operations.ts; cron-service.ts for `cron run`) for every action,
+ * (queue-operations.ts, `cron run` included) for every action,
  * whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
  */

@@ -257,6 +257,15 @@ export class QueueOperations {
   }
 
   /**
+   * Records that the operator fired one of this queue's cron jobs now
+   * (`cron run`: the firing is the cron service's, which added `task`), so
+   * its entry comes from here as every operator action's does.
+   */
+  recordCronRun(task: string): Promise<void> {
+    return this.#record('cron_run', 1, task);
+  }
+
+  /**
    * Adds up to 100 exported tasks (export lines) in one statement, all or
    * nothing, under their names and ETAs; exported generated names come back
    * under their names. Resolves to how many were added.

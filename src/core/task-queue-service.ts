@@ -52,8 +52,11 @@ export interface PushOptions {
   readonly events?: PushEvents;
 }
 
-/** The cron jobs of the service: CronService's options but those the service gives (its queues, its audit path, its logger). */
-export interface CronOptions extends Omit<CronServiceOptions, 'add' | 'audit' | 'logger'> {
+/** Who fires a cron job now when the caller names nobody: the hosting application's own call. */
+const APPLICATION: Operator = { actor: 'anonymous', source: 'api' };
+
+/** The cron jobs of the service: CronService's options but those the service gives (its queues and its logger). */
+export interface CronOptions extends Omit<CronServiceOptions, 'add' | 'logger'> {
   /** Whether `start()` fires this process's jobs on their schedules. */
   readonly firing: boolean;
 }
@@ -63,8 +66,7 @@ export interface CronOptions extends Omit<CronServiceOptions, 'add' | 'audit' | 
  * queue and its operator API, and the service's background work, started
  * by `start()` and stopped by `close()`: the periodic cleanup of tombstones
  * and lease history, push delivery, and the cron scheduler. They share its
- * clock (`now`), its events and its audit path (the store's recordAudit,
- * as QueueOperations writes it).
+ * clock (`now`), its events and its audit path (`operate()`).
  */
 export class TaskQueueService {
   readonly #store: TaskStore;
@@ -123,7 +125,6 @@ export class TaskQueueService {
         : new CronService({
             ...cron,
             add: (queue, task, transaction) => this.getQueue(queue).add(task, transaction ? { transaction } : {}),
-            audit: store,
             logger: this.#logger,
           });
   }
@@ -173,13 +174,15 @@ export class TaskQueueService {
 
   /**
    * Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no
-   * server recorded it); audited as `operator` through the store's
-   * recordAudit, as every operator action is (default: the application).
+   * server recorded it). A firing that added its task is an operator action
+   * on the job's queue, recorded through `operate()` as every other is
+   * (`cron_run`, as `operator`; default: the application's own call).
    */
-  runCronJob(name: string, operator?: Operator): Promise<CronFiring> {
-    if (this.#cron === null)
-      return Promise.reject(new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job' }));
-    return this.#cron.run(name, operator);
+  async runCronJob(name: string, operator: Operator = APPLICATION): Promise<CronFiring> {
+    if (this.#cron === null) throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job' });
+    const firing = await this.#cron.run(name);
+    if (firing.outcome === 'added') await this.operate(firing.queue, operator).recordCronRun(firing.task);
+    return firing;
   }
 
   /** The configuration the service runs with. */

@@ -1,4 +1,3 @@
-import type { Operator } from '../audit-log.js';
 import type { CallerTransaction } from '../caller-transaction.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
 import {
@@ -12,7 +11,6 @@ import {
 import { QueueError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Task, TaskOptions } from '../task.js';
-import type { TaskStore } from '../task-store.js';
 
 /** A job for `cron list` and the console: as recorded, with its next firings. */
 export interface CronJobStatus extends CronJobRecord {
@@ -31,16 +29,7 @@ export interface CronServiceOptions {
   readonly logger: Logger;
   readonly events?: CronEvents;
   readonly clock?: CronClock;
-  /**
-   * Where `run` records who fired a job: the store call every operator
-   * action's entry goes through (QueueOperations), so `cron run` is audited
-   * as pause or purge are, whichever front-end asked.
-   */
-  readonly audit: Pick<TaskStore, 'recordAudit'>;
 }
-
-/** Who runs a job when the caller names nobody: the hosting application's own call. */
-const APPLICATION: Operator = { actor: 'anonymous', source: 'api' };
 
 /** How many next firings `cron list` and the console show. */
 const NEXT_SHOWN = 3;
@@ -92,23 +81,11 @@ export class CronService {
 
   /**
    * Fires a job now, once: one of this process's, else one the servers
-   * recorded. UNKNOWN_TASK names neither. An operator action: a firing
-   * whose task was added is recorded in the audit log (`cron_run`, the
-   * job's queue, the task), after the add, as an import is.
+   * recorded. UNKNOWN_TASK names neither. Its audit entry is the operator
+   * API's (QueueOperations.recordCronRun, through TaskQueueService.runCronJob).
    */
-  async run(name: string, operator: Operator = APPLICATION): Promise<CronFiring> {
-    const firing = await this.#fire(name);
-    if (firing.outcome === 'added') {
-      await this.#options.audit.recordAudit({
-        actor: operator.actor,
-        source: operator.source,
-        action: 'cron_run',
-        queue: firing.queue,
-        target: firing.task,
-        count: 1,
-      });
-    }
-    return firing;
+  run(name: string): Promise<CronFiring> {
+    return this.#fire(name);
   }
 
   async #fire(name: string): Promise<CronFiring> {
