@@ -25,7 +25,11 @@ if (!revisionArg || !databaseUrl || !schema || !outQueueXml) {
 }
 const revisionDir = resolve(revisionArg);
 const hasAudit = existsSync(join(revisionDir, 'sql/0010_audit_log.sql'));
-const hasPushAndCron = existsSync(join(revisionDir, 'sql/0018_cron_jobs.sql'));
+// Push and cron came with cron's table: 0018_cron_jobs before the unreleased
+// migrations were squashed, 0017_cron_jobs_state after.
+const hasPushAndCron = ['sql/0018_cron_jobs.sql', 'sql/0017_cron_jobs_state.sql'].some((file) =>
+  existsSync(join(revisionDir, file)),
+);
 const DAY = 24 * 3600;
 const OPERATOR = { actor: 'fixture@example.com', source: 'fixture' };
 
