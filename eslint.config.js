@@ -22,6 +22,8 @@ const ALLOWED_IMPORTS = {
   config: ['core', 'cron', 'yaml', 'fast-xml-parser', 'node:fs', 'node:path'],
   // Schedules of cron jobs: App Engine's grammar (ours) and five-field cron expressions (croner); pure.
   cron: ['core', 'croner'],
+  // Cloud Tasks v2's wire forms (proto3 JSON values, resource names); pure.
+  cloudtasks: ['core'],
   store: [
     'core',
     'kysely',

@@ -14,6 +14,7 @@ const UNIT = [
   'test/config/**/*.test.ts',
   // test/cron/fire/ fires jobs through the database: the db project.
   'test/cron/*.test.ts',
+  'test/cloudtasks/**/*.test.ts',
   'test/cli/cron-command.test.ts',
   'test/auth/{acl-matrix,api-keys,auth-settings,bearer-token,introspection,jwks-cache,lru-cache,scopes,token-matrix}.test.ts',
   'test/http/{batch-parse,fields,parsing}.test.ts',
