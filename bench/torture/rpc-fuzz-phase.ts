@@ -102,7 +102,7 @@ export async function runRpcFuzz(bed: TestBed, runs: number, seed: number): Prom
   const config = join(dir, 'queue.yaml');
   writeFileSync(
     config,
-    'queue:\n- name: pull-q\n  mode: pull\n- name: push-q\n  rate: 0/s\n  target_url: http://127.0.0.1:9\n',
+    'queue:\n- name: pull-q\n  mode: pull\n- name: push-q\n  rate: 1/s\n  target_url: http://127.0.0.1:9\n',
   );
   const schema = `rpc_fuzz_${process.pid}`;
   const service = await openTaskQueue({
