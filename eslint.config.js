@@ -70,7 +70,10 @@ const ALLOWED_IMPORTS = {
   open: ['core', 'config', 'store', 'auth', 'push'],
   // Logs and metrics of the server: pino and prom-client live here only.
   ops: ['core', 'config', 'http', 'pino', 'pino-pretty', 'prom-client'],
+  // App Engine's API protocol (POST /rpc_http): the envelope, the taskqueue service's calls onto the core.
+  appengine: ['core', 'protobufjs', 'node:crypto'],
   'server.ts': [
+    'appengine',
     'core',
     'config',
     'auth',

@@ -27,6 +27,7 @@ import { pgliteSection } from './lib/pglite-section.js';
 import { benchSqlApiOnce } from './lib/sql-api-bench.js';
 import { benchWorker } from './lib/worker-bench.js';
 import { pushSection } from './lib/push-bench.js';
+import { appEngineSection } from './lib/appengine-bench.js';
 import { runScale } from './scale/run-scale.js';
 import { checkBenchArgs } from './lib/bench-usage.js';
 
@@ -372,6 +373,7 @@ async function main(): Promise<void> {
     });
   }
   if (wanted('push')) results.push = await pushSection(URL, RUNS, QUICK);
+  if (wanted('appengine')) results.appengine = await appEngineSection(URL, RUNS, QUICK);
   if (COMPARE && wanted('rest')) {
     // The raw SQL ceiling of the cycle section at numTasks 100, 16 consumers: what the REST batch path is quoted against.
     const rawCycle = (results.cycle as Record<string, { raw?: { tasksPerSecond: Figure } }> | undefined)?.[

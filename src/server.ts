@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { createRpcHandler } from './appengine/rpc-handler.js';
 import { authSettingsFromEnvironment } from './auth/auth-settings.js';
 import { createAccessControl } from './auth/create-access-control.js';
 import { startLocalTokenServer, type LocalTokenServer } from './auth/local-token-server.js';
@@ -12,6 +13,7 @@ import { lineLogger } from './ops/line-logger.js';
 import { ServiceMetrics } from './ops/service-metrics.js';
 import { openTaskQueue, type OpenTaskQueue } from './open-task-queue.js';
 import { gracefulShutdown, trackConnections, type ShutdownReport } from './server/graceful-shutdown.js';
+import { startExtraListener, type ExtraListener } from './server/extra-listener.js';
 import { listen } from './server/listen.js';
 import { logStart } from './server/log-start.js';
 import { readinessCheck } from './server/readiness-check.js';
@@ -24,6 +26,8 @@ export interface RunningServer {
   readonly url: string;
   /** The address it really listens on (`0.0.0.0:8080`, `[::1]:9000`). */
   readonly address: string;
+  /** App Engine's API protocol (`POST /rpc_http`), when TASKQUEUE_APPENGINE_API_PORT is set: a URL that reaches it. */
+  readonly appEngineApiUrl: string | null;
   /** Shuts down gracefully with the configured grace period (see shutdown). */
   close(): Promise<void>;
   /**
@@ -78,6 +82,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   let tokenServer: LocalTokenServer | null = null;
   let webConsole: MountedConsole | null = null;
+  let appEngineApi: ExtraListener | null = null;
   try {
     metrics?.attach(
       { overview: () => service.overview(), pool: () => service.poolStats() },
@@ -129,6 +134,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     app.get('/.well-known/jwks.json', async (c) =>
       c.json(await publicJwks(service.authStore), 200, { 'cache-control': 'public, max-age=300' }),
     );
+    // App Engine apps' taskqueue calls (docs/app-engine.md): no credentials, they act as the hosting application.
+    appEngineApi =
+      settings.appEngineApiPort === null
+        ? null
+        : await startExtraListener(
+            'App Engine API (POST /rpc_http)',
+            createRpcHandler({ host: service, logger }),
+            settings.appEngineApiPort,
+            settings.appEngineApiHost,
+            logger,
+          );
     const { server, address, url } = await listen(app.fetch, settings.port, settings.host);
     const connections = trackConnections(server);
     logStart(logger, { address, url, service, settings, accessControl, admins, authEnabled: authSettings.enabled });
@@ -137,12 +153,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 
     const mounted = webConsole;
     const tokens = tokenServer;
+    const rpc = appEngineApi;
     const shutdown = gracefulShutdown({
       server,
       connections,
       stopping,
       logger,
-      drain: (graceMs) => service.stopDispatch(graceMs),
+      drain: async (graceMs) => {
+        await Promise.all([service.stopDispatch(graceMs), rpc?.close(graceMs)]);
+      },
       closers: [() => mounted?.close(), () => tokens?.close(), () => service.close()],
     });
     return {
@@ -150,12 +169,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       server,
       url,
       address,
+      appEngineApiUrl: rpc?.url ?? null,
       close: async () => {
         await shutdown(settings.shutdownGraceSeconds * 1000);
       },
       shutdown: (graceMs = settings.shutdownGraceSeconds * 1000) => shutdown(graceMs),
     };
   } catch (error) {
+    await appEngineApi?.close(0);
     await tokenServer?.close().catch(() => {});
     await webConsole?.close();
     await service.close();

@@ -14,6 +14,7 @@ export const BENCH_SECTIONS = [
   'push',
   'rest',
   'sqlapi',
+  'appengine',
 ] as const;
 
 const USAGE = `npm run bench -- [options]

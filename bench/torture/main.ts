@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { cronPreemptionPassed, describeCronPreemption, runCronPreemption } from './cron-preemption.js';
 import { describeExecRunner, execRunnerPassed, runExecRunner } from './exec-runner-phase.js';
 import { runFuzz } from './fuzz-phase.js';
+import { runRpcFuzz } from './rpc-fuzz-phase.js';
 import { describeLoad, loadPassed, runLoad } from './load-phase.js';
 import { claimRecoveryPassed, describeClaimRecovery, runClaimRecovery } from './push-claim-recovery.js';
 import { describePush, pushPassed, runPush } from './push-phase.js';
@@ -39,17 +40,17 @@ const log = (line: string) => console.log(`[torture ${new Date().toISOString().s
 const short = values.short ?? false;
 if (
   values.only !== undefined &&
-  !['load', 'fuzz', 'soak', 'runners', 'exec', 'push', 'claims', 'cron'].includes(values.only)
+  !['load', 'fuzz', 'rpc', 'soak', 'runners', 'exec', 'push', 'claims', 'cron'].includes(values.only)
 ) {
   throw new Error(
-    `--only takes load, fuzz, soak, runners, exec, push, claims or cron, not ${JSON.stringify(values.only)}`,
+    `--only takes load, fuzz, rpc, soak, runners, exec, push, claims or cron, not ${JSON.stringify(values.only)}`,
   );
 }
 const phases = values.only
   ? [values.only]
   : values.soak
     ? ['soak']
-    : ['load', 'runners', 'exec', 'push', 'claims', 'cron', 'fuzz'];
+    : ['load', 'runners', 'exec', 'push', 'claims', 'cron', 'fuzz', 'rpc'];
 let failed = false;
 /** A server that stays under this through the hostile requests has bounded memory (it idles near 100 MB). */
 const FUZZ_RSS_LIMIT = 400 * 2 ** 20;
@@ -157,6 +158,22 @@ try {
     if (report.rssPeakBytes > FUZZ_RSS_LIMIT)
       log(`FAIL server RSS reached ${mb(report.rssPeakBytes)}, over ${mb(FUZZ_RSS_LIMIT)}`);
     if (report.counterexample || report.crashes.length > 0 || report.rssPeakBytes > FUZZ_RSS_LIMIT) failed = true;
+  }
+  if (phases.includes('rpc')) {
+    const runs = Number(values['fuzz-runs'] ?? (short ? 1000 : 5000));
+    const seed = Number(values.seed ?? Date.now() % 2 ** 31);
+    log(`App Engine API: ${runs} generated /rpc_http envelopes (seed ${seed}) against a service of its own`);
+    const report = await runRpcFuzz(bed, runs, seed);
+    log(
+      `${report.requests} envelopes in ${report.seconds.toFixed(1)} s; statuses: ${[...report.statusCounts]
+        .sort((a, b) => a[0] - b[0])
+        .map(([status, count]) => `${status} x${count}`)
+        .join(', ')}`,
+    );
+    if (report.counterexample) {
+      log(`FAIL an envelope broke a promise (shrunk): ${report.counterexample}`);
+      failed = true;
+    }
   }
   if (phases.includes('soak')) {
     const minutes = Number(values['soak-minutes'] ?? 10);

@@ -104,7 +104,7 @@ BEGIN
                                        ELSE lower(p.value ->> 0) = ANY (ARRAY['expect', 'upgrade', 'keep-alive']::text[]) END),
          coalesce(sum(octet_length(p.value ->> 0) + octet_length(p.value ->> 1)), 0),
          -- Headers the service sets itself are dropped, as the service drops them.
-         coalesce(jsonb_agg(p.value ORDER BY p.ord) FILTER (WHERE lower(p.value ->> 0) = ANY (ARRAY['x-appengine-failfast']::text[]) OR NOT (lower(p.value ->> 0) = ANY (ARRAY['content-length', 'host', 'transfer-encoding', 'connection']::text[]) OR starts_with(lower(p.value ->> 0), 'x-cloudtasks-') OR starts_with(lower(p.value ->> 0), 'x-appengine-') OR starts_with(lower(p.value ->> 0), 'x-cloudscheduler'))), '[]')
+         coalesce(jsonb_agg(p.value ORDER BY p.ord) FILTER (WHERE lower(p.value ->> 0) = ANY (ARRAY['x-appengine-failfast', 'x-appengine-current-namespace']::text[]) OR NOT (lower(p.value ->> 0) = ANY (ARRAY['content-length', 'host', 'transfer-encoding', 'connection']::text[]) OR starts_with(lower(p.value ->> 0), 'x-cloudtasks-') OR starts_with(lower(p.value ->> 0), 'x-appengine-') OR starts_with(lower(p.value ->> 0), 'x-cloudscheduler'))), '[]')
     INTO v_bad_at, v_hbytes, v_headers
     FROM jsonb_array_elements(coalesce(v_pairs, '[]')) WITH ORDINALITY AS p (value, ord);
   IF v_bad_at IS NOT NULL THEN

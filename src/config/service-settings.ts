@@ -72,6 +72,10 @@ export interface ServiceSettings {
   readonly pushSigning: boolean;
   /** The `email` claim of push tokens (TASKQUEUE_PUSH_IDENTITY; default `taskqueue@<project>`); null = the default. */
   readonly pushIdentity: string | null;
+  /** Port of App Engine's API protocol (`POST /rpc_http`, docs/app-engine.md; TASKQUEUE_APPENGINE_API_PORT); null = not served. */
+  readonly appEngineApiPort: number | null;
+  /** Interface it listens on (TASKQUEUE_APPENGINE_API_HOST, default 127.0.0.1: its callers carry no credentials). */
+  readonly appEngineApiHost: string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -108,6 +112,8 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   dispatch: true,
   pushSigning: true,
   pushIdentity: null,
+  appEngineApiPort: null,
+  appEngineApiHost: '127.0.0.1',
 };
 
 /** Reads settings from environment variables; unset or empty ones keep their defaults. */
@@ -178,6 +184,11 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     dispatch: onOffSetting('TASKQUEUE_DISPATCH', text('TASKQUEUE_DISPATCH'), DEFAULT_SETTINGS.dispatch),
     pushSigning: onOffSetting('TASKQUEUE_PUSH_SIGNING', text('TASKQUEUE_PUSH_SIGNING'), DEFAULT_SETTINGS.pushSigning),
     pushIdentity: text('TASKQUEUE_PUSH_IDENTITY') ?? DEFAULT_SETTINGS.pushIdentity,
+    appEngineApiPort:
+      text('TASKQUEUE_APPENGINE_API_PORT') === undefined
+        ? DEFAULT_SETTINGS.appEngineApiPort
+        : integerSetting('TASKQUEUE_APPENGINE_API_PORT', text('TASKQUEUE_APPENGINE_API_PORT'), 0, 0, 65535),
+    appEngineApiHost: text('TASKQUEUE_APPENGINE_API_HOST') ?? DEFAULT_SETTINGS.appEngineApiHost,
   };
 }
 

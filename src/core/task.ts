@@ -58,7 +58,7 @@ export interface TaskOptions {
   readonly method?: 'PULL' | 'PUSH' | PushMethod;
   /** Push queues: path and query the task is delivered to, relative to the queue's base URL (default `/_ah/queue/<queue>`). */
   readonly url?: string;
-  /** Push queues: request headers (`X-AppEngine-*` except `X-AppEngine-FailFast` are dropped). */
+  /** Push queues: request headers (`X-AppEngine-*` except `X-AppEngine-FailFast` and `X-AppEngine-Current-Namespace` are dropped). */
   readonly headers?: Readonly<Record<string, string>> | readonly (readonly [string, string])[];
   /** Push queues: form fields, sent as the body of POST/PUT/PATCH, else as the query string. Not with `payload`. */
   readonly params?: Readonly<Record<string, string | readonly string[]>>;

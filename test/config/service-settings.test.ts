@@ -79,3 +79,19 @@ describe('service settings: behind a pooler', () => {
     );
   });
 });
+
+describe('service settings: the App Engine API listener', () => {
+  it('is off by default; TASKQUEUE_APPENGINE_API_PORT turns it on, on loopback unless TASKQUEUE_APPENGINE_API_HOST says otherwise', () => {
+    expect(settingsFromEnvironment({}).appEngineApiPort).toBeNull();
+    const on = settingsFromEnvironment({ TASKQUEUE_APPENGINE_API_PORT: '10001' });
+    expect(on.appEngineApiPort).toBe(10001);
+    expect(on.appEngineApiHost).toBe('127.0.0.1');
+    expect(
+      settingsFromEnvironment({ TASKQUEUE_APPENGINE_API_PORT: '10001', TASKQUEUE_APPENGINE_API_HOST: '0.0.0.0' })
+        .appEngineApiHost,
+    ).toBe('0.0.0.0');
+    expect(() => settingsFromEnvironment({ TASKQUEUE_APPENGINE_API_PORT: 'x' })).toThrow(
+      'TASKQUEUE_APPENGINE_API_PORT must be an integer from 0 to 65535',
+    );
+  });
+});

@@ -64,12 +64,14 @@ describe.each(ENGINES)('adding push tasks (%s)', (engine) => {
       headers: {
         'X-AppEngine-TaskName': 'forged',
         'x-appengine-failfast': 'true',
+        'X-AppEngine-Current-Namespace': 'tenant-a',
         'X-CloudTasks-QueueName': 'forged',
         'X-Mine': '1',
       },
     });
     expect(dropped.push?.headers).toEqual([
       ['x-appengine-failfast', 'true'],
+      ['X-AppEngine-Current-Namespace', 'tenant-a'],
       ['X-Mine', '1'],
     ]);
     const retry = await q.add({

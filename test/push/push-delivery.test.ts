@@ -22,6 +22,7 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
         ['X-Custom', 'b'],
         ['X-AppEngine-QueueName', 'forged'],
         ['X-AppEngine-FailFast', 'true'],
+        ['X-AppEngine-Current-Namespace', 'tenant-a'],
         ['User-Agent', 'mine/1'],
       ],
       payload: body,
@@ -35,6 +36,8 @@ describe.each(ENGINES)('push delivery (%s)', (engine) => {
     expect(h['x-custom']).toBe('a, b');
     expect(h['x-appengine-queuename']).toBe('hooks');
     expect(h['x-appengine-failfast']).toBe('true');
+    // The App Engine SDK's namespace reaches the handler (deferred restores it from there).
+    expect(h['x-appengine-current-namespace']).toBe('tenant-a');
     expect(h['x-appengine-taskname']).toBe('first-task');
     expect(h['x-appengine-taskretrycount']).toBe('0');
     expect(h['x-appengine-taskexecutioncount']).toBe('0');

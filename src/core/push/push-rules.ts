@@ -76,13 +76,15 @@ export const DEFAULT_PUSH_URL_PREFIX = '/_ah/queue/';
 /**
  * Headers the service sets itself, dropped from a task's (compared in lower
  * case): `X-AppEngine-*` (App Engine dropped a caller's; handlers trust
- * them) except `X-AppEngine-FailFast`, `X-CloudTasks-*` (their mirror),
+ * them) except `X-AppEngine-FailFast` and `X-AppEngine-Current-Namespace`
+ * (App Engine kept both: the SDK sets the namespace on push tasks, and
+ * `deferred` handlers restore it from there), `X-CloudTasks-*` (their mirror),
  * `X-CloudScheduler*` (they mark a cron firing's delivery: a producer must
  * not forge one), and those computed from the body or set by the connection.
  */
 export const DROPPED_HEADERS = {
   prefixes: ['x-cloudtasks-', 'x-appengine-', 'x-cloudscheduler'],
-  kept: ['x-appengine-failfast'],
+  kept: ['x-appengine-failfast', 'x-appengine-current-namespace'],
   names: ['content-length', 'host', 'transfer-encoding', 'connection'],
 } as const;
 

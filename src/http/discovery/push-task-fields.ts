@@ -19,7 +19,7 @@ export const PUSH_TASK_FIELDS: Readonly<Record<string, DiscoverySchema>> = {
   headers: {
     type: 'array',
     description:
-      'Extension, push queues: request headers in order. X-AppEngine-* headers are dropped, except X-AppEngine-FailFast.',
+      'Extension, push queues: request headers in order. X-AppEngine-* headers are dropped, except X-AppEngine-FailFast and X-AppEngine-Current-Namespace.',
     items: {
       type: 'object',
       properties: { name: { type: 'string' }, value: { type: 'string' } },
