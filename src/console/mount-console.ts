@@ -7,7 +7,8 @@ import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
 import { cronPage } from './cron-page.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
-import { deadLettersPage, findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
+import { deadLetterPage, deadLettersMatching, deadLettersPage } from './dead-letter-routes.js';
+import { findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
 import { CONSOLE_PATH } from './console-session.js';
 import type { Viewer } from './console-viewer.js';
 import { OverviewSampler } from './overview-sampler.js';
@@ -89,6 +90,8 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues/:queue', page(queuePage));
   console.get('/queues/:queue/series.json', page(queueSeries));
   console.get('/queues/:queue/dead-letters', page(deadLettersPage));
+  console.get('/queues/:queue/dead-letters/:name', page(deadLetterPage));
+  console.post('/queues/:queue/dead-letters/matching', (c) => deadLettersMatching(c, ctx));
   console.get('/queues/:queue/tasks', page(findTask));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
   console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
