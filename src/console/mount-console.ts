@@ -5,6 +5,7 @@ import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
+import { cronJobPage, runCronJob } from './cron-job-page.js';
 import { cronPage } from './cron-page.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
 import { deadLetterPage, deadLettersMatching, deadLettersPage } from './dead-letter-routes.js';
@@ -56,6 +57,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     sampler,
     refreshSeconds: deps.refreshSeconds ?? 5,
     cronJobs: deps.cronJobs ?? null,
+    cron: deps.cron ?? null,
   };
   const console = new Hono();
 
@@ -87,6 +89,8 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues-table', page(queuesTable));
   console.get('/audit', page(auditPage));
   console.get('/cron', page(cronPage));
+  console.get('/cron/:job', page(cronJobPage));
+  console.post('/cron/:job/run', (c) => runCronJob(c, ctx));
   console.get('/queues/:queue', page(queuePage));
   console.get('/queues/:queue/series.json', page(queueSeries));
   console.get('/queues/:queue/dead-letters', page(deadLettersPage));
