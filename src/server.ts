@@ -128,6 +128,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           auditLog: service.auditLog,
           depthHistory: service.depthHistory,
           cronJobs: () => service.cronJobs(),
+          cron: {
+            history: (name, limit) => service.cronHistory(name, limit),
+            run: (name, who) => service.runCronJob(name, who),
+          },
         })
       : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).

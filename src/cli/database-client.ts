@@ -80,6 +80,11 @@ export class DatabaseClient implements OperatorClient {
     return (await this.#service.cronJobs()).map(({ job: _definition, ...shown }) => shown);
   }
 
+  /** A job's latest firings with their outcomes (`taskqueue cron history`). */
+  cronHistory(name: string, limit: number): ReturnType<OpenTaskQueue['cronHistory']> {
+    return this.#service.cronHistory(name, limit);
+  }
+
   /** Fires a recorded cron job now, once (`taskqueue cron run`). */
   runCronJob(name: string): ReturnType<OpenTaskQueue['runCronJob']> {
     return this.#service.runCronJob(name, this.#operator);

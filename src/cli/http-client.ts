@@ -1,4 +1,5 @@
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import { ADMIN_CRON_PATH, type CronJobJson } from '../http/routes/admin-cron-jobs.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
@@ -175,6 +176,13 @@ export class HttpClient implements OperatorClient {
       retiredAt: date(job.retiredAt),
       next: job.next.map((at) => new Date(at)),
     }));
+  }
+
+  async cronHistory(name: string, limit: number): Promise<CronFiringEntry[]> {
+    type Wire = Omit<CronFiringEntry, 'instant' | 'at'> & { instant: string; at: string };
+    const path = `${ADMIN_CRON_PATH}/${encodeURIComponent(name)}/firings?limit=${limit}`;
+    const body = (await this.#json('GET', path)) as { items?: Wire[] };
+    return (body.items ?? []).map((entry) => ({ ...entry, instant: new Date(entry.instant), at: new Date(entry.at) }));
   }
 
   async runCronJob(name: string): Promise<CronFiring> {

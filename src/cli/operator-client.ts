@@ -1,3 +1,4 @@
+import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
@@ -92,6 +93,8 @@ export interface OperatorClient {
   cronJobs(): Promise<CronJobView[]>;
   /** Fires a recorded cron job now, once (`taskqueue cron run`): audited as the operator. */
   runCronJob(name: string): Promise<CronFiring>;
+  /** A job's latest firings with their outcomes (`taskqueue cron history`). */
+  cronHistory(name: string, limit: number): Promise<CronFiringEntry[]>;
   /** Runs a worker on the queue (`taskqueue work`): in this process on the database, or over REST. */
   work(queue: string, handler: TaskHandler<WorkTask>, options: WorkerOptions): RunningWorker;
   close(): Promise<void>;

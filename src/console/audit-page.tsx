@@ -1,4 +1,5 @@
 import type { AuditAction, AuditEntry } from '../core/audit-log.js';
+import { auditLabel } from './audit-labels.js';
 import { When } from './when.js';
 
 export interface AuditFilter {
@@ -6,6 +7,10 @@ export interface AuditFilter {
   readonly actor: string | null;
   readonly action: AuditAction | null;
   readonly source: string | null;
+  /** From this minute (UTC, `YYYY-MM-DDTHH:MM`). */
+  readonly since: string | null;
+  /** Before this minute (UTC). */
+  readonly until: string | null;
 }
 
 /** The audit log: who did what to which queue, when, from where, and how many tasks it touched; newest first. */
@@ -21,9 +26,9 @@ export function AuditPage(props: {
     <section>
       <h1>Audit log</h1>
       <form method="get" action="/console/audit" class="filter wrap" id="audit-filter">
-        <label for="audit-queue">Queue</label>
+        <label for="audit-queue">Queue starts with</label>
         <input id="audit-queue" name="queue" value={filter.queue ?? ''} placeholder="any" />
-        <label for="audit-actor">Who</label>
+        <label for="audit-actor">Who (any part)</label>
         <input id="audit-actor" name="actor" value={filter.actor ?? ''} placeholder="anyone" />
         <label for="audit-action">Action</label>
         <select id="audit-action" name="action">
@@ -32,12 +37,16 @@ export function AuditPage(props: {
           </option>
           {props.actions.map((action) => (
             <option value={action} selected={filter.action === action}>
-              {action.replaceAll('_', ' ')}
+              {auditLabel(action)}
             </option>
           ))}
         </select>
         <label for="audit-source">Source</label>
         <input id="audit-source" name="source" value={filter.source ?? ''} placeholder="any" />
+        <label for="audit-since">From (UTC)</label>
+        <input id="audit-since" name="since" type="datetime-local" value={filter.since ?? ''} />
+        <label for="audit-until">Until (UTC)</label>
+        <input id="audit-until" name="until" type="datetime-local" value={filter.until ?? ''} />
         <button type="submit">Filter</button>
       </form>
       <table class="audit cards" id="audit-table">
@@ -61,7 +70,7 @@ export function AuditPage(props: {
                 <When usec={e.atUsec} nowMs={props.nowMs} absolute />
               </td>
               <td data-label="Who">{e.actor}</td>
-              <td data-label="Action">{e.action.replace('_', ' ')}</td>
+              <td data-label="Action">{auditLabel(e.action)}</td>
               <td data-label="Queue">
                 <a href={`/console/queues/${encodeURIComponent(e.queue)}`}>{e.queue}</a>
               </td>

@@ -1,5 +1,7 @@
 import type { AccessControl } from '../auth/access-control.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
+import type { CronFiringEntry } from '../core/cron/cron-history.js';
+import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
@@ -33,6 +35,15 @@ export interface ConsoleDeps {
   readonly refreshSeconds?: number;
   /** The cron jobs for the cron page (the service's `cronJobs`); without it the page lists none. */
   readonly cronJobs?: () => Promise<CronJobStatus[]>;
+  /** A job's firings with their outcomes, and run-now (the service's `cronHistory` and `runCronJob`); without it the cron page has neither. */
+  readonly cron?: ConsoleCron;
+}
+
+/** What the cron pages ask of the service beyond the list. */
+export interface ConsoleCron {
+  history(name: string, limit: number): Promise<CronFiringEntry[]>;
+  /** Fires the job now; the service records it through `operate()` as `operator`. */
+  run(name: string, operator: Operator): Promise<CronFiring>;
 }
 
 /** The deps with defaults filled in, plus the sampler: what every console route works with. */
@@ -43,4 +54,5 @@ export interface ConsoleContext {
   readonly sampler: OverviewSampler;
   readonly refreshSeconds: number;
   readonly cronJobs: (() => Promise<CronJobStatus[]>) | null;
+  readonly cron: ConsoleCron | null;
 }

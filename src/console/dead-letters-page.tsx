@@ -1,8 +1,12 @@
 import type { AuditEntry } from '../core/audit-log.js';
 import type { DeadLetter } from '../core/dead-letter.js';
+import { DEAD_LETTER_COUNT_CAP } from '../core/dead-letter-desk.js';
 import type { QueueOverview } from '../core/queue-overview.js';
-import { BulkBar, ConfirmedForm } from './action-form.js';
+import { ActionForm, BulkBar, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
+import { DEAD_LETTER_AGES, filterFields, isFiltered, type DeadLetterFilterForm } from './dead-letter-filter.js';
+import { deathReason } from './dead-letter-reason.js';
+import { formatCount } from './format.js';
 import { Payload } from './payload-view.js';
 import { QueueHeader } from './queue-header.js';
 import { When } from './when.js';
@@ -11,7 +15,9 @@ export interface DeadLettersPageData {
   readonly overview: QueueOverview;
   readonly pausedBy: AuditEntry | null;
   readonly deadLetters: readonly DeadLetter[];
-  readonly tag: string | null;
+  readonly form: DeadLetterFilterForm;
+  /** How many dead letters the filter matches (counted up to DEAD_LETTER_COUNT_CAP). */
+  readonly matching: number;
   /** The URL of the next page, if there is one. */
   readonly next: string | null;
   readonly notice: string | null;
@@ -19,13 +25,19 @@ export interface DeadLettersPageData {
 }
 
 /**
- * A queue's dead letters, their own tab: oldest death first, a page at a
- * time, filtered by tag, each with why it died; redriven one by one or all
- * together (administrators).
+ * A queue's dead letters, their own tab: newest death first (or oldest), a
+ * page at a time, filtered by tag prefix, error text and age, each with why
+ * it died and a link to its page; redriven or deleted one by one, a
+ * selection, or all the filter matches (administrators).
  */
 export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data: DeadLettersPageData }) {
   const { viewer, data } = props;
+  const { form } = data;
   const base = `/console/queues/${encodeURIComponent(data.overview.name)}`;
+  const matching =
+    data.matching >= DEAD_LETTER_COUNT_CAP
+      ? `${formatCount(DEAD_LETTER_COUNT_CAP)} or more`
+      : formatCount(data.matching);
   return (
     <section>
       <QueueHeader
@@ -36,11 +48,48 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
         notice={data.notice}
         tab="dead-letters"
       />
-      <form method="get" action={`${base}/dead-letters`} class="filter">
-        <label for="dead-tag">Tag</label>
-        <input id="dead-tag" name="tag" value={data.tag ?? ''} placeholder="any tag" />
+      <form method="get" action={`${base}/dead-letters`} class="filter" id="dead-letter-filter">
+        <label for="dead-tag">Tag starts with</label>
+        <input id="dead-tag" name="tag" value={form.tag} placeholder="any tag" />
+        <label for="dead-error">Error contains</label>
+        <input id="dead-error" name="error" value={form.error} placeholder="any error" />
+        <label for="dead-age">Died</label>
+        <select id="dead-age" name="age">
+          {DEAD_LETTER_AGES.map(([value, label]) => (
+            <option value={value} selected={form.age === value}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <label for="dead-order">Order</label>
+        <select id="dead-order" name="order">
+          <option value="newest" selected={!form.oldest}>
+            newest first
+          </option>
+          <option value="oldest" selected={form.oldest}>
+            oldest first
+          </option>
+        </select>
         <button type="submit">Filter</button>
       </form>
+      <p id="dead-letter-matching">
+        {`${matching} dead letter${data.matching === 1 ? '' : 's'} ${isFiltered(form) ? 'match this filter' : 'in all'}.`}
+      </p>
+      {viewer.admin && data.matching > 0 && (
+        <ActionForm viewer={viewer} action={`${base}/dead-letters/matching`} class="filter bulk">
+          {Object.entries(filterFields(form)).map(([name, value]) => (
+            <input type="hidden" name={name} value={value} />
+          ))}
+          <label for="matching-op">{`With all ${matching}${isFiltered(form) ? ' matching' : ''}`}</label>
+          <select id="matching-op" name="op">
+            <option value="redrive">Redrive</option>
+            <option value="forget">Delete for good</option>
+          </select>
+          <button type="submit" class="quiet">
+            Review…
+          </button>
+        </ActionForm>
+      )}
       {viewer.admin && (
         <BulkBar
           viewer={viewer}
@@ -89,10 +138,10 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
                 </td>
               )}
               <td class="name" data-label="Name">
-                {dead.name}
+                <a href={`${base}/dead-letters/${encodeURIComponent(dead.name)}`}>{dead.name}</a>
               </td>
               <td data-label="Tag">{dead.tag ?? ''}</td>
-              <td data-label="Reason">{deathReason(data.overview.mode, dead.retryCount)}</td>
+              <td data-label="Reason">{deathReason(data.overview.mode, dead)}</td>
               <td class="last-error" data-label="Last error">
                 {dead.lastError ?? ''}
               </td>
@@ -125,7 +174,7 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
           {data.deadLetters.length === 0 && (
             <tr>
               <td colspan={viewer.admin ? 9 : 7}>
-                {data.tag === null ? 'No dead letters.' : 'No dead letter has that tag.'}
+                {isFiltered(form) ? 'No dead letter matches this filter.' : 'No dead letters.'}
               </td>
             </tr>
           )}
@@ -138,15 +187,4 @@ export function DeadLettersPage(props: { readonly viewer: Viewer; readonly data:
       )}
     </section>
   );
-}
-
-/**
- * Why a task died, in its queue's words: a pull task was leased and never
- * deleted; a push task was never leased, its deliveries failed (its retry
- * count is its attempts, the dispatcher's claims).
- */
-function deathReason(mode: QueueOverview['mode'], count: number): string {
-  const times = count === 1 ? '' : 's';
-  if (mode === 'push') return `out of retries: ${count} delivery attempt${times}, none succeeded`;
-  return `retry limit: leased ${count} time${times}, never deleted`;
 }

@@ -5,9 +5,11 @@ import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
+import { cronJobPage, runCronJob } from './cron-job-page.js';
 import { cronPage } from './cron-page.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
-import { deadLettersPage, findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
+import { deadLetterPage, deadLettersMatching, deadLettersPage } from './dead-letter-routes.js';
+import { findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
 import { CONSOLE_PATH } from './console-session.js';
 import type { Viewer } from './console-viewer.js';
 import { OverviewSampler } from './overview-sampler.js';
@@ -55,6 +57,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     sampler,
     refreshSeconds: deps.refreshSeconds ?? 5,
     cronJobs: deps.cronJobs ?? null,
+    cron: deps.cron ?? null,
   };
   const console = new Hono();
 
@@ -86,9 +89,13 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues-table', page(queuesTable));
   console.get('/audit', page(auditPage));
   console.get('/cron', page(cronPage));
+  console.get('/cron/:job', page(cronJobPage));
+  console.post('/cron/:job/run', (c) => runCronJob(c, ctx));
   console.get('/queues/:queue', page(queuePage));
   console.get('/queues/:queue/series.json', page(queueSeries));
   console.get('/queues/:queue/dead-letters', page(deadLettersPage));
+  console.get('/queues/:queue/dead-letters/:name', page(deadLetterPage));
+  console.post('/queues/:queue/dead-letters/matching', (c) => deadLettersMatching(c, ctx));
   console.get('/queues/:queue/tasks', page(findTask));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
   console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));

@@ -11,24 +11,22 @@ import { noticeOf } from './console-actions.js';
 import type { ConsoleContext } from './console-deps.js';
 import { showError } from './console-errors.js';
 import type { Viewer } from './console-viewer.js';
-import { DeadLettersPage } from './dead-letters-page.js';
 import { QueuePage } from './queue-page.js';
 import { readableQueue } from './readable.js';
 import { renderPage } from './render-page.js';
 import { TaskPage } from './task-page.js';
 
 const TASK_PAGE = 50;
-const DEAD_LETTER_PAGE = 100;
 
 /** What every page of a queue starts from: the queue, its figures, and who paused it. */
-interface QueueView {
+export interface QueueView {
   readonly config: QueueConfig;
   readonly overview: QueueOverview;
   readonly pausedBy: AuditEntry | null;
   readonly base: string;
 }
 
-async function queueView(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<QueueView | Response> {
+export async function queueView(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<QueueView | Response> {
   const config = await readableQueue(c, ctx, viewer);
   if (!config)
     return showError(c, viewer, 404, 'No such queue', 'There is no queue of that name that you may see.', '/console');
@@ -103,7 +101,7 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
 }
 
 /** The operator API of a queue for the viewer: the console's reads go through it as its actions do. */
-function operatorOf(ctx: ConsoleContext, name: string, viewer: Viewer): QueueOperations {
+export function operatorOf(ctx: ConsoleContext, name: string, viewer: Viewer): QueueOperations {
   return ctx.service.operate(name, { actor: viewer.email ?? 'anonymous', source: 'console' });
 }
 
@@ -111,52 +109,6 @@ function operatorOf(ctx: ConsoleContext, name: string, viewer: Viewer): QueueOpe
 function parseAfter(value: string | undefined): TaskLeaseRef | null {
   const match = value === undefined ? null : /^(\d{1,17}):([a-zA-Z0-9_-]{1,500})$/.exec(value);
   return match ? { etaUsec: Number(match[1]), name: match[2] as string } : null;
-}
-
-/** A queue's dead letters, a page at a time (`?after=<diedUsec>:<name>`), filtered by `?tag=`. */
-export async function deadLettersPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
-  const view = await queueView(c, ctx, viewer);
-  if (view instanceof Response) return view;
-  const { config, overview, pausedBy, base } = view;
-  if (!(await viewer.may(config, 'task.list'))) {
-    return showError(
-      c,
-      viewer,
-      403,
-      'Not for you',
-      "Your access lets you see this queue's figures, not its dead letters.",
-      base,
-    );
-  }
-  const tagParam = c.req.query('tag') ?? '';
-  const tag = tagParam === '' ? null : tagParam;
-  const afterMatch = /^(\d{1,17}):([a-zA-Z0-9_-]{1,500})$/.exec(c.req.query('after') ?? '');
-  const page = await operatorOf(ctx, config.name, viewer).listDeadLetters({
-    limit: DEAD_LETTER_PAGE + 1,
-    ...(afterMatch ? { after: { diedUsec: Number(afterMatch[1]), name: afterMatch[2] as string } } : {}),
-    ...(tag === null ? {} : { tag }),
-  });
-  const deadLetters = page.slice(0, DEAD_LETTER_PAGE);
-  const last = deadLetters[deadLetters.length - 1];
-  const next =
-    page.length > DEAD_LETTER_PAGE && last
-      ? `${base}/dead-letters?${new URLSearchParams({ ...(tag ? { tag } : {}), after: `${last.diedUsec}:${last.name}` }).toString()}`
-      : null;
-  const data = {
-    overview,
-    pausedBy,
-    deadLetters,
-    tag,
-    next,
-    notice: noticeOf(c.req.query('done'), c.req.query('n')),
-    nowMs: Date.now(),
-  };
-  return renderPage(c, {
-    title: `${config.name}: dead letters`,
-    viewer,
-    refreshSeconds: ctx.refreshSeconds,
-    body: <DeadLettersPage viewer={viewer} data={data} />,
-  });
 }
 
 /** One task in full. */
@@ -183,6 +135,12 @@ export async function taskPage(c: Context, ctx: ConsoleContext, viewer: Viewer):
       body: <TaskPage viewer={viewer} overview={overview} pausedBy={pausedBy} task={task} nowMs={Date.now()} />,
     });
   } catch (error) {
+    // A task the retry limit took is a dead letter, not a deleted task: its own page says so.
+    if (
+      isQueueError(error, 'TOMBSTONED_TASK') &&
+      (await operatorOf(ctx, config.name, viewer).deadLetterDesk().get(name))
+    )
+      return c.redirect(`${base}/dead-letters/${encodeURIComponent(name)}`, 303);
     if (
       isQueueError(error, 'UNKNOWN_TASK') ||
       isQueueError(error, 'TOMBSTONED_TASK') ||

@@ -76,6 +76,14 @@ export interface AuditListOptions {
   readonly actions?: readonly AuditAction[];
   /** Only entries from this source. */
   readonly source?: string;
+  /** Only entries about queues whose name starts with this. */
+  readonly queuePrefix?: string;
+  /** Only entries by actors whose name contains this, any case (`alice`, `@example.com`, `cli:`). */
+  readonly actorContains?: string;
+  /** Only entries at or after this instant (microseconds since the epoch). */
+  readonly sinceUsec?: number;
+  /** Only entries before this instant (microseconds since the epoch). */
+  readonly untilUsec?: number;
 }
 
 export interface AuditLog {

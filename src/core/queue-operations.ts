@@ -1,6 +1,7 @@
 import type { AuditAction, AuditIntent, Operator } from './audit-log.js';
 import { browseTasks, type BrowseOptions } from './browse-tasks.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
+import { DeadLetterDesk } from './dead-letter-desk.js';
 import { isQueueError, QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { heldByForm, missingTaskError } from './name-holds.js';
@@ -324,6 +325,11 @@ export class QueueOperations {
       ...(after ? { after: { name: after.name, diedUsec: after.diedUsec } } : {}),
       ...(tag === null ? {} : { tag }),
     });
+  }
+
+  /** One dead letter, filtered pages, their count, and bulk actions on all a filter matches. */
+  deadLetterDesk(): DeadLetterDesk {
+    return new DeadLetterDesk(this.#ctx, this.#operator);
   }
 
   /** Every dead letter of this queue, oldest death first, a page at a time. */

@@ -2,6 +2,8 @@ import type { Operator } from './audit-log.js';
 import { systemClock, type Clock } from './clock.js';
 import { CronService, type CronJobStatus, type CronServiceOptions } from './cron/cron-service.js';
 import type { CronFiring } from './cron/cron-scheduler.js';
+import { CRON_HISTORY_MAX, type CronFiringEntry } from './cron/cron-history.js';
+import { requireIntegerIn } from './require-integer.js';
 import type { PushDispatch, StartPushDispatch } from './push/dispatcher/push-dispatch.js';
 import type { PushEvents } from './push/dispatcher/push-transport.js';
 import { QueueError } from './errors.js';
@@ -170,6 +172,17 @@ export class TaskQueueService {
   /** Every cron job the servers recorded, with its last firing and outcome and its next three firings. */
   cronJobs(): Promise<CronJobStatus[]> {
     return this.#cron?.list() ?? Promise.resolve([]);
+  }
+
+  /**
+   * A cron job's latest firings, newest first, each with its outcome
+   * (delivered, retrying, failed, pending): at most `limit` (1 to
+   * CRON_HISTORY_MAX). UNKNOWN_TASK if no server recorded the job.
+   */
+  cronHistory(name: string, limit = 20): Promise<CronFiringEntry[]> {
+    requireIntegerIn(limit, 'limit', 1, CRON_HISTORY_MAX);
+    if (this.#cron === null) throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job' });
+    return this.#cron.history(name, limit);
   }
 
   /**

@@ -41,6 +41,10 @@ export interface TaskStore {
   redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
   /** Deletes the named dead letters of a queue; resolves to how many there were. */
   deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number>;
+  /** One dead letter by name, or null. */
+  getDeadLetter(params: TaskRef): Promise<DeadLetter | null>;
+  /** How many dead letters match the filter (`limit` and `after` ignored), counting at most `cap`. */
+  countDeadLetters(params: DeadLetterListParams & { readonly cap: number }): Promise<number>;
   /** Tasks leased per minute over the last hour, oldest minute first (the last is the minute now running). */
   leaseCounts(params: QueueRef): Promise<LeaseCount[]>;
   /** A queue's most recent tombstones, newest first. */
@@ -214,6 +218,14 @@ export interface DeadLetterListParams extends QueueRef {
   readonly after?: DeadLetterRef;
   /** Only dead letters with this tag. */
   readonly tag?: string;
+  /** Only dead letters whose tag starts with this (dead-letter-filter.ts narrows further). */
+  readonly tagPrefix?: string;
+  /** Only dead letters whose last error contains this, any case. */
+  readonly errorContains?: string;
+  /** Only dead letters that died before this instant (microseconds since the epoch). */
+  readonly diedBeforeUsec?: number;
+  /** Newest death first (`after` then continues backwards); default oldest first. */
+  readonly newestFirst?: boolean;
 }
 
 /** Tasks leased in one minute. */

@@ -1,4 +1,5 @@
 import type { Operator } from '../core/audit-log.js';
+import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { ServiceConfig, QueueConfig } from '../core/queue-config.js';
@@ -24,6 +25,8 @@ export interface RestService {
   overview(names?: readonly string[]): Promise<QueueOverview[]>;
   /** Every cron job the servers recorded (the cron admin routes). */
   cronJobs(): Promise<CronJobStatus[]>;
+  /** A job's latest firings with their outcomes. */
+  cronHistory(name: string, limit?: number): Promise<CronFiringEntry[]>;
   /** Fires a recorded cron job now, once, audited as `operator`. */
   runCronJob(name: string, operator: Operator): Promise<CronFiring>;
   /** A round trip to the database (health and readiness). */

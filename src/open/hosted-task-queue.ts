@@ -1,3 +1,4 @@
+import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { AuthStore } from '../auth/auth-store.js';
 import type { AuditLog, Operator } from '../core/audit-log.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
@@ -68,6 +69,8 @@ export interface OpenTaskQueue {
   cronJobs(): Promise<CronJobStatus[]>;
   /** Fires a cron job now, once, outside its schedule (UNKNOWN_TASK if no server recorded it); audited as `operator` (default: anonymous, source `api`). */
   runCronJob(name: string, operator?: Operator): Promise<CronFiring>;
+  /** A cron job's latest firings (at most `limit`, default 20), newest first, each with its outcome (cron-history.ts). */
+  cronHistory(name: string, limit?: number): Promise<CronFiringEntry[]>;
   /** The revision of the queue definitions this process serves and the database's newest (differing: restart it). */
   definitionsStatus(): Promise<DefinitionsStatus>;
 }

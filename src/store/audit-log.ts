@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { AuditEntry, AuditListOptions, AuditLog, NewAuditEntry } from '../core/audit-log.js';
 import { QueueError } from '../core/errors.js';
+import { auditPartialFilter } from './audit-filter.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { translateError } from './translate-error.js';
 
@@ -44,11 +45,12 @@ export class PgAuditLog implements AuditLog {
     const actor = options.actor === undefined ? sql`` : sql`and actor = ${options.actor}`;
     const actions = options.actions === undefined ? sql`` : sql`and action = any(${[...options.actions]}::text[])`;
     const source = options.source === undefined ? sql`` : sql`and source = ${options.source}`;
+    const partial = auditPartialFilter(options);
     try {
       // Ids grow with time (an identity), so id order is the order of the actions.
       const result = await sql<AuditRow>`/* audit_list */
         select ${COLUMNS} from ${table(this.#ctx, 'audit_log')}
-         where true ${before} ${queue} ${actor} ${actions} ${source}
+         where true ${before} ${queue} ${actor} ${actions} ${source} ${partial}
          order by id desc
          limit ${options.limit}::int4`.execute(this.#ctx.db);
       return result.rows.map(entryFromRow);

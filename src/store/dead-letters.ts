@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import type { DeadLetter } from '../core/dead-letter.js';
 import type { DeadLetterDeleteParams, DeadLetterListParams, QueueRef } from '../core/task-store.js';
 import { auditedCte } from './audit-row.js';
+import { deadLetterFilter } from './dead-letter-filter.js';
 import { table, timestampFromUsec, toBuffer, toNumber, usecOf, type StoreContext } from './store-context.js';
 
-interface DeadLetterRow {
+export interface DeadLetterRow {
   name: string;
   tag: string | null;
   payload: Uint8Array;
@@ -15,31 +16,40 @@ interface DeadLetterRow {
 }
 
 /**
- * A queue's dead letters (sql/0008), oldest death first, a page at a time:
- * keyset pagination on (died_at, name), served by the index of that shape.
+ * A queue's dead letters (sql/0008), oldest death first (or newest), a page
+ * at a time: keyset pagination on (died_at, name), served by the index of
+ * that shape (read backwards for newest first). The filters of
+ * dead-letter-filter.ts narrow the rows the index walk finds.
  */
 export async function listDeadLetters(ctx: StoreContext, params: DeadLetterListParams): Promise<DeadLetter[]> {
+  const newest = params.newestFirst === true;
   const after = params.after
-    ? sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
+    ? newest
+      ? sql`and (died_at, name) < (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
+      : sql`and (died_at, name) > (${timestampFromUsec(params.after.diedUsec)}, ${params.after.name})`
     : sql``;
-  const tag = params.tag === undefined ? sql`` : sql`and tag = ${params.tag}`;
+  const order = newest ? sql`died_at desc, name desc` : sql`died_at, name`;
   const result = await sql<DeadLetterRow>`/* list_dead_letters */
     select name, tag, payload, retry_count, last_error,
            ${usecOf(sql`enqueued_at`)} as enqueued_usec, ${usecOf(sql`died_at`)} as died_usec
       from ${table(ctx, 'task_dead_letters')}
-     where queue_id = ${params.queueId} ${after} ${tag}
-     order by died_at, name
+     where queue_id = ${params.queueId} ${after} ${deadLetterFilter(params)}
+     order by ${order}
      limit ${params.limit}::int4`.execute(ctx.db);
-  return result.rows.map((row) => ({
+  return result.rows.map((row) => deadLetterOf(row, params.queueName));
+}
+
+export function deadLetterOf(row: DeadLetterRow, queueName: string): DeadLetter {
+  return {
     name: row.name,
-    queueName: params.queueName,
+    queueName,
     payload: toBuffer(row.payload),
     tag: row.tag,
     retryCount: row.retry_count,
     enqueuedUsec: toNumber(row.enqueued_usec),
     diedUsec: toNumber(row.died_usec),
     lastError: row.last_error,
-  }));
+  };
 }
 
 /**

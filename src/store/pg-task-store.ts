@@ -36,6 +36,7 @@ import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './engine/database.js';
 import { DatabaseWatch } from './engine/database-watch.js';
 import { deleteDeadLetters, listDeadLetters, redriveDeadLetters } from './dead-letters.js';
+import { countDeadLetters, getDeadLetter } from './dead-letter-reads.js';
 import { schemaExists, schemaVersion } from './migrate/migrate.js';
 import { deleteLeasedTasks } from './delete-leased-tasks.js';
 import { deleteTasks } from './delete-tasks.js';
@@ -225,6 +226,14 @@ export class PgTaskStore implements TaskStore {
 
   deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number> {
     return this.#guard(() => deleteDeadLetters(this.#ctx, params), params.queueName);
+  }
+
+  getDeadLetter(params: TaskRef): Promise<DeadLetter | null> {
+    return this.#guard(() => getDeadLetter(this.#ctx, params), params.queueName);
+  }
+
+  countDeadLetters(params: DeadLetterListParams & { readonly cap: number }): Promise<number> {
+    return this.#guard(() => countDeadLetters(this.#ctx, params), params.queueName);
   }
 
   /**

@@ -299,8 +299,8 @@ describe('web console in chromium', () => {
         .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
     expect(await rows()).toEqual([
       [ADMIN, 'purge', 'emails', '', '26', 'console'],
-      [ADMIN, 'redrive', 'reports', 'monthly', '1', 'console'],
-      [ADMIN, 'delete task', 'jobs', '', '2', 'console'],
+      [ADMIN, 'redrive dead letters', 'reports', 'monthly', '1', 'console'],
+      [ADMIN, 'delete tasks', 'jobs', '', '2', 'console'],
       [ADMIN, 'resume', 'jobs', '', '0', 'console'],
       [ADMIN, 'pause', 'jobs', '', '0', 'console'],
     ]);

@@ -37,7 +37,7 @@ describe("dead letters page: the reason in the queue mode's words", () => {
     };
     const reason = (html: string) => /data-label="Reason">([^<]*)</.exec(html)?.[1];
     const push = await page('hooks');
-    expect(reason(push)).toBe('out of retries: 3 delivery attempts, none succeeded');
+    expect(reason(push)).toBe('delivery failed 3 times, last HTTP 500');
     expect(push).not.toMatch(/leased|never deleted/);
     expect(reason(await page('jobs'))).toBe('retry limit: leased 1 time, never deleted');
   });

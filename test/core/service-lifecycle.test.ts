@@ -24,6 +24,7 @@ function recordingCronStore(calls: string[]): CronStore {
     claimFiring: async () => 'claimed',
     recordFiring: async () => void calls.push('cron record'),
     listJobs: async () => [],
+    firingRows: async () => [],
   };
 }
 

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { CRON_HISTORY_MAX, isFailing, type CronFiringEntry } from '../../core/cron/cron-history.js';
+import { wholeNumber } from '../option-parsers.js';
 import type { CommandContext } from '../command-context.js';
 import { withConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { withClient } from '../open-client.js';
@@ -21,7 +23,16 @@ export function cronListLines(job: CronJobView): string[] {
   ];
 }
 
-/** Registers `taskqueue cron list` and `taskqueue cron run JOB` under `cron`. */
+/** One firing as a line of `cron history`: instant, outcome, attempts, last error, task. */
+export function cronHistoryLine(entry: CronFiringEntry): string {
+  const failed = entry.outcome === 'failed' || entry.outcome === 'retrying';
+  const detail = failed
+    ? ` (delivery failed ${entry.attempts} time${entry.attempts === 1 ? '' : 's'}${entry.lastError === null ? '' : `, last ${entry.lastError}`})`
+    : '';
+  return `${entry.instant.toISOString()}${entry.run ? ' run' : ''} ${entry.outcome}${detail} ${entry.task}`;
+}
+
+/** Registers `taskqueue cron list`, `cron run JOB` and `cron history JOB` under `cron`. */
 export function registerCronJobs(cron: Command, ctx: CommandContext): void {
   withConnectionOptions(
     cron
@@ -52,5 +63,22 @@ export function registerCronJobs(cron: Command, ctx: CommandContext): void {
       `${firing.job}: task ${firing.task} ${firing.outcome}${firing.error === null ? '' : `: ${firing.error}`}\n`,
     );
     if (firing.outcome !== 'added') ctx.exitCode = 1;
+  });
+  withConnectionOptions(
+    cron
+      .command('history')
+      .summary("a job's latest firings and how each went")
+      .description(
+        'Lists the latest firings of a job, newest first: instant, outcome (pending, retrying, delivered, failed), delivery attempts and last error, task name. Exits 1 when the job is failing: its latest firing that ended failed, or is being retried.',
+      )
+      .argument('<job>', 'the job name (see cron list)')
+      .option('--limit <n>', `firings (1 to ${CRON_HISTORY_MAX}, default 20)`, wholeNumber(1, CRON_HISTORY_MAX), 20)
+      .option('--json', 'one JSON object per firing'),
+  ).action(async (name: string, flags: ConnectionFlags & { limit: number; json?: boolean }) => {
+    const history = await withClient(flags, ctx.io.env, (client) => client.cronHistory(name, flags.limit));
+    if (history.length === 0) ctx.io.out.write(`${name}: no firing in the retention period\n`);
+    for (const entry of history)
+      ctx.io.out.write(flags.json === true ? `${JSON.stringify(entry)}\n` : `${cronHistoryLine(entry)}\n`);
+    if (isFailing(history)) ctx.exitCode = 1;
   });
 }

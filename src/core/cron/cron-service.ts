@@ -1,4 +1,5 @@
 import type { CallerTransaction } from '../caller-transaction.js';
+import { cronHistoryOf, type CronFiringEntry } from './cron-history.js';
 import type { CronJobRecord, CronStore } from './cron-store.js';
 import {
   CronScheduler,
@@ -77,6 +78,19 @@ export class CronService {
       }
       return { ...record, next: firings };
     });
+  }
+
+  /**
+   * A recorded job's latest firings (at most `limit`), newest first, each
+   * with where its task stands (cron-history.ts). UNKNOWN_TASK names no job.
+   */
+  async history(name: string, limit: number): Promise<CronFiringEntry[]> {
+    const record = (await this.#options.store.listJobs()).find((candidate) => candidate.name === name);
+    if (record === undefined) {
+      throw new QueueError('UNKNOWN_TASK', `no cron job named "${name}"`, { field: 'job' });
+    }
+    const rows = await this.#options.store.firingRows({ job: name, queue: record.queue, limit });
+    return cronHistoryOf(name, rows, limit);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { CallerTransaction } from '../caller-transaction.js';
+import type { CronFiringRow } from './cron-history.js';
 import type { CronJob } from './cron-job.js';
 
 /**
@@ -105,4 +106,14 @@ export interface CronStore {
   recordFiring(firing: CronFiringRecord): Promise<void>;
   /** Every job recorded, by name. */
   listJobs(): Promise<CronJobRecord[]>;
+  /**
+   * The rows of a job's recent firings in its queue (cron-history.ts): its
+   * tasks, dead letters and tombstones whose names start `cron-<job>-`,
+   * newest names first, at most `limit` of each.
+   */
+  firingRows(params: {
+    readonly job: string;
+    readonly queue: string;
+    readonly limit: number;
+  }): Promise<CronFiringRow[]>;
 }

@@ -1,4 +1,5 @@
 import type { Context, Handler } from 'hono';
+import { CRON_HISTORY_MAX } from '../../core/cron/cron-history.js';
 import type { CronJobStatus } from '../../core/cron/cron-service.js';
 import type { ResolvedDeps } from '../app-deps.js';
 import { parseCommonParams, prettyForErrors } from '../common-params.js';
@@ -38,6 +39,16 @@ const LIST_SHAPE: ResponseShape = {
   properties: { kind: { type: 'value' }, items: { type: 'array', items: JOB_SHAPE } },
 };
 const FIRING_SHAPE = flatShape('job', 'queue', 'instant', 'task', 'outcome', 'error');
+const HISTORY_SHAPE: ResponseShape = {
+  type: 'object',
+  properties: {
+    kind: { type: 'value' },
+    items: {
+      type: 'array',
+      items: flatShape('task', 'instant', 'run', 'outcome', 'attempts', 'lastError', 'lastStatus', 'at'),
+    },
+  },
+};
 
 /**
  * Operator extension: `GET /taskqueue/admin/v1/cronJobs` (every job the
@@ -63,6 +74,25 @@ export function adminRunCronJob(deps: ResolvedDeps): Handler {
         source: 'rest',
       });
       return { ...firing, instant: firing.instant.toISOString() };
+    });
+}
+
+/**
+ * `GET /taskqueue/admin/v1/cronJobs/{job}/firings[?limit=N]`: the job's
+ * latest firings (1 to 50, default 20), newest first, each with its
+ * outcome (pending, retrying, delivered, failed), as `cron history`.
+ */
+export function adminCronHistory(deps: ResolvedDeps): Handler {
+  return (c) =>
+    asAdmin(c, deps, HISTORY_SHAPE, async () => {
+      const limit = QueryParams.fromUrl(c.req.url).integer('limit', { min: 1, max: CRON_HISTORY_MAX }) ?? 20;
+      const entries = await deps.service.cronHistory(c.req.param('job') ?? '', limit);
+      const items = entries.map((entry) => ({
+        ...entry,
+        instant: entry.instant.toISOString(),
+        at: entry.at.toISOString(),
+      }));
+      return { kind: 'taskqueues#cronFirings', items };
     });
 }
 

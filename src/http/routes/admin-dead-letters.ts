@@ -20,7 +20,8 @@ const SHAPE: ResponseShape = {
 };
 
 /**
- * Operator extension: `GET /taskqueue/admin/v1/taskqueues/{queue}/deadLetters[?maxResults=N&pageToken=T]`,
+ * Operator extension: `GET /taskqueue/admin/v1/taskqueues/{queue}/deadLetters[?maxResults=N&pageToken=T]`
+ * (and `tagPrefix`, `errorContains` to filter, `order=newest` for newest death first),
  * the tasks the retry limit dropped, oldest death first, with their
  * payloads; `nextPageToken` when more may follow (keyset on death time and
  * name, encoded like the task list's tokens).
@@ -33,10 +34,17 @@ export const ADMIN_LIST_DEAD_LETTERS: RestMethod = {
     const maxResults = query.integer('maxResults', { min: 1, max: LIMITS.maxTasksPerLease }) ?? 100;
     const token = query.string('pageToken');
     const position = token === undefined ? undefined : decodePageToken(token, 'pageToken');
-    const letters = await operationsOf(call).listDeadLetters({
-      limit: maxResults,
-      ...(position === undefined ? {} : { after: { name: position.name, diedUsec: position.etaUsec } }),
-    });
+    const tagPrefix = query.string('tagPrefix');
+    const errorContains = query.string('errorContains');
+    const letters = await operationsOf(call)
+      .deadLetterDesk()
+      .list({
+        limit: maxResults,
+        ...(position === undefined ? {} : { after: { name: position.name, diedUsec: position.etaUsec } }),
+        ...(tagPrefix === undefined ? {} : { tagPrefix }),
+        ...(errorContains === undefined ? {} : { errorContains }),
+        ...(query.string('order') === 'newest' ? { newestFirst: true } : {}),
+      });
     const last = letters[letters.length - 1];
     const nextPageToken =
       letters.length === maxResults && last ? encodePageToken({ name: last.name, etaUsec: last.diedUsec }) : undefined;

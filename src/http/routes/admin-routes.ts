@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { ResolvedDeps } from '../app-deps.js';
 import { restHandler } from '../rest-handler.js';
-import { ADMIN_CRON_PATH, adminListCronJobs, adminRunCronJob } from './admin-cron-jobs.js';
+import { ADMIN_CRON_PATH, adminCronHistory, adminListCronJobs, adminRunCronJob } from './admin-cron-jobs.js';
 import { ADMIN_LIST_DEAD_LETTERS } from './admin-dead-letters.js';
 import { ADMIN_DELETE_TASKS, ADMIN_RELEASE_LEASE } from './admin-delete-tasks.js';
 import { ADMIN_EXPORT_TASKS } from './admin-export-tasks.js';
@@ -35,4 +35,5 @@ export function registerAdminRoutes(app: Hono, deps: ResolvedDeps): void {
   app.post(`${queue}/tasks/:task/release`, restHandler(deps, ADMIN_RELEASE_LEASE));
   app.get(ADMIN_CRON_PATH, adminListCronJobs(deps));
   app.post(`${ADMIN_CRON_PATH}/:job/run`, adminRunCronJob(deps));
+  app.get(`${ADMIN_CRON_PATH}/:job/firings`, adminCronHistory(deps));
 }

@@ -9,7 +9,9 @@ import {
   type CronStore,
   type RecordedCronOutcome,
 } from '../../core/cron/cron-store.js';
+import type { CronFiringRow } from '../../core/cron/cron-history.js';
 import { table, type StoreContext } from '../store-context.js';
+import { cronFiringRows } from './cron-firing-rows.js';
 import { translateError } from '../translate-error.js';
 
 interface CronJobRow {
@@ -156,6 +158,18 @@ export class PgCronStore implements CronStore {
       );
     } catch (error) {
       throw translateError(error);
+    }
+  }
+
+  async firingRows(params: {
+    readonly job: string;
+    readonly queue: string;
+    readonly limit: number;
+  }): Promise<CronFiringRow[]> {
+    try {
+      return await cronFiringRows(this.#ctx, params);
+    } catch (error) {
+      throw translateError(error, { queue: params.queue });
     }
   }
 
