@@ -47,7 +47,8 @@ export default defineConfig({
         test: {
           name: 'db',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...UNIT],
+          // test/citus/ runs on a Citus cluster: vitest.citus.config.ts (npm run test:citus).
+          exclude: [...configDefaults.exclude, ...UNIT, 'test/citus/**'],
           globalSetup: ['test/helpers/generated-sql-module.ts', 'test/helpers/global-setup.ts'],
           setupFiles: ['test/helpers/require-postgres.ts'],
         },

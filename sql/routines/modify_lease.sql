@@ -45,14 +45,13 @@ BEGIN
   -- Why it matched nothing, as the service explains it (whyNotModifiedStatement).
   /* why_not_modified */
       select exists (select 1 from "tasks" where queue_id = v_queue_id and name = v_name) as live,
-             (exists (select 1 from "task_tombstones" where queue_id = v_queue_id and name = v_name)
-              or held_by_form(v_name)) as deleted
+             exists (select 1 from "task_tombstones" where queue_id = v_queue_id and name = v_name) as deleted
     INTO v_live, v_deleted;
   IF v_live THEN
     RAISE EXCEPTION 'lease expired: the lease on task "%" has expired or is held by another lease; it could not be modified', v_name
       USING ERRCODE = 'TQ012', DETAIL = v_name, HINT = 'TASK_LEASE_EXPIRED';
   END IF;
-  IF v_deleted THEN
+  IF v_deleted OR held_by_form(v_name) THEN
     RAISE EXCEPTION 'tombstoned: task "%" has been deleted', v_name
       USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
   END IF;

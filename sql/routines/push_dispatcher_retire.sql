@@ -20,9 +20,11 @@ BEGIN
     RETURNING t.queue_id
   )
   SELECT coalesce(array_agg(DISTINCT r.queue_id), '{}') INTO v_queues FROM released r;
-  DELETE FROM push_dispatchers d
-   WHERE d.id = p_dispatcher
-     AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.dispatched_at IS NOT NULL AND t.claimed_by = d.id);
+  -- Two statements, not one DELETE with NOT EXISTS: on Citus a DELETE from
+  -- a reference table may not read a distributed one.
+  IF NOT EXISTS (SELECT 1 FROM tasks t WHERE t.dispatched_at IS NOT NULL AND t.claimed_by = p_dispatcher) THEN
+    DELETE FROM push_dispatchers d WHERE d.id = p_dispatcher;
+  END IF;
   RETURN QUERY SELECT v_queues;
 END
 $$;

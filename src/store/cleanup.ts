@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { CleanupParams, CleanupResult } from '../core/task-store.js';
 import { intervalFromMs, table, type StoreContext } from './store-context.js';
 
@@ -9,13 +9,42 @@ import { intervalFromMs, table, type StoreContext } from './store-context.js';
  * just share the work.
  */
 export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise<CleanupResult> {
+  // Citus locks rows only in a statement on one shard: there, a queue at a time.
+  const queues = await queuesOnCitus(ctx);
+  if (queues === null) return cleanupRows(ctx, params, sql``);
+  const total = { tombstonesRemoved: 0, deadLettersRemoved: 0, historyRemoved: 0 };
+  for (const id of queues) {
+    const done = await cleanupRows(ctx, params, sql`and queue_id = ${id}::int4`);
+    total.tombstonesRemoved += done.tombstonesRemoved;
+    total.deadLettersRemoved += done.deadLettersRemoved;
+    total.historyRemoved += done.historyRemoved;
+  }
+  return total;
+}
+
+/** The queues' ids where the database is a Citus coordinator, else null. */
+async function queuesOnCitus(ctx: StoreContext): Promise<number[] | null> {
+  const result = await sql<{ citus: boolean; ids: number[] | null }>`/* cleanup_citus_queues */
+    select exists (select 1 from pg_catalog.pg_extension where extname = 'citus') as citus,
+           (select array_agg(id order by id) from ${table(ctx, 'queues')}
+             where exists (select 1 from pg_catalog.pg_extension where extname = 'citus')) as ids`.execute(ctx.db);
+  const row = result.rows[0];
+  return row?.citus === true ? (row.ids ?? []) : null;
+}
+
+/** The clean-up's statements, over every queue or one (`queue`: a condition on queue_id, or empty). */
+async function cleanupRows(
+  ctx: StoreContext,
+  params: CleanupParams,
+  queue: RawBuilder<unknown>,
+): Promise<CleanupResult> {
   let tombstonesRemoved = 0;
   for (;;) {
     // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
     const result = await sql`/* cleanup_tombstones */
       with doomed as materialized (
         select queue_id, name from ${table(ctx, 'task_tombstones')}
-         where deleted_at < now() - ${intervalFromMs(params.tombstoneRetentionMs)}
+         where deleted_at < now() - ${intervalFromMs(params.tombstoneRetentionMs)} ${queue}
          order by deleted_at
          limit ${params.batchSize}::int4
            for update skip locked
@@ -32,7 +61,7 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
     const result = await sql`/* cleanup_dead_letters */
       with doomed as materialized (
         select queue_id, name from ${table(ctx, 'task_dead_letters')}
-         where died_at < now() - ${intervalFromMs(params.deadLetterRetentionMs)}
+         where died_at < now() - ${intervalFromMs(params.deadLetterRetentionMs)} ${queue}
          order by died_at
          limit ${params.batchSize}::int4
            for update skip locked
@@ -45,6 +74,6 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
     if (removed < params.batchSize) break;
   }
   const history = await sql`/* cleanup_lease_history */
-    delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour'`.execute(ctx.db);
+    delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour' ${queue}`.execute(ctx.db);
   return { tombstonesRemoved, deadLettersRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
 }

@@ -73,7 +73,11 @@ async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<Queue
     (name) => routine(ctx, name),
     { queueId: sql`${params.queueId}`, name: sql`${params.name}` },
   ).execute(ctx.db);
-  const state = result.rows[0];
+  const row = result.rows[0];
+  const state =
+    row !== undefined && !row.live && !row.deleted
+      ? { live: false, deleted: (await heldByForm(ctx, params.name)) === true }
+      : row;
   const details = { queue: params.queueName, task: params.name };
   if (state?.live) {
     return new QueueError(
@@ -91,8 +95,11 @@ async function whyNotModified(ctx: StoreContext, params: TaskRef): Promise<Queue
 /**
  * Why a modify matched nothing, the one definition of it: whether the task
  * is live (so its lease ran out or was taken over) and whether its name is
- * deleted and held (a tombstone row, or its form on the database's clock).
- * Only a failed modify runs it.
+ * deleted and held by a tombstone row. A name held by its form (on the
+ * database's clock) is asked apart, by held_by_form: on Citus this
+ * statement runs on the worker holding the queue, where a function that
+ * reads the reference table of settings cannot run. Only a failed modify
+ * runs either.
  */
 export function whyNotModifiedStatement(
   tableOf: (name: keyof Database) => RawBuilder<unknown>,
@@ -101,6 +108,12 @@ export function whyNotModifiedStatement(
 ): RawBuilder<{ live: boolean; deleted: boolean }> {
   return sql<{ live: boolean; deleted: boolean }>`/* why_not_modified */
     select exists (select 1 from ${tableOf('tasks')} where queue_id = ${v.queueId} and name = ${v.name}) as live,
-           (exists (select 1 from ${tableOf('task_tombstones')} where queue_id = ${v.queueId} and name = ${v.name})
-            or ${routineOf('held_by_form')}(${v.name})) as deleted`;
+           exists (select 1 from ${tableOf('task_tombstones')} where queue_id = ${v.queueId} and name = ${v.name}) as deleted`;
+}
+
+/** Whether a name is held by its form now (held_by_form, sql/routines/held_by_form.sql). */
+async function heldByForm(ctx: StoreContext, name: string): Promise<boolean> {
+  const result = await sql<{ held: boolean }>`/* held_by_form */
+    select ${routine(ctx, 'held_by_form')}(${name}) as held`.execute(ctx.db);
+  return result.rows[0]?.held === true;
 }

@@ -99,6 +99,9 @@ export function translateError(error: unknown, context: { queue?: string } = {})
   if (code.startsWith('08')) return transient(error, queue); // connection exceptions
   if (code.startsWith('53') || code === '57P05') return transient(error, queue); // insufficient resources, idle session timeout
   if (isNetworkError(code, message)) return transient(error, queue);
+  // A Citus worker that cannot be reached (stopped, restarting): its queues
+  // wait for it, nothing of theirs is lost (docs/scaling.md).
+  if (code === 'XX000' && CITUS_WORKER_GONE.test(message)) return transient(error, queue);
   if (/timeout/i.test(message) && !code) {
     // pg's client-side timeouts (connect or query_timeout) carry no SQLSTATE.
     return new QueueError(
@@ -112,6 +115,8 @@ export function translateError(error: unknown, context: { queue?: string } = {})
   }
   return new QueueError('INTERNAL_ERROR', 'internal database error', { queue }, { cause: error });
 }
+
+const CITUS_WORKER_GONE = /^(failure on connection marked as essential|connection to the remote node .* failed)/;
 
 function transient(error: unknown, queue: string | undefined): QueueError {
   return new QueueError(

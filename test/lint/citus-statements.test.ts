@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Every runtime statement of src/ keeps to what Citus can run (docs/scaling.md,
- * "Citus-ready today"): no function that is not IMMUTABLE
+ * "What runs on Citus, and how it is tested"): no function that is not IMMUTABLE
  *
  *   1. in ON CONFLICT ... DO UPDATE SET (Citus: "functions used in the DO
  *      UPDATE SET clause of INSERTs on distributed tables must be marked

@@ -10,7 +10,7 @@ import { pullQueue, serviceConfig } from '../helpers/configs.js';
 import { operatorOf } from '../helpers/operator-of.js';
 
 /**
- * The Citus-ready edits (docs/scaling.md, "Citus-ready today") change no
+ * The Citus-ready edits (docs/scaling.md, "What runs on Citus, and how it is tested") change no
  * behaviour on PostgreSQL: each is kept true here, on both engines where it
  * touches the database.
  */

@@ -66,6 +66,10 @@ function plannerOptions(planCache: PlanCacheMode): string {
 
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 
+/** Plan caching as PostgreSQL chooses, where the citus extension is installed (see openPostgres). */
+const CITUS_PLAN_CACHE = `/* citus_plan_cache */ select set_config('plan_cache_mode', 'auto', false)
+  where exists (select 1 from pg_catalog.pg_extension where extname = 'citus')`;
+
 /** The session settings as SET LOCAL statements, for each transaction behind a pooler. */
 function transactionSettings(statementTimeoutMs: number, planCache: PlanCacheMode): string {
   return [
@@ -187,7 +191,13 @@ function openPostgres(options: Extract<DatabaseOptions, { kind: 'postgres' }>): 
   // immediate, a cut connection), and the pool listens only to idle ones:
   // unheard, that error ended the process. The query in flight fails on its
   // own (TRANSIENT_ERROR) and the broken client is discarded on release.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    // On Citus forced generic plans fail most multi-CTE statements (`could
+    // not create distributed plan`): there the session plans as PostgreSQL
+    // chooses, whatever the setting. Queued before the client's first query.
+    if (prepared && planCache === 'generic') client.query(CITUS_PLAN_CACHE).catch(() => {});
+  });
   const statementOptions = prepared
     ? { prepared: true, transactionSettings: '' }
     : { prepared: false, transactionSettings: transactionSettings(statementTimeoutMs, planCache) };

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { migrationFile, type AppliedMigration } from './applied-migration.js';
 import { applyRoutines } from './apply-routines.js';
+import { citusRolesOnWorkers, isCitus, setUpCitus } from './citus-setup.js';
 import type { Migration } from './migration.js';
 import { editedMigration, uncheckedMigrations } from './migration-checksums.js';
 import { MIGRATIONS, ROUTINES } from './migrations.js';
@@ -50,8 +51,9 @@ const SHIPPED: SchemaSource = { migrations: MIGRATIONS, routines: ROUTINES };
  * multi-statement query string under schema-based sharding. Where the
  * citus extension is installed, the session allows the statement triggers
  * of 0004/0011 on distributed tables (citus.enable_unsafe_triggers, for this
- * transaction only); distributing the tables is an operator's step after
- * the migration (docs/scaling.md).
+ * transaction only), and after the migration citus-setup.ts distributes the
+ * tables, makes the reference tables and creates the functions on the
+ * workers (docs/scaling.md).
  */
 export async function migrate(
   db: Kysely<Database>,
@@ -64,14 +66,32 @@ export async function migrate(
   // the DDL below. A schema being migrated right now reads as not current
   // (its rows commit with it), and takes the lock.
   const state = await recordedState(db, schema);
-  if (state !== null && isCurrent(schema, source, state))
+  if (state !== null && isCurrent(schema, source, state)) {
+    if (state.citus) await setUpCitus(db, schema);
     return { schema, applied: [], current: Math.max(0, ...state.applied.map((m) => m.version)), routines: [] };
+  }
+  const citus = await isCitus(db);
+  if (citus) await citusRolesOnWorkers(db, schema);
+  const result = await migrateInTransaction(db, schema, source);
+  if (citus) await setUpCitus(db, schema);
+  return result;
+}
+
+/** The migrations and routines not applied yet, in one transaction under the schema's lock. */
+async function migrateInTransaction(
+  db: Kysely<Database>,
+  schema: string,
+  source: SchemaSource,
+): Promise<MigrateResult> {
   return db.transaction().execute(async (trx) => {
     await sql`/* migrate_lock */ select pg_advisory_xact_lock(29809, hashtext(${`migrate:${schema}`}))`.execute(trx);
     await sql`/* migrate_create_schema */ create schema if not exists ${sql.id(schema)}`.execute(trx);
     await sql`/* migrate_search_path */ set local search_path to ${sql.id(schema)}`.execute(trx);
+    // On Citus, DDL on distributed tables runs over one connection per
+    // worker, so a later statement of the same transaction sees it.
     await sql`/* migrate_citus_triggers */
-      select set_config('citus.enable_unsafe_triggers', 'on', true)
+      select set_config('citus.enable_unsafe_triggers', 'on', true),
+             set_config('citus.multi_shard_modify_mode', 'sequential', true)
        where exists (select 1 from pg_catalog.pg_extension where extname = 'citus')`.execute(trx);
     await createBookkeeping(trx);
     let done = await appliedMigrations(trx);
@@ -108,6 +128,8 @@ export async function migrate(
 interface RecordedState {
   readonly applied: readonly AppliedMigration[];
   readonly routines: ReadonlyMap<string, string>;
+  /** Whether the database has the citus extension (citus-setup.ts runs after every migrate there). */
+  readonly citus: boolean;
 }
 
 /**
@@ -120,14 +142,18 @@ async function recordedState(db: Kysely<Database>, schema: string): Promise<Reco
     const result = await sql<{ version: number | null; name: string; digest: string | null }>`/* migrate_check */
       select version, name, checksum as digest from ${sql.id(schema, 'schema_migrations')}
       union all
-      select null, name, digest from ${sql.id(schema, 'schema_routines')}`.execute(db);
+      select null, name, digest from ${sql.id(schema, 'schema_routines')}
+      union all
+      select -1, 'citus', null from pg_catalog.pg_extension where extname = 'citus'`.execute(db);
     const applied: AppliedMigration[] = [];
     const routines = new Map<string, string>();
+    let citus = false;
     for (const row of result.rows) {
-      if (row.version === null) routines.set(row.name, row.digest ?? '');
+      if (row.version !== null && Number(row.version) === -1) citus = true;
+      else if (row.version === null) routines.set(row.name, row.digest ?? '');
       else applied.push({ version: Number(row.version), name: row.name, checksum: row.digest });
     }
-    return { applied, routines };
+    return { applied, routines, citus };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     // undefined_table, invalid_schema_name, undefined_column.

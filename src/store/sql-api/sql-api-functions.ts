@@ -253,7 +253,7 @@ ${indent(statementText(whyNotModifiedStatement(tableOf, routineOf, { queueId: v(
     RAISE EXCEPTION 'lease expired: the lease on task "%" has expired or is held by another lease; it could not be modified', v_name
       USING ERRCODE = 'TQ012', DETAIL = v_name, HINT = 'TASK_LEASE_EXPIRED';
   END IF;
-  IF v_deleted THEN
+  IF v_deleted OR held_by_form(v_name) THEN
     RAISE EXCEPTION 'tombstoned: task "%" has been deleted', v_name
       USING ERRCODE = 'TQ001', DETAIL = v_name, HINT = 'TOMBSTONED_TASK';
   END IF;
