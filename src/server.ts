@@ -123,6 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           auditLog: service.auditLog,
           depthHistory: service.depthHistory,
           cronJobs: () => service.cronJobs(),
+          triage: settings.triage,
         })
       : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).

@@ -4,7 +4,9 @@ import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
+import type { QueueAttention } from '../core/queue-attention.js';
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { TriageThresholds } from '../core/triage-thresholds.js';
 import type { TaskQueue } from '../core/task-queue.js';
 import type { OverviewSampler } from './overview-sampler.js';
 
@@ -15,6 +17,8 @@ export interface ConsoleService {
   /** Reads and actions go through the operator API, which records the actions in the audit log. */
   operate(name: string, operator: Operator): QueueOperations;
   overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** Failing push deliveries and dead letters arriving, for the triage of the queues page. */
+  attention(names: readonly string[], options: { readonly deadLetterSeconds: number }): Promise<QueueAttention[]>;
 }
 
 /** What `mountConsole` needs. */
@@ -33,6 +37,8 @@ export interface ConsoleDeps {
   readonly refreshSeconds?: number;
   /** The cron jobs for the cron page (the service's `cronJobs`); without it the page lists none. */
   readonly cronJobs?: () => Promise<CronJobStatus[]>;
+  /** What the queues page flags and ranks first (TASKQUEUE_CONSOLE_TRIAGE); default DEFAULT_TRIAGE_THRESHOLDS. */
+  readonly triage?: TriageThresholds;
 }
 
 /** The deps with defaults filled in, plus the sampler: what every console route works with. */
@@ -43,4 +49,5 @@ export interface ConsoleContext {
   readonly sampler: OverviewSampler;
   readonly refreshSeconds: number;
   readonly cronJobs: (() => Promise<CronJobStatus[]>) | null;
+  readonly triage: TriageThresholds;
 }
