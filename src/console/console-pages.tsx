@@ -42,13 +42,13 @@ export async function queuesPage(c: Context, ctx: ConsoleContext, viewer: Viewer
     title: 'Queues',
     viewer,
     refreshSeconds: ctx.refreshSeconds,
-    body: <QueuesPage data={await queuesData(c, ctx, viewer)} thresholds={ctx.triage} />,
+    body: <QueuesPage data={await queuesData(c, ctx, viewer)} thresholds={ctx.triage} nowMs={Date.now()} />,
   });
 }
 
 export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
   const { filter, queues } = await queuesData(c, ctx, viewer);
-  return renderFragment(c, <QueuesTable queues={queues} filter={filter} />);
+  return renderFragment(c, <QueuesTable queues={queues} filter={filter} nowMs={Date.now()} />);
 }
 
 /** The audit log, newest first, a page at a time, filtered by queue, actor, action and source. */

@@ -1,7 +1,8 @@
 import type { QueueAttention } from '../core/queue-attention.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { TriageThresholds } from '../core/triage-thresholds.js';
-import { formatAge, formatCount, plural, storagePercent } from './format.js';
+import { formatCount, plural, storagePercent } from './format.js';
+import { formatRelative } from './relative-time.js';
 
 /** Storage use, in percent of the limit, from which a queue is flagged. */
 export const STORAGE_WARNING_PERCENT = 80;
@@ -71,6 +72,14 @@ export function formatDuration(seconds: number): string {
   return `${seconds} s`;
 }
 
+/**
+ * An age to the minute ("55 min", "2.1 h"): the words of a flag change as
+ * seldom as what they flag, so a refresh that finds nothing new is a 304.
+ */
+function roughly(seconds: number): string {
+  return formatRelative(-seconds * 1000).replace(/ ago$/, '');
+}
+
 /** The problems of one queue, most urgent first, each with its figures. */
 export function flagsOf(q: QueueOverview, signals: QueueSignals, t: TriageThresholds): Flag[] {
   const flags: Flag[] = [];
@@ -80,7 +89,7 @@ export function flagsOf(q: QueueOverview, signals: QueueSignals, t: TriageThresh
     const why = a.failingStatus !== null ? `HTTP ${a.failingStatus}` : (a.failingError ?? 'no response');
     add(
       'failing deliveries',
-      `${plural(a.failingDeliveries, 'task')} failing, the longest for ${formatAge(a.failingForSeconds)}: ${why}`,
+      `${plural(a.failingDeliveries, 'task')} failing, the longest for ${roughly(a.failingForSeconds ?? 0)}: ${why}`,
     );
   }
   // Only with tasks to deliver: an empty push queue nobody uses (the built-in `default`) is no alarm.
@@ -109,7 +118,7 @@ export function flagsOf(q: QueueOverview, signals: QueueSignals, t: TriageThresh
   if (percent !== null && percent >= STORAGE_WARNING_PERCENT) add('storage', `${percent}% of the limit`);
   // A paused queue's tasks wait by choice: its pause is the flag, not their age.
   if (!q.paused && q.oldestAvailableAgeSeconds !== null && q.oldestAvailableAgeSeconds >= t.stalledSeconds) {
-    add('stalled', `oldest available task waiting ${formatAge(q.oldestAvailableAgeSeconds)}`);
+    add('stalled', `oldest available task waiting ${roughly(q.oldestAvailableAgeSeconds)}`);
   }
   if (q.paused) add('paused', 'paused');
   return flags;

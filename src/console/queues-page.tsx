@@ -15,7 +15,11 @@ const SORTS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** The start page: every queue the viewer may read, ranked by what needs a human now, refreshing itself. */
-export function QueuesPage(props: { readonly data: QueuesData; readonly thresholds: TriageThresholds }) {
+export function QueuesPage(props: {
+  readonly data: QueuesData;
+  readonly thresholds: TriageThresholds;
+  readonly nowMs: number;
+}) {
   return (
     <section>
       <h1>Queues</h1>
@@ -42,7 +46,7 @@ export function QueuesPage(props: { readonly data: QueuesData; readonly threshol
           </select>
         </p>
       </div>
-      <QueuesTable queues={props.data.queues} filter={props.data.filter} />
+      <QueuesTable queues={props.data.queues} filter={props.data.filter} nowMs={props.nowMs} />
       <Thresholds t={props.thresholds} />
     </section>
   );

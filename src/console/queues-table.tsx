@@ -1,4 +1,5 @@
-import { formatAge, formatBytes, formatCount, plural, storagePercent } from './format.js';
+import { Age } from './age.js';
+import { formatBytes, formatCount, plural, storagePercent } from './format.js';
 import { formatPushRate } from './push-rate.js';
 import { STORAGE_WARNING_PERCENT, summarize, type QueueSummary, type TriagedQueue } from './queue-triage.js';
 
@@ -15,7 +16,12 @@ import { STORAGE_WARNING_PERCENT, summarize, type QueueSummary, type TriagedQueu
  * its tasks. With 131 queues the page stays under 90 KB: the phone
  * layout's field labels come from the stylesheet, not from every cell.
  */
-export function QueuesTable(props: { readonly queues: readonly TriagedQueue[]; readonly filter: string }) {
+export function QueuesTable(props: {
+  readonly queues: readonly TriagedQueue[];
+  readonly filter: string;
+  /** When the figures were read (epoch ms): the ages count from it. */
+  readonly nowMs: number;
+}) {
   const shown = props.queues;
   return (
     <div id="queues-live" data-live>
@@ -65,8 +71,8 @@ export function QueuesTable(props: { readonly queues: readonly TriagedQueue[]; r
                 <td class="num">{formatCount(q.availableTasks)}</td>
                 <td class="num">{formatCount(q.leasedTasks)}</td>
                 <td class="num">{formatCount(q.delayedTasks)}</td>
-                <td class="num" data-sort={String(q.oldestAvailableAgeSeconds ?? -1)}>
-                  {formatAge(q.oldestAvailableAgeSeconds)}
+                <td class="num" data-sort={oldestSort(q.oldestAvailableAgeSeconds, props.nowMs)}>
+                  <Age seconds={q.oldestAvailableAgeSeconds} nowMs={props.nowMs} />
                 </td>
                 <LeaseCount push={q.push !== undefined} count={q.leasedLastMinute} />
                 <LeaseCount push={q.push !== undefined} count={q.leasedLastHour} />
@@ -110,6 +116,15 @@ export function QueuesTable(props: { readonly queues: readonly TriagedQueue[]; r
       </table>
     </div>
   );
+}
+
+/**
+ * The oldest task sorts by when it became available, negated (the oldest
+ * has the biggest number, as "biggest first" wants), to the second: the
+ * same from one refresh to the next. None sorts below every queue.
+ */
+function oldestSort(ageSeconds: number | null, nowMs: number): string {
+  return ageSeconds === null ? '-1e15' : String(-Math.round(nowMs / 1000 - ageSeconds));
 }
 
 /** A lease count of the last minute or hour; a dash on a push queue, sorted below every pull queue's count. */

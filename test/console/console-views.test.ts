@@ -100,7 +100,7 @@ describe('console views, pure parts', () => {
       ranked.findIndex((q) => q.overview.name === 'old-dead'),
     );
     expect(ranked[0]!.flags).toEqual([
-      { problem: 'failing deliveries', detail: '12 tasks failing, the longest for 55m 0s: HTTP 502' },
+      { problem: 'failing deliveries', detail: '12 tasks failing, the longest for 55 min: HTTP 502' },
     ]);
     expect(ranked.filter((q) => q.flags.length > 0)).toHaveLength(8);
     // The stuck-lease count, when known, ranks above dead letters arriving.

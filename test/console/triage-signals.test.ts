@@ -79,7 +79,7 @@ describe.each(ENGINES)('the triage reads failures from the database (%s)', (engi
     const order = [...html.matchAll(/data-queue="([^"]+)"/g)].map((m) => m[1]);
     // The rest in configuration order (the built-in default first).
     expect(order).toEqual(['hooks', 'dying', 'busy', 'default', 'old-dead', 'calm']);
-    expect(html).toContain('2 tasks failing, the longest for 55m');
+    expect(html).toContain('2 tasks failing, the longest for 55 min: HTTP 502');
     expect(html).toContain('HTTP 502');
     expect(html).toContain('1,500 available, 1,500 more than 10 min ago');
   });
