@@ -12,7 +12,6 @@ import { deadLettersPage, findTask, queuePage, queueSeries, taskPage } from './q
 import { CONSOLE_PATH } from './console-session.js';
 import type { Viewer } from './console-viewer.js';
 import { OverviewSampler } from './overview-sampler.js';
-import { encodePage } from './page-encoding.js';
 
 export type { ConsoleDeps } from './console-deps.js';
 
@@ -70,8 +69,6 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     headers.set('referrer-policy', 'same-origin');
     if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
   });
-  // Inside the headers above: compressed, tagged, and 304 when a refresh finds nothing new.
-  console.use('*', encodePage);
 
   console.get('/assets/console.js', async (c) =>
     asset(c, (await consoleAssets()).js, 'text/javascript; charset=utf-8'),

@@ -155,7 +155,7 @@ describe('web console in chromium', () => {
     await page.locator('#queues-live').evaluate((live) => live.setAttribute('data-seen', '1'));
     await h.t.service.getQueue('emails').add({ name: 'later-mail' });
     await expect.poll(() => page.getAttribute('#queues-live', 'data-seen')).toBeNull();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-sort-by'))).toBe('available');
+    expect(await page.evaluate(`document.activeElement?.getAttribute('data-sort-by')`)).toBe('available');
     expect(await queueOrder(page)).toEqual(['emails', 'jobs', 'reports', 'default']);
     expect(await page.textContent('#announce')).toContain('31 tasks');
     expect(await page.getAttribute('#freshness', 'role')).toBeNull();
@@ -165,9 +165,9 @@ describe('web console in chromium', () => {
     // The skip link is the first stop of the keyboard, and leads to the page's own content.
     await page.reload();
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to main content');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to main content');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
     // "Sort by" (the phone's way to sort): by a column, and back to what needs attention first.
     await page.selectOption('#queues-sort', 'available');
     expect(await queueOrder(page)).toEqual(['emails', 'jobs', 'reports', 'default']);
@@ -367,15 +367,17 @@ describe('web console in chromium', () => {
     // 131 queues (the rows here, copied) as compact cards: about 70 px each, not 250; the header fits.
     await p.goto(`${base}/console`);
     expect(await p.isVisible('#queues-sort')).toBe(true);
-    const height = await p.evaluate(() => {
-      const body = document.querySelector('#queues-table tbody')!;
-      const rows = [...body.querySelectorAll('tr')];
-      for (let i = rows.length; i < 131; i++) body.append(rows[i % rows.length]!.cloneNode(true));
-      return document.documentElement.scrollHeight;
-    });
+    const height = Number(
+      await p.evaluate(`(() => {
+        const body = document.querySelector('#queues-table tbody');
+        const rows = [...body.querySelectorAll('tr')];
+        for (let i = rows.length; i < 131; i++) body.append(rows[i % rows.length].cloneNode(true));
+        return document.documentElement.scrollHeight;
+      })()`),
+    );
     expect(height).toBeLessThan(131 * 90);
     expect(await p.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
-    expect(await p.evaluate(() => document.querySelector('header.top')!.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await p.evaluate(`document.querySelector('header.top').scrollWidth`)).toBeLessThanOrEqual(375);
     console.log(`queues page at 375 px, 131 queues: ${height} px`);
     await phone.close();
   });

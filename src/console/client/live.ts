@@ -16,6 +16,30 @@ import { restoreTables } from './tables.js';
 const RATE_KEY = 'taskqueue-console-refresh';
 type Refresher = () => Promise<void>;
 const extra: Refresher[] = [];
+/** The server's HTML of each live part as last swapped in: unchanged parts are left alone. */
+const served = new Map<string, string>();
+
+/**
+ * Notes the live parts as the server sent them, before any script touches
+ * them (times written in the zone, tables sorted): the first refresh that
+ * finds them unchanged leaves them alone too.
+ */
+export function rememberServed(): void {
+  document
+    .querySelectorAll<HTMLElement>('[data-live][id]')
+    .forEach((part) => served.set(part.id, withoutClockText(part.outerHTML)));
+}
+
+/**
+ * A live part's HTML without what the script writes itself from data-at and
+ * data-since (times in the chosen zone, growing ages): a part whose only
+ * change is the server's wording of the clock is left alone.
+ */
+function withoutClockText(html: string): string {
+  return html
+    .replace(/<time[^>]*? data-at="(-?\d+)"[^>]*>[^<]*<\/time>/g, '<time $1>')
+    .replace(/<span class="age" data-since="(-?\d+)">[^<]*<\/span>/g, '<age $1>');
+}
 
 /** Adds work done on every tick (the charts). */
 export function onRefresh(refresher: Refresher): void {
@@ -61,8 +85,6 @@ export function startLive(): void {
   let problem: string | null = null;
   let etag: string | null = null;
   let lastState = 'fresh';
-  /** The server's HTML of each live part as last swapped in: unchanged parts are left alone. */
-  const served = new Map<string, string>();
 
   function say(message: string): void {
     if (announce) announce.textContent = message;
@@ -127,7 +149,7 @@ export function startLive(): void {
     document.querySelectorAll<HTMLElement>('[data-live][id]').forEach((old) => {
       const replacement = fresh.getElementById(old.id);
       if (!replacement) return;
-      const html = replacement.outerHTML;
+      const html = withoutClockText(replacement.outerHTML);
       if (served.get(old.id) === html) return;
       served.set(old.id, html);
       const focus = focusSelector(old);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib } from 'node:zlib';
 import type { Context, Next } from 'hono';
-import { GZIP_THRESHOLD_BYTES, gzipBody } from '../http/gzip-response.js';
-import { matchesIfNoneMatch } from '../http/etag.js';
+import { GZIP_THRESHOLD_BYTES, gzipBody } from './gzip-response.js';
+import { matchesIfNoneMatch } from './etag.js';
 
 /**
  * Brotli quality 4: on the 131-queue list (about 90 KB of HTML) it took
@@ -44,13 +44,15 @@ function encodingFor(acceptEncoding: string | undefined): 'br' | 'gzip' | null {
 }
 
 /**
- * The console's pages, fragments and JSON, compressed and tagged: each
+ * The web console's pages, fragments and JSON (src/console, mounted at
+ * /console), compressed and tagged here, in the HTTP shell, where the
+ * REST side's gzip and ETag code lives: each
  * answer carries an ETag of what it shows, a request that sends it back
  * (the refresh does) gets 304 and no body when nothing changed, and a body
  * goes out brotli- or gzip-compressed. Assets carry their own long cache
  * and are compressed the same way.
  */
-export async function encodePage(c: Context, next: Next): Promise<void> {
+export async function encodeConsole(c: Context, next: Next): Promise<void> {
   await next();
   const res = c.res;
   const type = res.headers.get('content-type') ?? '';
