@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { noticeOf } from '../../src/console/console-actions.js';
 import { safeNext } from '../../src/console/console-pages.js';
 import { formatRelative } from '../../src/console/format.js';
 import { hexDump, payloadView } from '../../src/console/payload-detail.js';
@@ -393,9 +394,17 @@ describe('console views, server side', () => {
       ['task', 'a'],
       ['task', 'b'],
     ]);
-    expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2');
+    expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2&of=2');
     expect((await jobs.listTasks()).map((t) => t.name)).toEqual(['c']);
-    expect((await b.send('/console/queues/jobs?done=delete&n=2')).text).toContain('Deleted 2 tasks.');
+    expect((await b.send('/console/queues/jobs?done=delete&n=2&of=2')).text).toContain('Deleted 2 tasks.<');
+    // A selection only partly done says what was not, and why.
+    expect((await b.send('/console/queues/jobs?done=release&n=1&of=3')).text).toContain(
+      'Released the lease: the task is available again. 2 of the 3 selected were not leased (the lease had ended, or the task was gone): nothing to release.',
+    );
+    expect(noticeOf('pause', '0', { push: true })).toBe(
+      'Paused: nothing is dispatched until the queue is resumed (adds are accepted; requests in flight finish).',
+    );
+    expect(noticeOf('resume', '0', { push: true })).toBe('Resumed: its tasks are dispatched again.');
     expect(
       (
         await send([
