@@ -496,7 +496,8 @@ describe('web console in chromium', () => {
     for (const path of ['/console', '/console/queues/jobs']) await check(path);
     await context.close();
     expect(found).toEqual([]);
-  });
+    // Nine pages through axe: about 35 s alone, more on a loaded two-core machine.
+  }, 120_000);
 
   it('shows a non-administrator no actions, and the server refuses a forged one', async () => {
     const context = await browser.newContext();
