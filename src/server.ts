@@ -132,6 +132,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             history: (name, limit) => service.cronHistory(name, limit),
             run: (name, who) => service.runCronJob(name, who),
           },
+          triage: settings.triage,
         })
       : null;
     // The local issuer's public keys, for push handlers verifying their Bearer token (docs/push-queues.md).

@@ -1,6 +1,8 @@
 import { QueueError } from '../core/errors.js';
 import { checkBaseUrl } from '../core/push/push-url.js';
+import { DEFAULT_TRIAGE_THRESHOLDS, type TriageThresholds } from '../core/triage-thresholds.js';
 import { checkDatabaseUrl } from './database-url.js';
+import { triageSetting } from './triage-settings.js';
 
 /** TASKQUEUE_PLAN_CACHE: `generic` (forced generic plans, the default) or `auto` (required on Citus). */
 export const PLAN_CACHE_SETTINGS = ['generic', 'auto'] as const;
@@ -51,6 +53,8 @@ export interface ServiceSettings {
   readonly listenDatabaseUrl: string | null;
   /** Serve the web console at /console (TASKQUEUE_CONSOLE, `on` by default; `off` removes it). */
   readonly console: boolean;
+  /** What the console's triage flags (TASKQUEUE_CONSOLE_TRIAGE, name=value pairs; docs/console.md "Triage"). */
+  readonly triage: TriageThresholds;
   /** pino level of the server's log (LOG_LEVEL, default `info`). */
   readonly logLevel: LogLevel;
   /** Who may read GET /metrics (TASKQUEUE_METRICS: `off`, `on` = anyone, `token` = administrators; default `on`). */
@@ -103,6 +107,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   planCache: 'generic',
   listenDatabaseUrl: null,
   console: true,
+  triage: DEFAULT_TRIAGE_THRESHOLDS,
   logLevel: 'info',
   metrics: 'on',
   dbWaitSeconds: 30,
@@ -150,6 +155,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
       100_000,
     ),
     console: onOffSetting('TASKQUEUE_CONSOLE', text('TASKQUEUE_CONSOLE'), DEFAULT_SETTINGS.console),
+    triage: triageSetting(text('TASKQUEUE_CONSOLE_TRIAGE')),
     logLevel: choiceSetting('LOG_LEVEL', text('LOG_LEVEL')?.toLowerCase(), LOG_LEVELS, DEFAULT_SETTINGS.logLevel),
     metrics: choiceSetting(
       'TASKQUEUE_METRICS',

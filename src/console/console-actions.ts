@@ -58,33 +58,63 @@ async function perform(operations: QueueOperations, action: ConsoleAction, task:
   }
 }
 
-/** What the queue page says after an action (from `?done=&n=`). */
-export function noticeOf(done: string | undefined, n: string | undefined): string | null {
+/**
+ * What the queue page says after an action (from `?done=&n=`, and `&of=`
+ * after a selection), in the words of the queue's mode: a push queue is
+ * dispatched, not leased. A selection only partly done says how many were
+ * not, and why.
+ */
+export function noticeOf(
+  done: string | undefined,
+  n: string | undefined,
+  options: { readonly push?: boolean; readonly of?: string | undefined } = {},
+): string | null {
   const count = Number(n);
   const tasks = (k: number) => `${k} task${k === 1 ? '' : 's'}`;
   if (!Number.isSafeInteger(count) || count < 0) return null;
+  const asked = Number(options.of);
+  const missed = Number.isSafeInteger(asked) && asked > count ? asked - count : 0;
+  const notDone = (why: string) => (missed === 0 ? '' : ` ${missed} of the ${asked} selected ${why}.`);
   switch (done) {
     case 'pause':
-      return 'Paused: leases return no tasks until the queue is resumed.';
+      return options.push
+        ? 'Paused: nothing is dispatched until the queue is resumed (adds are accepted; requests in flight finish).'
+        : 'Paused: leases return no tasks until the queue is resumed.';
     case 'resume':
-      return 'Resumed: leases return tasks again.';
+      return options.push ? 'Resumed: its tasks are dispatched again.' : 'Resumed: leases return tasks again.';
     case 'purge':
       return `Purged ${tasks(count)}.`;
     case 'delete':
-      return count === 0
-        ? 'Nothing deleted: already gone.'
-        : count === 1
-          ? 'Deleted the task.'
-          : `Deleted ${tasks(count)}.`;
+      return (
+        (count === 0
+          ? 'Nothing deleted: already gone.'
+          : count === 1
+            ? 'Deleted the task.'
+            : `Deleted ${tasks(count)}.`) +
+        notDone(`${missed === 1 ? 'was' : 'were'} already gone (done, deleted or purged meanwhile)`)
+      );
     case 'release':
-      if (count === 0) return 'The task was not leased: nothing to release.';
-      return count === 1
-        ? 'Released the lease: the task is available again.'
-        : `Released the leases of ${tasks(count)}: available again.`;
+      if (count === 0 && missed === 0) return 'The task was not leased: nothing to release.';
+      return (
+        (count === 0
+          ? 'Released no lease.'
+          : count === 1
+            ? 'Released the lease: the task is available again.'
+            : `Released the leases of ${tasks(count)}: available again.`) +
+        notDone(
+          `${missed === 1 ? 'was' : 'were'} not leased (the lease had ended, or the task was gone): nothing to release`,
+        )
+      );
     case 'redrive':
-      return `Put back ${tasks(count)} from the dead letters.`;
+      return (
+        `Put back ${tasks(count)} from the dead letters.` +
+        notDone(`${missed === 1 ? 'was' : 'were'} no longer dead letters (put back or deleted meanwhile)`)
+      );
     case 'forget':
-      return `Deleted ${count} dead letter${count === 1 ? '' : 's'} for good.`;
+      return (
+        `Deleted ${count} dead letter${count === 1 ? '' : 's'} for good.` +
+        notDone(`${missed === 1 ? 'was' : 'were'} already gone`)
+      );
     default:
       return null;
   }

@@ -86,7 +86,8 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
   }
   const operations = ctx.service.operate(config.name, { actor: viewer.email ?? 'anonymous', source: 'console' });
   const count = await perform(operations, op, names);
-  return c.redirect(`${back}${bulk.tab}?done=${op}&n=${count}`, 303);
+  // `of`: how many were selected, so the notice says how many were not done, and why.
+  return c.redirect(`${back}${bulk.tab}?done=${op}&n=${count}&of=${names.length}`, 303);
 }
 
 /** The action, and how many tasks it touched: only those released, deleted or put back count. */

@@ -6,7 +6,9 @@ import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DepthHistory } from '../core/depth-history.js';
 import type { QueueConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
+import type { QueueAttention } from '../core/queue-attention.js';
 import type { QueueOverview } from '../core/queue-overview.js';
+import type { TriageThresholds } from '../core/triage-thresholds.js';
 import type { TaskQueue } from '../core/task-queue.js';
 import type { OverviewSampler } from './overview-sampler.js';
 
@@ -17,6 +19,8 @@ export interface ConsoleService {
   /** Reads and actions go through the operator API, which records the actions in the audit log. */
   operate(name: string, operator: Operator): QueueOperations;
   overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** Failing push deliveries and dead letters arriving, for the triage of the queues page. */
+  attention(names: readonly string[], options: { readonly deadLetterSeconds: number }): Promise<QueueAttention[]>;
 }
 
 /** What `mountConsole` needs. */
@@ -37,6 +41,8 @@ export interface ConsoleDeps {
   readonly cronJobs?: () => Promise<CronJobStatus[]>;
   /** A job's firings with their outcomes, and run-now (the service's `cronHistory` and `runCronJob`); without it the cron page has neither. */
   readonly cron?: ConsoleCron;
+  /** What the queues page flags and ranks first (TASKQUEUE_CONSOLE_TRIAGE); default DEFAULT_TRIAGE_THRESHOLDS. */
+  readonly triage?: TriageThresholds;
 }
 
 /** What the cron pages ask of the service beyond the list. */
@@ -55,4 +61,5 @@ export interface ConsoleContext {
   readonly refreshSeconds: number;
   readonly cronJobs: (() => Promise<CronJobStatus[]>) | null;
   readonly cron: ConsoleCron | null;
+  readonly triage: TriageThresholds;
 }

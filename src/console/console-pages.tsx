@@ -6,6 +6,7 @@ import { clearSessionCookie, csrfMatches, isCrossSite, setSessionCookie } from '
 import { isSignedOut, resolveViewer, type Viewer } from './console-viewer.js';
 import { AuditPage } from './audit-page.js';
 import { QueuesPage } from './queues-page.js';
+import { queuesData } from './queues-data.js';
 import { QueuesTable } from './queues-table.js';
 import { readableQueues } from './readable.js';
 import { renderFragment, renderPage } from './render-page.js';
@@ -36,32 +37,18 @@ export function safeNext(next: unknown): string {
   return /[\\\s]|\/\//.test(next) ? '/console' : next;
 }
 
-async function readableOverview(ctx: ConsoleContext, viewer: Viewer) {
-  const names = new Set((await readableQueues(viewer, ctx.service.queues())).map((queue) => queue.name));
-  return ctx.service.overview([...names]);
-}
-
-/** The queues whose name contains `?q=` (any case). */
-async function filteredOverview(c: Context, ctx: ConsoleContext, viewer: Viewer) {
-  const filter = (c.req.query('q') ?? '').trim();
-  const all = await readableOverview(ctx, viewer);
-  const needle = filter.toLowerCase();
-  return { filter, queues: needle === '' ? all : all.filter((q) => q.name.toLowerCase().includes(needle)) };
-}
-
 export async function queuesPage(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
-  const { filter, queues } = await filteredOverview(c, ctx, viewer);
   return renderPage(c, {
     title: 'Queues',
     viewer,
     refreshSeconds: ctx.refreshSeconds,
-    body: <QueuesPage queues={queues} filter={filter} />,
+    body: <QueuesPage data={await queuesData(c, ctx, viewer)} thresholds={ctx.triage} nowMs={Date.now()} />,
   });
 }
 
 export async function queuesTable(c: Context, ctx: ConsoleContext, viewer: Viewer): Promise<Response> {
-  const { filter, queues } = await filteredOverview(c, ctx, viewer);
-  return renderFragment(c, <QueuesTable queues={queues} filter={filter} />);
+  const { filter, queues } = await queuesData(c, ctx, viewer);
+  return renderFragment(c, <QueuesTable queues={queues} filter={filter} nowMs={Date.now()} />);
 }
 
 /** The audit log, newest first, a page at a time, filtered by queue, actor, action and source. */

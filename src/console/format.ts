@@ -49,15 +49,7 @@ export function formatBytes(bytes: number): string {
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
-/** 3725 -> "1h 2m". */
-export function formatAge(seconds: number | null): string {
-  if (seconds === null) return '-';
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
-}
+export { formatAge } from './relative-time.js';
 
 /** Microseconds since the epoch as an ISO time to the second, in UTC. */
 export function formatUsec(usec: number): string {

@@ -19,7 +19,10 @@ export interface LayoutProps {
  * navigation, who is signed in, and sign-out for pasted-token sessions;
  * the time zone times are shown in; and on pages whose figures refresh, how
  * fresh they are, the refresh rate (or paused), and the banner that says
- * when they stopped refreshing and why.
+ * when they stopped refreshing and why. A skip link leads past the header
+ * to the page's own content; a polite live region (#announce) tells a
+ * screen reader what changed when it matters (figures late or stale, the
+ * queues' summary), never the ticking freshness.
  */
 export function Layout(props: LayoutProps) {
   const { viewer } = props;
@@ -34,6 +37,9 @@ export function Layout(props: LayoutProps) {
         <script src={`/console/assets/console.js?v=${props.assetVersion}`} defer></script>
       </head>
       <body>
+        <a class="skip" href="#main">
+          Skip to main content
+        </a>
         <header class="top">
           <a class="brand" href="/console">
             taskqueue
@@ -75,7 +81,8 @@ export function Layout(props: LayoutProps) {
             </label>
             {props.refreshSeconds !== undefined && (
               <>
-                <span id="freshness" class="fresh" role="status" data-rendered-at={String(props.renderedAt)}>
+                {/* Not a live region: it changes every second. #announce says what matters, once. */}
+                <span id="freshness" class="fresh" data-rendered-at={String(props.renderedAt)}>
                   updated just now
                 </span>
                 <label class="refresh" hidden>
@@ -94,7 +101,12 @@ export function Layout(props: LayoutProps) {
           </div>
         )}
         <div id="banner" class="banner" role="alert" hidden></div>
-        <main data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}>
+        <div id="announce" class="visually-hidden" role="status" aria-live="polite"></div>
+        <main
+          id="main"
+          tabindex={-1}
+          data-refresh-ms={props.refreshSeconds === undefined ? undefined : String(props.refreshSeconds * 1000)}
+        >
           {props.children}
         </main>
       </body>

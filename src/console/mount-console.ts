@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
+import { DEFAULT_TRIAGE_THRESHOLDS } from '../core/triage-thresholds.js';
 import { ACTIONS, runAction, type ConsoleAction } from './console-actions.js';
 import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
@@ -58,6 +59,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
     refreshSeconds: deps.refreshSeconds ?? 5,
     cronJobs: deps.cronJobs ?? null,
     cron: deps.cron ?? null,
+    triage: deps.triage ?? DEFAULT_TRIAGE_THRESHOLDS,
   };
   const console = new Hono();
 

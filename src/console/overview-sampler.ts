@@ -84,6 +84,18 @@ export class OverviewSampler {
     };
   }
 
+  /** Every queue's available tasks `seconds` ago (its first sample in the minute from then); absent when none. */
+  async availableAgo(seconds: number): Promise<Map<string, number>> {
+    if (this.#history) return this.#history.availableAgo(Math.round(seconds));
+    const from = Math.round(this.#now() / 1000) - seconds;
+    const found = new Map<string, number>();
+    for (const [queue, samples] of this.#samples) {
+      const first = samples.find((s) => s.at >= from && s.at < from + 60);
+      if (first) found.set(queue, first.available);
+    }
+    return found;
+  }
+
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;

@@ -21,7 +21,8 @@ export function PushTasksTable(props: {
   const { viewer, base, tasks, nowMs } = props;
   const columns = viewer.admin ? 11 : 9;
   return (
-    <table class="tasks cards push" id="tasks-table">
+    // Live (by id): refreshed with the queue's figures.
+    <table class="tasks cards push" id="tasks-table" data-live>
       <thead>
         <tr>
           {viewer.admin && (

@@ -1,7 +1,9 @@
 import type { AuditEntry } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Viewer } from './console-viewer.js';
-import { formatAge, formatBytes, formatCount, storagePercent } from './format.js';
+import type { Child } from 'hono/jsx';
+import { Age } from './age.js';
+import { formatBytes, formatCount, storagePercent } from './format.js';
 import { PushFigures } from './push-figures.js';
 import { STORAGE_WARNING_PERCENT } from './queue-triage.js';
 import { When } from './when.js';
@@ -63,7 +65,7 @@ export function QueueHeader(props: {
             <Figure label={push ? 'Waiting' : 'Available'} value={formatCount(q.availableTasks)} />
             <Figure label={push ? 'In flight or retrying' : 'Leased'} value={formatCount(q.leasedTasks)} />
             <Figure label={push ? 'Scheduled' : 'Delayed'} value={formatCount(q.delayedTasks)} />
-            <Figure label="Oldest task" value={formatAge(q.oldestAvailableAgeSeconds)} />
+            <Figure label="Oldest task" value={<Age seconds={q.oldestAvailableAgeSeconds} nowMs={props.nowMs} />} />
             {!push && <Figure label="Leased last minute" value={formatCount(q.leasedLastMinute)} />}
             {!push && <Figure label="Leased last hour" value={formatCount(q.leasedLastHour)} />}
             <Figure label="Dead letters" value={formatCount(q.deadLetters)} warn={q.deadLetters > 0} />
@@ -96,7 +98,7 @@ export function QueueHeader(props: {
   );
 }
 
-function Figure(props: { readonly label: string; readonly value: string; readonly warn?: boolean }) {
+function Figure(props: { readonly label: string; readonly value: Child; readonly warn?: boolean }) {
   return (
     <div class={props.warn ? 'warn' : undefined}>
       <dt>{props.label}</dt>

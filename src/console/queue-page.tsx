@@ -193,7 +193,8 @@ function TaskSection(props: {
       {push ? (
         <PushTasksTable viewer={viewer} base={base} tasks={tasks} nowMs={data.nowMs} />
       ) : (
-        <table class="tasks cards" id="tasks-table">
+        // Live (by id): the rows refresh with the figures, and a lease that ended shows so, without Release.
+        <table class="tasks cards" id="tasks-table" data-live>
           <thead>
             <tr>
               {viewer.admin && (
@@ -252,16 +253,19 @@ function TaskSection(props: {
                   {viewer.admin && (
                     <td class="row-actions" data-label="Actions">
                       {state === 'leased' && (
-                        <ConfirmedForm
-                          viewer={viewer}
-                          action={`${base}/release`}
-                          confirm={`Release the lease on ${task.name}? Its worker loses it.`}
-                        >
-                          <input type="hidden" name="task" value={task.name} />
-                          <button type="submit" class="quiet">
-                            Release
-                          </button>
-                        </ConfirmedForm>
+                        // Goes when the lease ends (the client script), before the next refresh.
+                        <span data-lease-ends={String(Math.floor(task.etaUsec / 1000))}>
+                          <ConfirmedForm
+                            viewer={viewer}
+                            action={`${base}/release`}
+                            confirm={`Release the lease on ${task.name}? Its worker loses it.`}
+                          >
+                            <input type="hidden" name="task" value={task.name} />
+                            <button type="submit" class="quiet">
+                              Release
+                            </button>
+                          </ConfirmedForm>
+                        </span>
                       )}
                       <ConfirmedForm
                         viewer={viewer}
@@ -299,7 +303,8 @@ function Tombstones(props: { readonly tombstones: readonly Tombstone[]; readonly
   return (
     <div>
       <h2>Recent tombstones</h2>
-      <table class="tombstones cards" id="tombstones-table">
+      {/* Live like the figures: refreshed on the same tick, as fresh as the bar says. */}
+      <table class="tombstones cards" id="tombstones-table" data-live>
         <thead>
           <tr>
             <th scope="col">Name</th>

@@ -89,7 +89,10 @@ export async function queuePage(c: Context, ctx: ConsoleContext, viewer: Viewer)
     filter: { state, tag },
     nextTasks,
     tombstones,
-    notice: noticeOf(c.req.query('done'), c.req.query('n')),
+    notice: noticeOf(c.req.query('done'), c.req.query('n'), {
+      push: overview.push !== undefined,
+      of: c.req.query('of'),
+    }),
     nowMs: Date.now(),
   };
   return renderPage(c, {

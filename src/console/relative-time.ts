@@ -25,3 +25,13 @@ export function formatAbsolute(ms: number, zone: 'UTC' | 'local'): string {
       ?.value ?? 'local';
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${name}`;
 }
+
+/** 3725 -> "1h 2m". */
+export function formatAge(seconds: number | null): string {
+  if (seconds === null) return '-';
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}

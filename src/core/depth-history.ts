@@ -32,4 +32,10 @@ export interface DepthHistory {
   ): Promise<void>;
   /** One queue's samples over the last `seconds`, oldest first. */
   series(queue: string, seconds: number): Promise<DepthSeries>;
+  /**
+   * Every queue's available tasks `seconds` ago: its earliest sample in the
+   * minute from then (growth of a backlog, for the console's triage). A
+   * queue without a sample then is absent.
+   */
+  availableAgo(seconds: number): Promise<Map<string, number>>;
 }

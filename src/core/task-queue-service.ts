@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
 import { QueueOperations } from './queue-operations.js';
+import type { QueueAttention } from './queue-attention.js';
 import type { QueueOverview } from './queue-overview.js';
 import { noTaskEvents, type TaskEvents } from './task-events.js';
 import type { TaskStore } from './task-store.js';
@@ -260,6 +261,21 @@ export class TaskQueueService {
     const rows = await this.#store.overview({ queueIds: ids });
     const byName = new Map(rows.map((row) => [row.name, row]));
     return this.#config.queues.flatMap((queue) => byName.get(queue.name) ?? []);
+  }
+
+  /**
+   * The given queues' failures the overview does not show (failing push
+   * deliveries, dead letters arrived in the last `deadLetterSeconds`), from
+   * one query bounded per queue, for the console's triage.
+   */
+  async attention(
+    names: readonly string[],
+    options: { readonly deadLetterSeconds: number },
+  ): Promise<QueueAttention[]> {
+    const wanted = new Set(names);
+    const ids = [...this.#queues.values()].filter(({ queue }) => wanted.has(queue.name)).map(({ queue }) => queue.id);
+    if (ids.length === 0) return [];
+    return this.#store.attention({ queueIds: ids, deadLetterSeconds: options.deadLetterSeconds });
   }
 
   /** Runs the cleanup job once (it also runs on a timer). Concurrent calls share one run. */

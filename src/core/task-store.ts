@@ -3,6 +3,7 @@ import type { CallerTransaction } from './caller-transaction.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import type { ServiceConfig } from './queue-config.js';
 import type { LeaseRate } from './queue-config.js';
+import type { QueueAttention } from './queue-attention.js';
 import type { QueueOverview } from './queue-overview.js';
 import type { PushRequest } from './push/push-task.js';
 import type { Task } from './task.js';
@@ -55,6 +56,11 @@ export interface TaskStore {
   recordAudit(entry: NewAuditEntry): Promise<void>;
   /** The operators' overview of the given queues, in one query. */
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]>;
+  /** The given queues' failing push deliveries and dead letters of the last `deadLetterSeconds`, bounded per queue. */
+  attention(params: {
+    readonly queueIds: readonly number[];
+    readonly deadLetterSeconds: number;
+  }): Promise<QueueAttention[]>;
   /** Removes expired tombstones and dead letters, and old lease history. */
   cleanup(params: CleanupParams): Promise<CleanupResult>;
   /**

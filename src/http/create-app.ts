@@ -1,3 +1,4 @@
+import { encodeConsole } from './console-encoding.js';
 import { Hono, type Context, type Next } from 'hono';
 import { OPEN_ACCESS } from '../auth/access-control.js';
 import { silentLogger } from '../core/logger.js';
@@ -63,6 +64,9 @@ export function createApp(deps: AppDeps): Hono {
   if (metricsSource) app.get('/metrics', (c) => metrics(c, resolved, metricsSource));
   app.get('/discovery/v1/apis/taskqueue/v1beta2/rest', (c) => discovery(c, resolved));
   app.get('/openapi.json', (c) => openApi(c, resolved));
+
+  // The web console, when mounted (src/console): compressed, tagged, and 304 when a refresh finds nothing new.
+  app.use('/console/*', encodeConsole);
 
   app.use('/taskqueue/*', methodOverride(app));
   // RFC 6750 section 2.3: a response to a request that carried its token in

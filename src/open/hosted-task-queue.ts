@@ -9,6 +9,7 @@ import type { PushEvents } from '../core/push/dispatcher/push-transport.js';
 import type { PoolStats } from '../core/pool-stats.js';
 import type { QueueConfig, ServiceConfig } from '../core/queue-config.js';
 import type { QueueOperations } from '../core/queue-operations.js';
+import type { QueueAttention } from '../core/queue-attention.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { TaskQueue } from '../core/task-queue.js';
 import { TaskQueueService, type TaskQueueServiceOptions } from '../core/task-queue-service.js';
@@ -35,6 +36,8 @@ export interface OpenTaskQueue {
   operate(name: string, operator: Operator): QueueOperations;
   /** Every configured queue at a glance (or only `names`), from one query. */
   overview(names?: readonly string[]): Promise<QueueOverview[]>;
+  /** The given queues' failing push deliveries and recent dead letters (the console's triage), bounded per queue. */
+  attention(names: readonly string[], options: { readonly deadLetterSeconds: number }): Promise<QueueAttention[]>;
   /** Runs the cleanup job once (it also runs on a timer). */
   runCleanup(): Promise<unknown>;
   /** A round trip to the database (health checks). */

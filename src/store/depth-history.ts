@@ -59,4 +59,19 @@ export class PgDepthHistory implements DepthHistory {
       throw translateError(error, { queue });
     }
   }
+
+  async availableAgo(seconds: number): Promise<Map<string, number>> {
+    try {
+      // One minute of samples of every queue, by the index on at: bounded at any number of queues' hours.
+      const result = await sql<{ queue: string; available: number }>`/* depth_available_ago */
+        select distinct on (queue) queue, available
+          from ${table(this.#ctx, 'queue_depth_samples')}
+         where at >= now() - make_interval(secs => ${seconds}::int4)
+           and at < now() - make_interval(secs => ${seconds}::int4) + interval '1 minute'
+         order by queue, at`.execute(this.#ctx.db);
+      return new Map(result.rows.map((row) => [row.queue, row.available]));
+    } catch (error) {
+      throw translateError(error, {});
+    }
+  }
 }

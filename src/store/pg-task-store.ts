@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DeadLetter } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import type { ServiceConfig } from '../core/queue-config.js';
+import type { QueueAttention } from '../core/queue-attention.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { Task } from '../core/task.js';
@@ -59,6 +60,7 @@ import { leaseCounts } from './lease-counts.js';
 import { listTombstones } from './list-tombstones.js';
 import { modifyLease } from './modify-lease.js';
 import { purgeTasks } from './purge-tasks.js';
+import { queueAttention } from './queue-attention.js';
 import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
@@ -286,6 +288,13 @@ export class PgTaskStore implements TaskStore {
 
   overview(params: { readonly queueIds: readonly number[] }): Promise<QueueOverview[]> {
     return this.#guard(() => queueOverview(this.#ctx, params), undefined);
+  }
+
+  attention(params: {
+    readonly queueIds: readonly number[];
+    readonly deadLetterSeconds: number;
+  }): Promise<QueueAttention[]> {
+    return this.#guard(() => queueAttention(this.#ctx, params), undefined);
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {

@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { noticeOf } from '../../src/console/console-actions.js';
 import { safeNext } from '../../src/console/console-pages.js';
 import { formatRelative } from '../../src/console/format.js';
 import { hexDump, payloadView } from '../../src/console/payload-detail.js';
-import { problemsOf, summarize, triage } from '../../src/console/queue-triage.js';
+import { summarize, triage, type QueueSignals } from '../../src/console/queue-triage.js';
+import { triageSetting, triageText } from '../../src/config/triage-settings.js';
+import type { QueueAttention } from '../../src/core/queue-attention.js';
+import { DEFAULT_TRIAGE_THRESHOLDS } from '../../src/core/triage-thresholds.js';
 import { taskStateOf } from '../../src/console/task-state.js';
-import type { QueueOverview } from '../../src/core/queue-overview.js';
+import type { PushQueueOverview, QueueOverview } from '../../src/core/queue-overview.js';
 import { pullQueue } from '../helpers/configs.js';
 import { ADMIN, READER, browser, csrfOf, openConsoleHarness, type ConsoleHarness } from './console-harness.js';
 
@@ -31,27 +35,108 @@ const rowsOf = (html: string, attribute: string) =>
   [...html.matchAll(new RegExp(`${attribute}="([^"]+)"`, 'g'))].map((m) => m[1]);
 
 describe('console views, pure parts', () => {
-  it('puts problem queues first, most urgent first, the rest in configuration order, and sums them up', () => {
-    const queues = [
-      overview('fine-1'),
-      overview('paused', { paused: true }),
-      overview('full', { storageBytes: 850, storageLimitBytes: 1000 }),
-      overview('fine-2', { storageBytes: 790, storageLimitBytes: 1000 }),
-      overview('dead', { deadLetters: 3 }),
-      overview('stuck', { oldestAvailableAgeSeconds: 900, availableTasks: 4 }),
-    ];
-    expect(triage(queues).map((q) => q.name)).toEqual(['dead', 'full', 'stuck', 'paused', 'fine-1', 'fine-2']);
-    expect(problemsOf(queues[2]!)).toEqual(['storage']);
-    expect(problemsOf(queues[3]!)).toEqual([]);
-    expect(summarize(queues)).toEqual({
-      queues: 6,
-      waiting: 4,
-      withDeadLetters: 1,
-      deadLetters: 3,
-      paused: 1,
-      nearStorageLimit: 1,
-      oldTasks: 1,
+  it('ranks by what needs a human now: failing deliveries first, a 60k backlog above old dead letters, old tasks no noise', () => {
+    const push = (change: Partial<PushQueueOverview> = {}): PushQueueOverview => ({
+      ratePerSecond: 5,
+      bucketSize: 5,
+      maxConcurrentRequests: null,
+      targetUrl: 'http://app.internal',
+      target: null,
+      inFlight: 0,
+      tokens: null,
+      heldUntilUsec: null,
+      slowedUntilUsec: null,
+      ...change,
     });
+    const attention = (name: string, change: Partial<QueueAttention> = {}): QueueAttention => ({
+      name,
+      failingDeliveries: 0,
+      failingForSeconds: null,
+      failingStatus: null,
+      failingError: null,
+      deadLettersArrived: 0,
+      ...change,
+    });
+    // 131 queues of mixed health, as an on-call operator finds them; most are fine with a few old tasks.
+    const queues = [
+      ...Array.from({ length: 120 }, (_, i) =>
+        overview(`fine-${i}`, { availableTasks: 3, oldestAvailableAgeSeconds: 400 + i }),
+      ),
+      overview('old-dead', { deadLetters: 900 }),
+      overview('backlog', { availableTasks: 60_000, oldestAvailableAgeSeconds: 120 }),
+      overview('growing', { availableTasks: 4_000 }),
+      overview('paused', { paused: true, availableTasks: 10, oldestAvailableAgeSeconds: 86_400 }),
+      overview('full', { storageBytes: 850, storageLimitBytes: 1000 }),
+      overview('stalled', { availableTasks: 4, oldestAvailableAgeSeconds: 7200 }),
+      overview('arriving', { deadLetters: 2 }),
+      overview('push-flaky', { mode: 'push', push: push() }),
+      overview('push-nowhere', { mode: 'push', push: push({ targetUrl: null }), availableTasks: 5 }),
+      overview('push-failing', { mode: 'push', push: push(), availableTasks: 40, leasedTasks: 12 }),
+      overview('push-fine', { mode: 'push', push: push() }),
+    ];
+    expect(queues).toHaveLength(131);
+    const signals: Record<string, QueueSignals> = {
+      'push-failing': {
+        attention: attention('push-failing', { failingDeliveries: 12, failingForSeconds: 3300, failingStatus: 502 }),
+      },
+      // Failing for a minute: a retry under way, below push-failing.
+      'push-flaky': { attention: attention('push-flaky', { failingDeliveries: 1, failingForSeconds: 60 }) },
+      arriving: { attention: attention('arriving', { deadLettersArrived: 2 }) },
+      growing: { availableBefore: 1_500 },
+      backlog: { availableBefore: 59_900 },
+    };
+    const ranked = triage(queues, (name) => signals[name] ?? {}, DEFAULT_TRIAGE_THRESHOLDS);
+    expect(ranked.slice(0, 9).map((q) => q.overview.name)).toEqual([
+      'push-failing',
+      'push-nowhere',
+      'arriving',
+      'growing',
+      'backlog',
+      'full',
+      'stalled',
+      'paused',
+      'fine-0',
+    ]);
+    expect(ranked.findIndex((q) => q.overview.name === 'backlog')).toBeLessThan(
+      ranked.findIndex((q) => q.overview.name === 'old-dead'),
+    );
+    expect(ranked[0]!.flags).toEqual([
+      { problem: 'failing deliveries', detail: '12 tasks failing, the longest for 55 min: HTTP 502' },
+    ]);
+    expect(ranked.filter((q) => q.flags.length > 0)).toHaveLength(8);
+    // The stuck-lease count, when known, ranks above dead letters arriving.
+    const withStuck = triage(
+      queues,
+      (name) => (name === 'fine-7' ? { stuckLeases: 2 } : (signals[name] ?? {})),
+      DEFAULT_TRIAGE_THRESHOLDS,
+    );
+    expect(withStuck.slice(0, 3).map((q) => q.overview.name)).toEqual(['push-failing', 'push-nowhere', 'fine-7']);
+    // Thresholds an operator changed: old tasks past 5 minutes count, and 55 minutes of failures no longer do.
+    const strict = triageSetting('stalled=5m,push-failing=2h');
+    expect(strict).toMatchObject({ stalledSeconds: 300, pushFailingSeconds: 7200, backlogTasks: 10_000 });
+    const flagged = triage(queues, (name) => signals[name] ?? {}, strict).filter((q) => q.flags.length > 0);
+    expect(flagged.map((q) => q.overview.name)).not.toContain('push-failing');
+    expect(flagged).toHaveLength(127);
+    expect(summarize(ranked)).toEqual({
+      queues: 131,
+      waiting: 64_431,
+      deadLetters: 902,
+      problems: [
+        ['failing deliveries', 1],
+        ['no target URL', 1],
+        ['dead letters arriving', 1],
+        ['backlog growing', 1],
+        ['backlog', 1],
+        ['storage', 1],
+        ['stalled', 1],
+        ['paused', 1],
+      ],
+    });
+    expect(() => triageSetting('backlog=lots')).toThrow(/TASKQUEUE_CONSOLE_TRIAGE must be name=value pairs/);
+    expect(() => triageSetting('old-tasks=1h')).toThrow(/TASKQUEUE_CONSOLE_TRIAGE/);
+    expect(triageText(DEFAULT_TRIAGE_THRESHOLDS)).toBe(
+      'push-failing=300s,backlog=10000,backlog-growth=1000,backlog-window=600s,dead-letters=3600s,stalled=3600s',
+    );
   });
 
   it("tells a task's state from its row: a lease that ran out is available, not leased", () => {
@@ -126,8 +211,11 @@ describe('console views, server side', () => {
     await b.signIn(ADMIN);
     const page = await b.send('/console');
     expect(rowsOf(page.text, 'data-queue')).toEqual(['bravo', 'charlie', 'delta', 'default', 'alpha']);
-    expect(page.text).toContain('Needs attention: 1 dead letter');
-    expect(page.text).toMatch(/1 near the storage limit, 1 paused/);
+    expect(page.text).toContain(
+      'Needs attention: dead letters arriving in 1 queue; storage in 1 queue; paused in 1 queue.',
+    );
+    expect(page.text).toContain('dead letters arriving</span><span class="why">1 in the last 1 h<');
+    expect(page.text).toContain('How queues are ranked');
     expect(page.text).toMatch(/>9\d%</);
     const filtered = await b.send('/console?q=AR');
     expect(rowsOf(filtered.text, 'data-queue')).toEqual(['charlie']);
@@ -309,9 +397,17 @@ describe('console views, server side', () => {
       ['task', 'a'],
       ['task', 'b'],
     ]);
-    expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2');
+    expect(done.headers.get('location')).toBe('/console/queues/jobs?done=delete&n=2&of=2');
     expect((await jobs.listTasks()).map((t) => t.name)).toEqual(['c']);
-    expect((await b.send('/console/queues/jobs?done=delete&n=2')).text).toContain('Deleted 2 tasks.');
+    expect((await b.send('/console/queues/jobs?done=delete&n=2&of=2')).text).toContain('Deleted 2 tasks.<');
+    // A selection only partly done says what was not, and why.
+    expect((await b.send('/console/queues/jobs?done=release&n=1&of=3')).text).toContain(
+      'Released the lease: the task is available again. 2 of the 3 selected were not leased (the lease had ended, or the task was gone): nothing to release.',
+    );
+    expect(noticeOf('pause', '0', { push: true })).toBe(
+      'Paused: nothing is dispatched until the queue is resumed (adds are accepted; requests in flight finish).',
+    );
+    expect(noticeOf('resume', '0', { push: true })).toBe('Resumed: its tasks are dispatched again.');
     expect(
       (
         await send([

@@ -8,11 +8,12 @@ import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { startCharts } from './charts.js';
 import { startForms } from './forms.js';
-import { startLive } from './live.js';
+import { rememberServed, startLive } from './live.js';
 import { startTables } from './tables.js';
 import { startTimes } from './times.js';
 
 function start(): void {
+  rememberServed();
   startTimes();
   startTables();
   startForms();

@@ -4,10 +4,11 @@
 // button of the task page.
 
 export function startForms(): void {
-  document.querySelectorAll<HTMLFormElement>('form[data-confirm-message]').forEach((form) => {
-    form.addEventListener('submit', (event) => {
-      if (!window.confirm(form.dataset.confirmMessage ?? 'Are you sure?')) event.preventDefault();
-    });
+  // Listened for on the document, not on each form: rows swapped in by a refresh ask too.
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.dataset.confirmMessage === undefined) return;
+    if (!window.confirm(form.dataset.confirmMessage || 'Are you sure?')) event.preventDefault();
   });
   document.querySelectorAll<HTMLInputElement>('input[data-confirm]').forEach((input) => {
     const expected = input.dataset.confirm;
@@ -19,10 +20,12 @@ export function startForms(): void {
     input.addEventListener('input', update);
     update();
   });
-  document.querySelectorAll<HTMLInputElement>('input[data-select-all]').forEach((all) => {
-    const boxes = () =>
-      document.querySelectorAll<HTMLInputElement>(`input[type=checkbox][form="${all.dataset.selectAll}"]`);
-    all.addEventListener('change', () => boxes().forEach((box) => (box.checked = all.checked)));
+  document.addEventListener('change', (event) => {
+    const all = event.target;
+    if (!(all instanceof HTMLInputElement) || all.dataset.selectAll === undefined) return;
+    document
+      .querySelectorAll<HTMLInputElement>(`input[type=checkbox][form="${all.dataset.selectAll}"]`)
+      .forEach((box) => (box.checked = all.checked));
   });
   document.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((button) => {
     const source = document.getElementById(button.dataset.copy ?? '');

@@ -1,4 +1,4 @@
-// Sortable columns and the live name filter of the queues table. Both are
+// Sortable columns (and a "Sort by" choice, with the triage's rank) and the live name filter of the queues table. Both are
 // kept across refreshes: the live loop calls `restoreTables` after swapping
 // a fresh table in.
 
@@ -20,12 +20,20 @@ function sortTable(table: HTMLTableElement): void {
   const state = sorts.get(table.id);
   const headers = [...table.tHead!.rows[0]!.cells];
   headers.forEach((th) => th.removeAttribute('aria-sort'));
+  const choice = document.querySelector<HTMLSelectElement>(`select[data-sort-table="${table.id}"]`);
+  if (choice) choice.value = state?.key ?? 'rank';
   if (!state) return;
+  const body = table.tBodies[0]!;
+  const rows = [...body.rows].filter((row) => row.cells.length > 1);
+  if (state.key === 'rank') {
+    // The triage's order, as the server sent it.
+    rows.sort((a, b) => Number(a.dataset.rank) - Number(b.dataset.rank));
+    rows.forEach((row) => body.appendChild(row));
+    return;
+  }
   const index = headers.findIndex((th) => th.dataset.sortKey === state.key);
   if (index < 0) return;
   headers[index]!.setAttribute('aria-sort', state.descending ? 'descending' : 'ascending');
-  const body = table.tBodies[0]!;
-  const rows = [...body.rows].filter((row) => row.cells.length > 1);
   const numeric = rows.every((row) => cellOf(row, index) === '' || !Number.isNaN(Number(cellOf(row, index))));
   rows.sort((a, b) => {
     const x = cellOf(a, index);
@@ -47,6 +55,9 @@ function filterTable(table: HTMLTableElement): void {
 
 /** Wires the sort buttons of a table (once per table element). */
 function arm(table: HTMLTableElement): void {
+  // A table a refresh left in place (nothing changed) is armed already.
+  if (table.dataset.armed !== undefined) return;
+  table.dataset.armed = '';
   table.querySelectorAll<HTMLButtonElement>('button[data-sort-by]').forEach((button) => {
     button.addEventListener('click', () => {
       const key = button.dataset.sortBy!;
@@ -69,6 +80,17 @@ export function restoreTables(root: ParentNode = document): void {
 
 export function startTables(): void {
   restoreTables();
+  // "Sort by": the same sorts as the column headers (hidden on a phone), and the triage's rank.
+  document.querySelectorAll<HTMLSelectElement>('select[data-sort-table]').forEach((choice) => {
+    choice.closest('[hidden]')?.removeAttribute('hidden');
+    choice.addEventListener('change', () => {
+      const table = document.getElementById(choice.dataset.sortTable ?? '');
+      if (!(table instanceof HTMLTableElement)) return;
+      const numeric = table.querySelector(`th[data-sort-key="${choice.value}"]`)?.classList.contains('num') ?? false;
+      sorts.set(table.id, { key: choice.value, descending: numeric });
+      sortTable(table);
+    });
+  });
   document.querySelectorAll<HTMLInputElement>('input[data-filter-table]').forEach((input) => {
     input.addEventListener('input', () => {
       const table = document.getElementById(input.dataset.filterTable ?? '');

@@ -1,6 +1,6 @@
 // Times on the page: one zone for everything (tables, hovers, chart axes),
 // UTC or the browser's, chosen in the header and remembered.
-import { formatAbsolute, formatRelative } from '../relative-time.js';
+import { formatAbsolute, formatAge, formatRelative } from '../relative-time.js';
 
 export type Zone = 'UTC' | 'local';
 const KEY = 'taskqueue-console-zone';
@@ -37,6 +37,14 @@ export function renderTimes(root: ParentNode = document): void {
   });
 }
 
+/** Writes every age (`.age[data-since]`, "5m 3s") in `root` as of now: ages grow between refreshes. */
+export function renderAges(root: ParentNode = document): void {
+  const now = Date.now();
+  root.querySelectorAll<HTMLElement>('.age[data-since]').forEach((age) => {
+    age.textContent = formatAge((now - Number(age.dataset.since)) / 1000);
+  });
+}
+
 export function startTimes(): void {
   const select = document.getElementById('time-zone');
   if (select instanceof HTMLSelectElement) {
@@ -52,5 +60,7 @@ export function startTimes(): void {
     });
   }
   renderTimes();
+  renderAges();
   setInterval(() => renderTimes(), 15000);
+  setInterval(() => renderAges(), 1000);
 }
