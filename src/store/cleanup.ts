@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { CleanupParams, CleanupResult } from '../core/task-store.js';
 import { intervalFromMs, table, type StoreContext } from './store-context.js';
+import { cleanupAttempts } from './task-attempts.js';
 
 /**
- * Drops tombstones and dead letters past their retention periods and lease
- * history older than an hour, a batch per statement (oldest first, by index) so no statement holds
+ * Drops tombstones and dead letters past their retention periods, lease
+ * history older than an hour and the attempts of tasks gone, a batch per statement (oldest first, by index) so no statement holds
  * locks or bloats WAL for long. Several processes may run it at once; they
  * just share the work.
  */
@@ -46,5 +47,12 @@ export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise
   }
   const history = await sql`/* cleanup_lease_history */
     delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour'`.execute(ctx.db);
-  return { tombstonesRemoved, deadLettersRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
+  // After the dead letters: the attempts of those just removed go in the same run.
+  const attemptsRemoved = await cleanupAttempts(ctx, params);
+  return {
+    tombstonesRemoved,
+    deadLettersRemoved,
+    historyRemoved: Number(history.numAffectedRows ?? 0n),
+    attemptsRemoved,
+  };
 }
