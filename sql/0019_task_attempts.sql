@@ -38,3 +38,12 @@ COMMENT ON TABLE task_attempts IS 'The last 10 unsuccessful attempts of each tas
 
 -- The cleanup job's sweep of attempts whose task is gone, oldest first.
 CREATE INDEX task_attempts_ended_at_idx ON task_attempts (ended_at);
+
+-- queue_future_tasks (sql/routines) also counts long leases (a pull task's
+-- lease with more than 15 minutes still to run: if its worker died, the
+-- task waits that long), in the same index range it already reads: a new
+-- OUT column changes its result type, which CREATE OR REPLACE cannot, so
+-- it and the view that uses it are dropped here and recreated by their
+-- routine files (queue_stats gains long_leases).
+DROP VIEW IF EXISTS queue_stats;
+DROP FUNCTION IF EXISTS queue_future_tasks(integer);

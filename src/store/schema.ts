@@ -162,6 +162,7 @@ export interface QueueStatsView {
   retry_limit: number | null;
   lease_rate_calls: number | null;
   lease_rate_seconds: number | null;
+  long_leases: string;
 }
 
 export interface LeasedTasksView {

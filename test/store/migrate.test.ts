@@ -101,6 +101,7 @@ const COLUMNS = {
     'retry_limit',
     'lease_rate_calls',
     'lease_rate_seconds',
+    'long_leases',
   ],
   leased_tasks: [
     'queue',

@@ -92,4 +92,14 @@ describe.each(ENGINES)('attempt history and run-now on %s', (engine) => {
       code: 'INVALID_REQUEST',
     });
   });
+
+  it('counts long leases (more than 15 minutes still to run) in the overview', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'short' }, { name: 'long' }, { name: 'later', countdownSeconds: 7200 }]);
+    await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    await q.leaseTasks({ lease: 3600, maxTasks: 1 });
+    const [overview] = await t.service.overview(['q']);
+    expect(overview).toMatchObject({ leasedTasks: 2, delayedTasks: 1, longLeases: 1 });
+  });
 });
