@@ -3,6 +3,7 @@ import { OPEN_ACCESS } from '../auth/access-control.js';
 import { ACTIONS, runAction, type ConsoleAction } from './console-actions.js';
 import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
+import { runMatching } from './console-run-matching.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
 import { cronPage } from './cron-page.js';
@@ -92,6 +93,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues/:queue/tasks', page(findTask));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
   console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
+  console.post('/queues/:queue/run-matching', (c) => runMatching(c, ctx));
   for (const action of ACTIONS) {
     console.post(`/queues/:queue/${action}`, (c) => runAction(c, ctx, action as ConsoleAction));
   }

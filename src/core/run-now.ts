@@ -72,8 +72,10 @@ export async function runTasksNow(
     ...base,
     selection: {
       filter: { ...(filter.state === undefined ? {} : { state: filter.state }), ...(tag === undefined ? {} : { tag }) },
+      ...(selection.dryRun === true ? { dryRun: true } : {}),
     },
   });
-  await ctx.store.recordAudit({ ...intent(null), count: result.count });
+  // A dry run changes nothing: nothing to record.
+  if (selection.dryRun !== true) await ctx.store.recordAudit({ ...intent(null), count: result.count });
   return result;
 }

@@ -66,7 +66,11 @@ export type AttemptListParams = TaskRef;
  */
 export type RunNowSelection =
   | { readonly names: readonly string[] }
-  | { readonly filter: { readonly state?: 'leased' | 'delayed'; readonly tag?: string | null } };
+  | {
+      readonly filter: { readonly state?: 'leased' | 'delayed'; readonly tag?: string | null };
+      /** Only count the tasks it would make due now (up to the cap): the count a confirmation shows. */
+      readonly dryRun?: boolean;
+    };
 
 export interface RunNowParams extends QueueRef {
   readonly selection: RunNowSelection;

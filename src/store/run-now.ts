@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { AuditIntent } from '../core/audit-log.js';
 import type { RunNowParams, RunNowResult } from '../core/task-attempt.js';
 import { auditedCte } from './audit-row.js';
-import { table, type StoreContext } from './store-context.js';
+import { table, toNumber, type StoreContext } from './store-context.js';
 
 /** The channel the add trigger notifies (sql/routines/tasks_after_insert.sql): waiting leases and dispatchers listen on it. */
 const CHANNEL = 'taskqueue_tasks';
@@ -51,6 +51,15 @@ export async function runNow(
         : sql``;
   const tag =
     filter.tag === undefined ? sql`` : filter.tag === null ? sql`and tag is null` : sql`and tag = ${filter.tag}`;
+  if (params.selection.dryRun === true) {
+    const counted = await sql<{ n: unknown }>`/* count_runnable_tasks */
+      select count(*) as n from (
+        select 1 from ${tasks}
+         where queue_id = ${q} and eta > now() ${state} ${tag} ${notInFlight}
+         limit ${params.maxTasks}::int4
+      ) x`.execute(ctx.db);
+    return { count: toNumber(counted.rows[0]?.n), names: [] };
+  }
   let count = 0;
   const names: string[] = [];
   for (;;) {
