@@ -1,4 +1,8 @@
-import type { QueueRef, TaskRef } from './task-store.js';
+/** A queue as the store knows it (task-store.ts's QueueRef, by shape: that file imports this one). */
+interface QueueRef {
+  readonly queueId: number;
+  readonly queueName: string;
+}
 
 /**
  * Attempts kept per task (sql/0019): recording attempt n drops attempt
@@ -58,7 +62,9 @@ export interface AttemptRecordParams extends QueueRef {
   readonly attempts: readonly NewTaskAttempt[];
 }
 
-export type AttemptListParams = TaskRef;
+export interface AttemptListParams extends QueueRef {
+  readonly name: string;
+}
 
 /**
  * Which tasks a "run now" makes due: the named ones, or every task in a

@@ -52,7 +52,7 @@ export async function recordAttempts(ctx: StoreContext, params: AttemptRecordPar
         where o.queue_id = ${params.queueId} and o.task_name = n.name and o.attempt = n.attempt
           and o.ended_at >= to_timestamp(n.enqueued_s))
     on conflict (queue_id, task_name, attempt) do update
-       set ended_at = now(), outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
+       set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
            response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms`.execute(ctx.db);
 }
 
@@ -85,7 +85,7 @@ export function pushAttemptCtes(
              ${params.responseExcerpt}::text, ${params.durationMs}::int4
         from ${source} s
       on conflict (queue_id, task_name, attempt) do update
-         set ended_at = now(), outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
+         set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
              response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms
     )`;
 }
