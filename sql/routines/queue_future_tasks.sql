@@ -9,13 +9,18 @@
 -- table lies ahead, picks a scan of the WHOLE table instead, once per queue
 -- (measured: 11 queues, 100k tasks, 20% ahead: 11 sequential scans, 1 s).
 -- The index range reads only the rows ahead of now in the one queue.
-CREATE OR REPLACE FUNCTION queue_future_tasks(queue integer, OUT leased bigint, OUT delayed bigint)
+-- long_leases: pull leases with more than 15 minutes still to run (a push
+-- task's claim or backoff is not a lease). A worker that died holding one
+-- keeps its task from every other worker until then; the console flags it
+-- (docs/console.md, "Long leases"). Counted in the same range, no second read.
+CREATE OR REPLACE FUNCTION queue_future_tasks(queue integer, OUT leased bigint, OUT delayed bigint, OUT long_leases bigint)
 LANGUAGE sql STABLE
 SET search_path FROM CURRENT
 SET enable_seqscan = off
 SET enable_bitmapscan = off
 AS $$
-  SELECT count(*) FILTER (WHERE retry_count > 0), count(*) FILTER (WHERE retry_count = 0)
+  SELECT count(*) FILTER (WHERE retry_count > 0), count(*) FILTER (WHERE retry_count = 0),
+         count(*) FILTER (WHERE retry_count > 0 AND push IS NULL AND eta > now() + interval '15 minutes')
     FROM tasks WHERE queue_id = queue AND eta > now()
 $$;
 

@@ -26,7 +26,8 @@ SELECT q.id                                       AS queue_id,
        q.storage_limit_bytes,
        q.max_leases                               AS retry_limit,
        q.lease_rate_calls,
-       q.lease_rate_seconds
+       q.lease_rate_seconds,
+       f.long_leases
   FROM queues q
  CROSS JOIN LATERAL (
         SELECT coalesce(sum(task_count), 0)::int8 AS tasks, coalesce(sum(byte_count), 0)::int8 AS bytes
@@ -41,4 +42,4 @@ SELECT q.id                                       AS queue_id,
  CROSS JOIN LATERAL (
         SELECT coalesce(sum(dead_letters), 0)::int8 AS dead_letters FROM dead_letter_counts WHERE queue_id = q.id) d;
 
-COMMENT ON VIEW queue_stats IS 'Per queue: paused, tasks by state, oldest available age, leases in the last minute/hour, dead letters, storage and limits.';
+COMMENT ON VIEW queue_stats IS 'Per queue: paused, tasks by state, oldest available age, leases in the last minute/hour, dead letters, storage and limits, long leases.';

@@ -16,6 +16,8 @@ import { registerPause } from './commands/pause.js';
 import { registerPurge } from './commands/purge.js';
 import { registerQueues } from './commands/queues.js';
 import { registerRedrive } from './commands/redrive.js';
+import { registerRunNow } from './commands/run-now.js';
+import { registerAttempts } from './commands/attempts.js';
 import { registerResume } from './commands/resume.js';
 import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
@@ -68,6 +70,8 @@ export function buildProgram(ctx: CommandContext): Command {
     registerResume,
     registerDeadLetters,
     registerRedrive,
+    registerRunNow,
+    registerAttempts,
     registerExport,
     registerImport,
   ]) {

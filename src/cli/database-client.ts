@@ -1,3 +1,4 @@
+import type { RunNowSelection, TaskAttempt } from '../core/task-attempt.js';
 import { deadLetterRecord } from '../core/dead-letter.js';
 import { isQueueError, QueueError } from '../core/errors.js';
 import { maskHeaders } from '../core/push/mask-headers.js';
@@ -160,6 +161,14 @@ export class DatabaseClient implements OperatorClient {
 
   redrive(queue: string, names?: readonly string[]): Promise<number> {
     return this.#operate(queue).redrive(names);
+  }
+
+  async runNow(queue: string, selection: RunNowSelection): Promise<number> {
+    return (await this.#operate(queue).runNow(selection)).count;
+  }
+
+  attempts(queue: string, name: string): Promise<TaskAttempt[]> {
+    return this.#operate(queue).attempts(name);
   }
 
   exportTasks(queue: string): AsyncIterable<ExportLine[]> {

@@ -1,3 +1,4 @@
+import type { RunNowSelection, TaskAttempt } from '../core/task-attempt.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
@@ -137,6 +138,15 @@ export class HttpClient implements OperatorClient {
       redriven: number;
     };
     return body.redriven;
+  }
+
+  async runNow(queue: string, selection: RunNowSelection): Promise<number> {
+    return ((await this.#json('POST', `${this.#admin(queue)}/tasks/runNow`, selection)) as { ran: number }).ran;
+  }
+
+  async attempts(queue: string, name: string): Promise<TaskAttempt[]> {
+    const path = `${this.#admin(queue)}/tasks/${encodeURIComponent(name)}/attempts`;
+    return ((await this.#json('GET', path)) as { items: TaskAttempt[] }).items;
   }
 
   async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {

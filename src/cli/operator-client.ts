@@ -1,4 +1,5 @@
 import type { CronFiringEntry } from '../core/cron/cron-history.js';
+import type { RunNowSelection, TaskAttempt } from '../core/task-attempt.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
@@ -85,6 +86,10 @@ export interface OperatorClient {
   deadLetters(queue: string): AsyncIterable<DeadLetterRecord[]>;
   /** Puts the named dead letters (all of the queue's without names) back; resolves to how many went back. */
   redrive(queue: string, names?: readonly string[]): Promise<number>;
+  /** Makes the named tasks, or all matching a filter, due now (audited as `run_now`); resolves to how many (a dry run: would be). */
+  runNow(queue: string, selection: RunNowSelection): Promise<number>;
+  /** A task's or dead letter's last attempts that did not succeed, newest first. */
+  attempts(queue: string, name: string): Promise<TaskAttempt[]>;
   /** The queue's live tasks in ETA order, a page at a time. */
   exportTasks(queue: string): AsyncIterable<ExportLine[]>;
   /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */

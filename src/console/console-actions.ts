@@ -5,7 +5,7 @@ import { showError } from './console-errors.js';
 import type { ConsoleContext } from './console-deps.js';
 
 /** The actions, by the last segment of their URL: POST /console/queues/:queue/:action. */
-export const ACTIONS = ['pause', 'resume', 'purge', 'delete', 'release', 'redrive'] as const;
+export const ACTIONS = ['pause', 'resume', 'purge', 'delete', 'release', 'redrive', 'run'] as const;
 export type ConsoleAction = (typeof ACTIONS)[number];
 
 /**
@@ -28,7 +28,7 @@ export async function runAction(c: Context, ctx: ConsoleContext, action: Console
   if (action === 'purge' && form.confirm !== name) {
     return showError(c, viewer, 400, 'Not purged', 'To purge, type the queue name exactly as shown.', back);
   }
-  if ((action === 'delete' || action === 'release') && task === null) {
+  if ((action === 'delete' || action === 'release' || action === 'run') && task === null) {
     return showError(c, viewer, 400, 'Nothing done', 'Name the task.', back);
   }
   const count = await perform(operations, action, task);
@@ -55,6 +55,8 @@ async function perform(operations: QueueOperations, action: ConsoleAction, task:
       return (await operations.releaseLease(task as string)).released ? 1 : 0;
     case 'redrive':
       return operations.redrive(task === null ? undefined : [task]);
+    case 'run':
+      return (await operations.runNow({ names: [task as string] })).count;
   }
 }
 
@@ -110,6 +112,9 @@ export function noticeOf(
         `Put back ${tasks(count)} from the dead letters.` +
         notDone(`${missed === 1 ? 'was' : 'were'} no longer dead letters (put back or deleted meanwhile)`)
       );
+    case 'run':
+      if (count === 0) return 'Nothing run: the task was due already, being delivered, or gone.';
+      return count === 1 ? 'Made the task due now.' : `Made ${tasks(count)} due now.`;
     case 'forget':
       return (
         `Deleted ${count} dead letter${count === 1 ? '' : 's'} for good.` +

@@ -12,6 +12,7 @@ import { renderPage } from './render-page.js';
 const BULK: Record<string, { readonly verb: string; readonly tab: string }> = {
   delete: { verb: 'Delete', tab: '' },
   release: { verb: 'Release the leases of', tab: '' },
+  run: { verb: 'Run now', tab: '' },
   redrive: { verb: 'Put back in the queue', tab: '/dead-letters' },
   forget: { verb: 'Delete for good', tab: '/dead-letters' },
 };
@@ -94,6 +95,7 @@ export async function runBulk(c: Context, ctx: ConsoleContext): Promise<Response
 async function perform(operations: QueueOperations, op: string, names: readonly string[]): Promise<number> {
   if (op === 'redrive') return operations.redrive(names);
   if (op === 'forget') return operations.deleteDeadLetters(names);
+  if (op === 'run') return (await operations.runNow({ names })).count;
   const done = op === 'delete' ? await operations.deleteTasks(names) : await operations.releaseLeases(names);
   return done.filter(Boolean).length;
 }

@@ -4,6 +4,7 @@ import { DEFAULT_TRIAGE_THRESHOLDS } from '../core/triage-thresholds.js';
 import { ACTIONS, runAction, type ConsoleAction } from './console-actions.js';
 import { consoleAssets } from './console-assets.js';
 import { runBulk } from './console-bulk.js';
+import { runMatching } from './console-run-matching.js';
 import type { ConsoleContext, ConsoleDeps } from './console-deps.js';
 import { errorPage, showError } from './console-errors.js';
 import { cronJobPage, runCronJob } from './cron-job-page.js';
@@ -101,6 +102,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues/:queue/tasks', page(findTask));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
   console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
+  console.post('/queues/:queue/run-matching', (c) => runMatching(c, ctx));
   for (const action of ACTIONS) {
     console.post(`/queues/:queue/${action}`, (c) => runAction(c, ctx, action as ConsoleAction));
   }

@@ -182,13 +182,28 @@ function TaskSection(props: {
           form="bulk-tasks"
           ops={
             push
-              ? [['delete', 'Delete']]
+              ? [
+                  ['delete', 'Delete'],
+                  ['run', 'Run now'],
+                ]
               : [
                   ['delete', 'Delete'],
                   ['release', 'Release leases of'],
+                  ['run', 'Run now'],
                 ]
           }
         />
+      )}
+      {viewer.admin && data.filter.state !== 'available' && (
+        <ActionForm viewer={viewer} action={`${base}/run-matching`} class="filter run-matching">
+          {data.filter.state === 'leased' || data.filter.state === 'delayed' ? (
+            <input type="hidden" name="state" value={data.filter.state} />
+          ) : null}
+          {data.filter.tag !== null && <input type="hidden" name="tag" value={data.filter.tag} />}
+          <button type="submit" class="quiet" id="run-matching">
+            Run all matching now…
+          </button>
+        </ActionForm>
       )}
       {push ? (
         <PushTasksTable viewer={viewer} base={base} tasks={tasks} nowMs={data.nowMs} />

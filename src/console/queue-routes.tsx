@@ -132,10 +132,20 @@ export async function taskPage(c: Context, ctx: ConsoleContext, viewer: Viewer):
   const name = c.req.param('task') ?? '';
   try {
     const task = await ctx.service.getQueue(config.name).getTask(name);
+    const attempts = await operatorOf(ctx, config.name, viewer).attempts(task.name);
     return renderPage(c, {
       title: `${config.name}: ${task.name}`,
       viewer,
-      body: <TaskPage viewer={viewer} overview={overview} pausedBy={pausedBy} task={task} nowMs={Date.now()} />,
+      body: (
+        <TaskPage
+          viewer={viewer}
+          overview={overview}
+          pausedBy={pausedBy}
+          task={task}
+          attempts={attempts}
+          nowMs={Date.now()}
+        />
+      ),
     });
   } catch (error) {
     // A task the retry limit took is a dead letter, not a deleted task: its own page says so.

@@ -1,7 +1,9 @@
 import type { AuditEntry } from '../core/audit-log.js';
-import type { QueueOverview } from '../core/queue-overview.js';
+import { LONG_LEASE_MINUTES, type QueueOverview } from '../core/queue-overview.js';
+import type { TaskAttempt } from '../core/task-attempt.js';
 import type { Task } from '../core/task.js';
 import { ConfirmedForm } from './action-form.js';
+import { AttemptsTable } from './attempts-table.js';
 import type { Viewer } from './console-viewer.js';
 import { formatSize } from './format.js';
 import { payloadView } from './payload-detail.js';
@@ -23,6 +25,7 @@ export function TaskPage(props: {
   readonly overview: QueueOverview;
   readonly pausedBy: AuditEntry | null;
   readonly task: Task;
+  readonly attempts: readonly TaskAttempt[];
   readonly nowMs: number;
 }) {
   const { viewer, task, nowMs } = props;
@@ -31,6 +34,11 @@ export function TaskPage(props: {
   const push = task.push;
   const pushState = push ? pushTaskStateOf(task, nowMs) : null;
   const view = payloadView(task.payload);
+  // Not due yet and not being delivered: "run now" makes it due (a pull lease ends, as a release ends it).
+  const runnable = pushState === null ? state !== 'available' : pushState === 'retrying' || pushState === 'scheduled';
+  const longLease =
+    pushState === null && state === 'leased' && task.etaUsec / 1000 - nowMs > LONG_LEASE_MINUTES * 60_000;
+  const latest = props.attempts[0];
   return (
     <section>
       <QueueHeader
@@ -52,6 +60,15 @@ export function TaskPage(props: {
           ) : (
             <span class={`badge ${pushStateClass(pushState)}`}>{pushState}</span>
           )}
+          {longLease && (
+            <span
+              class="badge long-lease"
+              id="long-lease"
+              title={`more than ${LONG_LEASE_MINUTES} minutes still to run`}
+            >
+              long lease
+            </span>
+          )}
         </dd>
         <dt>{capitalized(pushState === null ? etaMeaning(state, task.retryCount) : pushEtaMeaning(pushState))}</dt>
         <dd>
@@ -72,12 +89,40 @@ export function TaskPage(props: {
         <dt>Tag</dt>
         <dd>{task.tag ?? <span class="hint">none</span>}</dd>
         <dt>Last error</dt>
-        <dd class="last-error">{task.lastError ?? <span class="hint">none</span>}</dd>
+        <dd class="last-error">
+          {task.lastError ?? <span class="hint">none</span>}
+          {latest?.responseExcerpt !== undefined && latest.responseExcerpt !== null && task.lastError !== null && (
+            <pre class="excerpt" id="last-response">
+              {latest.responseExcerpt}
+            </pre>
+          )}
+        </dd>
         <dt>Payload</dt>
         <dd>{`${formatSize(task.payload.length)}, ${view.kind === 'json' ? 'JSON' : view.kind === 'text' ? 'text' : view.kind === 'empty' ? 'empty' : 'binary'}`}</dd>
       </dl>
+      {longLease && (
+        <p class="hint" id="long-lease-hint">
+          {`This lease has more than ${LONG_LEASE_MINUTES} minutes still to run. If its worker is gone, the task waits until then: run it now (or release it) to let another worker take it.`}
+        </p>
+      )}
       {viewer.admin && (
         <div class="actions">
+          {runnable && (
+            <ConfirmedForm
+              viewer={viewer}
+              action={`${base}/run`}
+              confirm={
+                state === 'leased' && !push
+                  ? `Run ${task.name} now? Its lease ends and its worker loses it.`
+                  : `Run ${task.name} now?`
+              }
+            >
+              <input type="hidden" name="task" value={task.name} />
+              <button type="submit" id="run-now">
+                {task.retryCount > 0 ? 'Retry now' : 'Run now'}
+              </button>
+            </ConfirmedForm>
+          )}
           {state === 'leased' && !push && (
             <ConfirmedForm
               viewer={viewer}
@@ -100,6 +145,7 @@ export function TaskPage(props: {
           </ConfirmedForm>
         </div>
       )}
+      <AttemptsTable attempts={props.attempts} nowMs={nowMs} />
       {view.kind !== 'empty' && (
         <div class="payload-full">
           <button type="button" class="copy" data-copy="payload-text" hidden>

@@ -1,7 +1,7 @@
 /**
  * The record of operator actions (pause, resume, purge, delete a task,
  * release a lease, redrive dead letters, import and export, run a cron job
- * now): who, what, when, how many. Written by the core's operator API
+ * now, run tasks now): who, what, when, how many. Written by the core's operator API
  * (queue-operations.ts, `cron run` included) for every action,
  * whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'import_tasks',
   'export_tasks',
   'cron_run',
+  'run_now',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -7,6 +7,8 @@ import { LIMITS } from './limits.js';
 import { heldByForm, missingTaskError } from './name-holds.js';
 import type { QueueContext } from './queue-context.js';
 import { requireIntegerIn } from './require-integer.js';
+import { runTasksNow } from './run-now.js';
+import type { RunNowResult, RunNowSelection, TaskAttempt } from './task-attempt.js';
 import { TASK_NAME_PATTERN, type Task } from './task.js';
 import { importedTask, toExportLine, type ExportLine } from './task-export.js';
 import type { TaskQueue } from './task-queue.js';
@@ -361,6 +363,17 @@ export class QueueOperations {
    */
   leasesPerMinute(): Promise<LeaseCount[]> {
     return this.#ctx.store.leaseCounts(this.#ctx.ref);
+  }
+
+  /** Makes the named tasks, or all matching a filter, due now (run-now.ts); recorded as `run_now`. */
+  runNow(selection: RunNowSelection): Promise<RunNowResult> {
+    return runTasksNow(this.#ctx, selection, (target) => this.#intent('run_now', target));
+  }
+
+  /** A task's or dead letter's last attempts that did not succeed, newest first (task-attempt.ts). */
+  attempts(name: string): Promise<TaskAttempt[]> {
+    this.#requireNames([name], 'attempts');
+    return this.#ctx.store.listAttempts({ ...this.#ctx.ref, name });
   }
 
   /** Task count, bytes, oldest ETA, and tasks leased in the last minute and hour. */

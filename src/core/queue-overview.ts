@@ -29,9 +29,19 @@ export interface QueueOverview {
   readonly retryLimit: number | null;
   /** `<lease-rate>`; null = unlimited. */
   readonly leaseRate: LeaseRate | null;
+  /**
+   * Pull leases with more than LONG_LEASE_MINUTES still to run: a worker
+   * that died holding one keeps its task from every other worker until
+   * then (docs/console.md, "Long leases"). 0 on a push queue. The store
+   * always fills it; optional only so that hand-made overviews need not.
+   */
+  readonly longLeases?: number | undefined;
   /** Push queues: delivery settings and state, from the database. */
   readonly push?: PushQueueOverview;
 }
+
+/** A lease with more than this many minutes still to run is a long lease (sql/routines/queue_future_tasks.sql). */
+export const LONG_LEASE_MINUTES = 15;
 
 /** A push queue's dispatch at a glance. */
 export interface PushQueueOverview {

@@ -5,6 +5,7 @@ import { LIMITS } from './limits.js';
 import { leaseWithWait } from './long-poll.js';
 import { heldByForm, missingTaskError } from './name-holds.js';
 import type { QueueConfig } from './queue-config.js';
+import { recordLapses, recordWorkerError } from './attempt-history.js';
 import type { QueueContext } from './queue-context.js';
 import { requireIntegerIn } from './require-integer.js';
 import type { Task, TaskOptions } from './task.js';
@@ -197,6 +198,7 @@ export class TaskQueue {
   async #leaseOnce(params: TaskLeaseParams): Promise<LeaseResult> {
     const result = await this.#ctx.store.leaseTasks(params);
     this.#reportLease(result.tasks, result.deadLettered);
+    await recordLapses(this.#ctx, result.tasks);
     return result;
   }
 
@@ -247,7 +249,7 @@ export class TaskQueue {
     const tag = change.tag === undefined ? undefined : validateTag(change.tag, { queue: this.name, field: 'tag' });
     // A modify that matched nothing is explained by the store (lease
     // expired, deleted, unknown), as the SQL API's modify_lease explains it.
-    return this.#ctx.store.modifyLease({
+    const changed = await this.#ctx.store.modifyLease({
       ...this.#ctx.ref,
       name: task.name,
       leaseToken: task.etaUsec,
@@ -255,6 +257,8 @@ export class TaskQueue {
       ...(tag === undefined ? {} : { tag }),
       ...(change.lastError === undefined ? {} : { lastError: change.lastError }),
     });
+    if (typeof change.lastError === 'string') await recordWorkerError(this.#ctx, changed, change.lastError);
+    return changed;
   }
 
   /**

@@ -7,6 +7,13 @@ import type { QueueAttention } from './queue-attention.js';
 import type { QueueOverview } from './queue-overview.js';
 import type { PushRequest } from './push/push-task.js';
 import type { Task } from './task.js';
+import type {
+  AttemptListParams,
+  AttemptRecordParams,
+  RunNowParams,
+  RunNowResult,
+  TaskAttempt,
+} from './task-attempt.js';
 import type { Tombstone } from './tombstone.js';
 
 /**
@@ -52,6 +59,12 @@ export interface TaskStore {
   listTombstones(params: TombstoneListParams): Promise<Tombstone[]>;
   /** Ends a lease whoever holds it: the task is available at once. Null when the task is not live. */
   releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null>;
+  /** Records attempts that did not succeed (task-attempt.ts), keeping each task's last ATTEMPTS_KEPT. */
+  recordAttempts(params: AttemptRecordParams): Promise<void>;
+  /** A task's or dead letter's recorded attempts, newest first. */
+  listAttempts(params: AttemptListParams): Promise<TaskAttempt[]>;
+  /** Makes tasks due now and wakes whoever waits on the queue; named tasks' audit entry rides in the statement. */
+  runNow(params: RunNowParams & Audited): Promise<RunNowResult>;
   /** Writes one operator action's audit entry (for actions of more than one statement). */
   recordAudit(entry: NewAuditEntry): Promise<void>;
   /** The operators' overview of the given queues, in one query. */
@@ -277,4 +290,6 @@ export interface CleanupResult {
   readonly tombstonesRemoved: number;
   readonly deadLettersRemoved: number;
   readonly historyRemoved: number;
+  /** Attempts of tasks neither live nor dead letters (sql/0019). */
+  readonly attemptsRemoved: number;
 }

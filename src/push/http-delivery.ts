@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import type { PushHttpRequest, PushHttpResult, PushTransport } from '../core/push/dispatcher/push-transport.js';
+import { RESPONSE_EXCERPT_BYTES } from '../core/task-attempt.js';
 
 /** Response bytes read at most: only the status matters, the rest is discarded with the connection. */
 const MAX_RESPONSE_READ = 64 * 1024;
@@ -37,11 +38,14 @@ export class HttpDelivery implements PushTransport {
         headersTimeout: req.deadlineMs,
         bodyTimeout: req.deadlineMs,
       });
+      const failed = response.statusCode < 200 || response.statusCode >= 300;
+      const bodyExcerpt = failed ? await excerpt(response.body) : null;
       await response.body.dump({ limit: MAX_RESPONSE_READ }).catch(() => {});
       return {
         status: response.statusCode,
         retryAfterSeconds: retryAfter(response.headers['retry-after']),
         error: null,
+        bodyExcerpt,
       };
     } catch (error) {
       return { status: null, retryAfterSeconds: null, error: describe(error, deadline.aborted) };
@@ -51,6 +55,31 @@ export class HttpDelivery implements PushTransport {
   close(): Promise<void> {
     return this.#agent.close();
   }
+}
+
+/**
+ * The first RESPONSE_EXCERPT_BYTES of a failed response's body, as UTF-8
+ * text (a character cut at the end is dropped), for the attempt history:
+ * what the handler said went wrong. Null when the body is empty or cannot
+ * be read in time; the rest is dumped with the connection as before.
+ */
+async function excerpt(body: AsyncIterable<Buffer>): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      bytes += chunk.byteLength;
+      if (bytes >= RESPONSE_EXCERPT_BYTES) break;
+    }
+  } catch {
+    // A body cut short or timed out: what came is still the handler's message.
+  }
+  if (bytes === 0) return null;
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(
+    Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES),
+  );
+  return text.replace(/\uFFFD$/, '');
 }
 
 /** `Retry-After` as seconds from now: delta-seconds or an HTTP date. */

@@ -1,23 +1,25 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { CleanupParams, CleanupResult } from '../core/task-store.js';
 import { intervalFromMs, table, type StoreContext } from './store-context.js';
+import { cleanupAttempts } from './task-attempts.js';
 
 /**
- * Drops tombstones and dead letters past their retention periods and lease
- * history older than an hour, a batch per statement (oldest first, by index) so no statement holds
- * locks or bloats WAL for long. Several processes may run it at once; they
+ * Drops tombstones and dead letters past their retention periods, lease
+ * history older than an hour and the attempts of tasks gone, a batch per
+ * statement (oldest first, by index) so no statement holds locks or bloats WAL for long. Several processes may run it at once; they
  * just share the work.
  */
 export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise<CleanupResult> {
   // Citus locks rows only in a statement on one shard: there, a queue at a time.
   const queues = await queuesOnCitus(ctx);
   if (queues === null) return cleanupRows(ctx, params, sql``);
-  const total = { tombstonesRemoved: 0, deadLettersRemoved: 0, historyRemoved: 0 };
+  const total = { tombstonesRemoved: 0, deadLettersRemoved: 0, historyRemoved: 0, attemptsRemoved: 0 };
   for (const id of queues) {
     const done = await cleanupRows(ctx, params, sql`and queue_id = ${id}::int4`);
     total.tombstonesRemoved += done.tombstonesRemoved;
     total.deadLettersRemoved += done.deadLettersRemoved;
     total.historyRemoved += done.historyRemoved;
+    total.attemptsRemoved += done.attemptsRemoved;
   }
   return total;
 }
@@ -75,5 +77,12 @@ async function cleanupRows(
   }
   const history = await sql`/* cleanup_lease_history */
     delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour' ${queue}`.execute(ctx.db);
-  return { tombstonesRemoved, deadLettersRemoved, historyRemoved: Number(history.numAffectedRows ?? 0n) };
+  // After the dead letters: the attempts of those just removed go in the same run.
+  const attemptsRemoved = await cleanupAttempts(ctx, params, queue);
+  return {
+    tombstonesRemoved,
+    deadLettersRemoved,
+    historyRemoved: Number(history.numAffectedRows ?? 0n),
+    attemptsRemoved,
+  };
 }

@@ -29,6 +29,7 @@ import type {
   ReleaseResult,
   TombstoneListParams,
   LeaseCount,
+  Audited,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
 import type { NewAuditEntry } from '../core/audit-log.js';
@@ -64,6 +65,15 @@ import { queueAttention } from './queue-attention.js';
 import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
+import { runNow } from './run-now.js';
+import { listAttempts, recordAttempts } from './task-attempts.js';
+import type {
+  AttemptListParams,
+  AttemptRecordParams,
+  RunNowParams,
+  RunNowResult,
+  TaskAttempt,
+} from '../core/task-attempt.js';
 import { isPaused, setPaused } from './set-paused.js';
 import type { StoreContext } from './store-context.js';
 import { StatementGroup } from './statement-group.js';
@@ -279,6 +289,21 @@ export class PgTaskStore implements TaskStore {
   async releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null> {
     const result = await this.#guard(() => releaseLease(this.#ctx, params), params.queueName);
     if (result?.released) this.#arrivals.wake(params.queueId);
+    return result;
+  }
+
+  recordAttempts(params: AttemptRecordParams): Promise<void> {
+    return this.#guard(() => recordAttempts(this.#ctx, params), params.queueName);
+  }
+
+  listAttempts(params: AttemptListParams): Promise<TaskAttempt[]> {
+    return this.#guard(() => listAttempts(this.#ctx, params), params.queueName);
+  }
+
+  async runNow(params: RunNowParams & Audited): Promise<RunNowResult> {
+    const result = await this.#guard(() => runNow(this.#ctx, params), params.queueName);
+    // The statement notified the channel; this wakes waiters here too when nothing listens (a pooler).
+    if (result.count > 0) this.#arrivals.wake(params.queueId);
     return result;
   }
 

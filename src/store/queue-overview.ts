@@ -19,6 +19,7 @@ interface OverviewRow {
   retry_limit: number | null;
   lease_rate_calls: number | null;
   lease_rate_seconds: number | null;
+  long_leases: unknown;
   push_settings: unknown;
   in_flight: unknown;
   tokens: number | null;
@@ -38,7 +39,7 @@ export async function queueOverview(
   const result = await sql<OverviewRow>`/* queue_overview */
     select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
            s.leased_last_minute, s.leased_last_hour, s.dead_letters, s.storage_bytes, s.storage_limit_bytes,
-           s.retry_limit, s.lease_rate_calls, s.lease_rate_seconds,
+           s.retry_limit, s.lease_rate_calls, s.lease_rate_seconds, s.long_leases,
            q.push_settings,
            case when q.push_settings is not null then
              (select count(*) from ${table(ctx, 'tasks')} t
@@ -82,6 +83,7 @@ export async function queueOverview(
       row.lease_rate_calls === null || row.lease_rate_seconds === null
         ? null
         : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
+    longLeases: toNumber(row.long_leases),
     ...(row.push_settings ? { push: pushOverview(row) } : {}),
   }));
 }

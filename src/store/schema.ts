@@ -109,6 +109,19 @@ export interface TaskDeadLettersTable {
   last_error: string | null;
 }
 
+/** The last attempts of a task or dead letter that did not succeed (sql/0019). */
+export interface TaskAttemptsTable {
+  queue_id: number;
+  task_name: string;
+  attempt: number;
+  ended_at: Generated<Date>;
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  duration_ms: number | null;
+}
+
 /** A push queue's token bucket (sql/0012). */
 export interface PushQueueStateTable {
   queue_id: number;
@@ -149,6 +162,7 @@ export interface QueueStatsView {
   retry_limit: number | null;
   lease_rate_calls: number | null;
   lease_rate_seconds: number | null;
+  long_leases: string;
 }
 
 export interface LeasedTasksView {
@@ -227,6 +241,7 @@ export interface Database {
   lease_rate_windows: LeaseRateWindowsTable;
   queue_waiters: QueueWaitersTable;
   task_dead_letters: TaskDeadLettersTable;
+  task_attempts: TaskAttemptsTable;
   dead_letter_counts: DeadLetterCountsTable;
   push_queue_state: PushQueueStateTable;
   push_dispatchers: PushDispatchersTable;

@@ -171,6 +171,38 @@ describe('operator commands on the database', () => {
     expect((await t.service.getQueue('other').listTasks()).map((task) => task.name)).toEqual(['stays']);
   });
 
+  it('run-now makes named tasks or all matching due now; attempts lists what failed', async () => {
+    const work = t.service.getQueue('work');
+    await work.add([
+      { name: 'later-1', tag: 'x', countdownSeconds: 3600 },
+      { name: 'later-2', tag: 'x', countdownSeconds: 3600 },
+      { name: 'later-3', countdownSeconds: 3600 },
+    ]);
+    expect(await cli(['run-now', 'work', 'later-3', 'nobody'], t.env)).toMatchObject({
+      code: 3,
+      out: 'made 1 task(s) of work due now\n',
+    });
+    expect(await cli(['run-now', 'work', '--all', '--tag', 'x', '--dry-run'], t.env)).toMatchObject({
+      code: 0,
+      out: '2 task(s) of work would run now\n',
+    });
+    expect(await cli(['run-now', 'work', '--all', '--state', 'delayed', '--tag', 'x'], t.env)).toMatchObject({
+      code: 0,
+      out: 'made 2 task(s) of work due now\n',
+    });
+    expect((await cli(['run-now', 'work'], t.env)).code).toBe(2);
+
+    const [task] = await work.leaseTasks({ lease: 60, maxTasks: 1 });
+    await work.failTask(task!, new Error('disk full'));
+    const table = await cli(['attempts', 'work', task!.name], t.env);
+    expect(table.out).toMatch(
+      /^ATTEMPT\s+ENDED\s+OUTCOME\s+STATUS\s+MS\s+ERROR\n\s*1\s+\S+Z\s+failed\s+-\s+-\s+disk full$/m,
+    );
+    expect(jsonLines((await cli(['attempts', 'work', task!.name, '--json'], t.env)).out)).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'failed', error: 'disk full' }),
+    ]);
+  });
+
   it('dead-letters lists what the retry limit dropped; redrive puts it back', async () => {
     const fragile = t.service.getQueue('fragile');
     await fragile.add([

@@ -172,6 +172,21 @@ describe('operator commands over HTTP (--url)', () => {
     expect((await fragile.getTask('dies')).retryCount).toBe(0);
   });
 
+  it('run-now and attempts, over HTTP', async () => {
+    const jobs = server.service.getQueue('jobs');
+    await jobs.add({ name: 'later', countdownSeconds: 3600 });
+    expect(await cli(['run-now', 'jobs', 'later'], admin)).toMatchObject({
+      code: 0,
+      out: 'made 1 task(s) of jobs due now\n',
+    });
+    expect((await cli(['run-now', 'jobs', '--all', '--dry-run'], admin)).out).toBe('0 task(s) of jobs would run now\n');
+    const [task] = await jobs.leaseTasks({ lease: 60, maxTasks: 1 });
+    await jobs.failTask(task!, 'no luck');
+    expect(jsonLines((await cli(['attempts', 'jobs', 'later', '--json'], admin)).out)).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'failed', error: 'no luck', httpStatus: null }),
+    ]);
+  });
+
   it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still jobs for them', async () => {
     for (const argv of [
       ['pause', 'fragile'],

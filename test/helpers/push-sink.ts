@@ -20,7 +20,7 @@ export interface SunkRequest {
 }
 
 /** What the sink answers: a status, optional headers, or a promise of them (to hold a request in flight). */
-export type SinkAnswer = { status: number; headers?: Record<string, string> };
+export type SinkAnswer = { status: number; headers?: Record<string, string>; body?: string };
 
 /**
  * A loopback HTTP server that records every request and answers by `handler`
@@ -61,7 +61,7 @@ export async function startSink(
       void Promise.resolve(handler(request, index)).then((answer) => {
         concurrent--;
         res.writeHead(answer.status, answer.headers ?? {});
-        res.end('ok');
+        res.end(answer.body ?? 'ok');
       });
     });
   });

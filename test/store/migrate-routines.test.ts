@@ -5,7 +5,7 @@ import { migrate, type SchemaSource } from '../../src/store/migrate/migrate.js';
 import { MIGRATIONS, ROUTINES } from '../../src/store/migrate/migrations.js';
 import type { Database } from '../../src/store/schema.js';
 import { sqlDigest } from '../../src/store/migrate/sql-digest.js';
-import { UNRELEASED_SQUASHED } from '../../src/store/migrate/unreleased-history.js';
+import { SQUASHED_VERSIONS, UNRELEASED_SQUASHED } from '../../src/store/migrate/unreleased-history.js';
 import { droppedAfterAll, ENGINES, testPGlite, testPgUrl, type TestEngine } from '../helpers/engines.js';
 
 /**
@@ -155,7 +155,11 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
     const database = await open(engine);
     const schema = schemaName();
     try {
+      // A development build at 0029 made what 0001-0018 make (0019's table undone here);
+      // later migrations run on it as on any schema.
+      const squashedEnd = Math.max(...SQUASHED_VERSIONS);
       await migrate(database.db, schema);
+      await rows(database.db, `drop table ${schema}.task_attempts`);
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_tasks('q', array['a'::bytea, 'b'::bytea], array['t1', 't2'])`);
       await asDevelopmentBuild(database.db, schema, UNRELEASED_SQUASHED);
@@ -163,7 +167,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       await rows(database.db, `drop owned by ${schema}_producer, ${schema}_consumer`);
       await rows(database.db, `drop role ${schema}_producer, ${schema}_consumer`);
       const result = await migrate(database.db, schema);
-      expect(result.applied).toEqual([]);
+      expect(result.applied).toEqual(MIGRATIONS.filter((m) => m.version > squashedEnd).map((m) => m.version));
       expect(result.routines.length).toBe(ROUTINES.length);
       expect(result.current).toBe(MIGRATIONS.length);
       const recorded = await rows<{ version: number; name: string; checksum: string }>(

@@ -67,6 +67,17 @@ const COLUMNS = {
     'last_status',
   ],
   dead_letter_counts: ['queue_id', 'shard', 'dead_letters'],
+  task_attempts: [
+    'queue_id',
+    'task_name',
+    'attempt',
+    'ended_at',
+    'outcome',
+    'http_status',
+    'error',
+    'response_excerpt',
+    'duration_ms',
+  ],
   push_queue_state: ['queue_id', 'tokens', 'refilled_at', 'slow_until', 'hold_until'],
   push_dispatchers: ['id', 'label', 'started_at', 'heartbeat_at', 'expires_at'],
   queue_stats: [
@@ -90,6 +101,7 @@ const COLUMNS = {
     'retry_limit',
     'lease_rate_calls',
     'lease_rate_seconds',
+    'long_leases',
   ],
   leased_tasks: [
     'queue',

@@ -66,6 +66,7 @@ describe.each(ENGINES)('overview and operator views on %s', (engine) => {
       storageLimitBytes: 10_000,
       retryLimit: 1,
       leaseRate: null,
+      longLeases: 0,
     });
     expect(b).toEqual({
       name: 'b',
@@ -82,6 +83,7 @@ describe.each(ENGINES)('overview and operator views on %s', (engine) => {
       storageLimitBytes: null,
       retryLimit: null,
       leaseRate: { calls: 20, windowSeconds: 1 },
+      longLeases: 0,
     });
     expect(defaultQueue).toMatchObject({ name: 'default', mode: 'push', paused: false, leaseRate: DEFAULT_LEASE_RATE });
   });

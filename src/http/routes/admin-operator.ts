@@ -40,6 +40,8 @@ export const QUEUE_OVERVIEW_SHAPE: ResponseShape = flatShape(
   'storageLimitBytes',
   'retryLimit',
   'leaseRate',
+  // Pull leases with more than 15 minutes still to run (core/queue-overview.ts).
+  'longLeases',
   // Push queues: rate, bucket, concurrency, target, in flight, tokens now, hold and slow-down.
   'push',
 );

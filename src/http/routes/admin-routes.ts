@@ -11,6 +11,7 @@ import { ADMIN_PAUSE_QUEUE, ADMIN_RESUME_QUEUE } from './admin-pause-queue.js';
 import { ADMIN_PURGE_QUEUE } from './admin-purge-queue.js';
 import { ADMIN_QUEUE_STATS } from './admin-queue-stats.js';
 import { ADMIN_REDRIVE } from './admin-redrive.js';
+import { ADMIN_RUN_NOW, ADMIN_TASK_ATTEMPTS } from './admin-task-attempts.js';
 
 /** Where the operator extension routes live: apart from the v1beta2 paths, so no App Engine path can mean one. */
 export const ADMIN_QUEUES_PATH = '/taskqueue/admin/v1/taskqueues';
@@ -32,7 +33,9 @@ export function registerAdminRoutes(app: Hono, deps: ResolvedDeps): void {
   app.get(`${queue}/tasks/export`, restHandler(deps, ADMIN_EXPORT_TASKS));
   app.post(`${queue}/tasks/import`, restHandler(deps, ADMIN_IMPORT_TASKS));
   app.post(`${queue}/tasks/delete`, restHandler(deps, ADMIN_DELETE_TASKS));
+  app.post(`${queue}/tasks/runNow`, restHandler(deps, ADMIN_RUN_NOW));
   app.post(`${queue}/tasks/:task/release`, restHandler(deps, ADMIN_RELEASE_LEASE));
+  app.get(`${queue}/tasks/:task/attempts`, restHandler(deps, ADMIN_TASK_ATTEMPTS));
   app.get(ADMIN_CRON_PATH, adminListCronJobs(deps));
   app.post(`${ADMIN_CRON_PATH}/:job/run`, adminRunCronJob(deps));
   app.get(`${ADMIN_CRON_PATH}/:job/firings`, adminCronHistory(deps));

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type {
   ClaimedPushTask,
   DeliveredPush,
@@ -16,6 +16,7 @@ import { intervalFromMs, table, timestampFromUsec, toBuffer, toNumber, type Stor
 import { StatementGroup } from '../statement-group.js';
 import { deadLetterMove } from '../dead-letter-move.js';
 import { deleteDelivered } from './push-delivered.js';
+import { pushAttemptCtes } from '../task-attempts.js';
 
 interface ClaimRow {
   name: string | null;
@@ -145,15 +146,18 @@ export class PgPushStore implements PushStore {
 
   failed(params: PushOutcome & { readonly delayMs: number }): Promise<boolean> {
     return this.#guard(params.queueName, async () => {
-      const result = await sql`/* push_failed */
-        update ${table(this.#ctx, 'tasks')}
-           set eta = now() + ${intervalFromMs(params.delayMs)}, dispatched_at = null, claimed_by = null,
-               last_status = ${params.status}::int4, last_error = ${params.error},
-               execution_count = execution_count + ${params.executed ? 1 : 0}::int4
-         where queue_id = ${params.queueId} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}`.execute(
-        this.#ctx.db,
-      );
-      return Number(result.numAffectedRows ?? 0) > 0;
+      const q = sql`${params.queueId}`;
+      const result = await sql<{ n: unknown }>`/* push_failed */
+        with failed as (
+          update ${table(this.#ctx, 'tasks')}
+             set eta = now() + ${intervalFromMs(params.delayMs)}, dispatched_at = null, claimed_by = null,
+                 last_status = ${params.status}::int4, last_error = ${params.error},
+                 execution_count = execution_count + ${params.executed ? 1 : 0}::int4
+           where queue_id = ${q} and name = ${params.name} and eta = ${timestampFromUsec(params.claimUsec)}
+          returning name, retry_count
+        ), ${this.#attemptCtes(q, 'failed', params)}
+        select count(*) as n from failed`.execute(this.#ctx.db);
+      return toNumber(result.rows[0]?.n) > 0;
     });
   }
 
@@ -170,9 +174,21 @@ export class PgPushStore implements PushStore {
           source: 'gone',
           lastStatus: sql`${params.status}`,
           lastError: sql`${params.error}`,
-        })}
+        })}, ${this.#attemptCtes(q, 'gone', params)}
         select count(*) as n from gone`.execute(this.#ctx.db);
       return toNumber(result.rows[0]?.n) > 0;
+    });
+  }
+
+  /** The attempt's record, in the statement that writes its outcome: one insert (sql/0019). */
+  #attemptCtes(queueId: RawBuilder<unknown>, source: string, params: PushOutcome): RawBuilder<unknown> {
+    return pushAttemptCtes((name) => table(this.#ctx, name), {
+      queueId,
+      source,
+      status: params.status,
+      error: params.error,
+      responseExcerpt: params.responseExcerpt ?? null,
+      durationMs: params.durationMs === undefined || params.durationMs === null ? null : Math.round(params.durationMs),
     });
   }
 

@@ -341,7 +341,14 @@ export class PushDispatcher {
     }
     const rules = request.retry ?? { retryLimit: config.maxLeases, parameters: config.retry };
     const ageSeconds = (task.claimedUsec - task.firstTryUsec) / 1e6 + seconds;
-    const outcome = { ...ref, status, error, executed: status !== null && status !== 503 };
+    const outcome = {
+      ...ref,
+      status,
+      error,
+      executed: status !== null && status !== 503,
+      responseExcerpt: result.bodyExcerpt ?? null,
+      durationMs: seconds * 1000,
+    };
     const fields = { queue: config.name, task: task.name, status, error, attempt: task.attempt };
     if (mayRetry(task.attempt, ageSeconds, rules.retryLimit, rules.parameters)) {
       const delay = Math.max(

@@ -78,6 +78,10 @@ export interface PushOutcome extends PushAttemptRef {
   readonly error: string;
   /** Whether the attempt counts as executed (a response other than 503). */
   readonly executed: boolean;
+  /** The start of the response's body, kept in the attempt history (sql/0019); null without one. */
+  readonly responseExcerpt?: string | null;
+  /** How long the request took; null when none was sent. */
+  readonly durationMs?: number | null;
 }
 
 /**
@@ -95,9 +99,9 @@ export interface PushStore {
   retireDispatcher(dispatcherId: string): Promise<readonly number[]>;
   /** 2xx: deletes the task; `tombstone` false for a name held by its form. True when the claim still held. */
   delivered(params: DeliveredPush): Promise<boolean>;
-  /** A failed attempt with retries left: the task is due again in `delayMs` from now (the database's clock). */
+  /** A failed attempt with retries left: the task is due again in `delayMs` from now (the database's clock); the attempt is recorded. */
   failed(params: PushOutcome & { readonly delayMs: number }): Promise<boolean>;
-  /** Out of retries: to the dead letters with its last outcome, its name tombstoned. */
+  /** Out of retries: to the dead letters with its last outcome (and its attempt recorded), its name tombstoned. */
   deadLetter(params: PushOutcome): Promise<boolean>;
   /** A 503: the queue refills at half its rate for `slowMs`, and dispatches nothing for `holdMs` (Retry-After). */
   throttle(params: QueueRef & { readonly slowMs: number; readonly holdMs: number }): Promise<void>;

@@ -19,6 +19,8 @@ export interface PushHttpResult {
   readonly retryAfterSeconds: number | null;
   /** No response: `timeout`, `connection refused`, ...; null when a response came. */
   readonly error: string | null;
+  /** A non-2xx response's first bytes (RESPONSE_EXCERPT_BYTES) as text, for the attempt history; else null or absent. */
+  readonly bodyExcerpt?: string | null;
 }
 
 /** The HTTP client of push delivery (push/http-delivery.ts): no redirects followed, only the status matters. */

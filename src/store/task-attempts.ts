@@ -1,0 +1,142 @@
+import { sql, type RawBuilder } from 'kysely';
+import {
+  ATTEMPTS_KEPT,
+  type AttemptListParams,
+  type AttemptOutcome,
+  type AttemptRecordParams,
+  type TaskAttempt,
+} from '../core/task-attempt.js';
+import type { Database } from './schema.js';
+import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
+
+interface AttemptRow {
+  attempt: number;
+  ended_usec: unknown;
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+  duration_ms: number | null;
+}
+
+/**
+ * Records attempts of one queue's tasks in one statement (sql/0019): each
+ * replaces the row of its number, and drops the row ATTEMPTS_KEPT numbers
+ * before it, so a task keeps its last ATTEMPTS_KEPT (primary key probes
+ * only). A lapse (`enqueuedUsec` given) is skipped when a row of its
+ * number ended after the task was added: its worker already reported
+ * that lease's failure.
+ */
+export async function recordAttempts(ctx: StoreContext, params: AttemptRecordParams): Promise<void> {
+  if (params.attempts.length === 0) return;
+  const a = params.attempts;
+  const attempts = table(ctx, 'task_attempts');
+  await sql`/* record_task_attempts */
+    with n as (
+      select * from unnest(
+        ${a.map((x) => x.name)}::text[], ${a.map((x) => x.attempt)}::int4[], ${a.map((x) => x.outcome)}::text[],
+        ${a.map((x) => x.httpStatus ?? null)}::int4[], ${a.map((x) => x.error ?? null)}::text[],
+        ${a.map((x) => x.responseExcerpt ?? null)}::text[], ${a.map((x) => x.durationMs ?? null)}::int4[],
+        ${a.map((x) => (x.enqueuedUsec === undefined ? null : x.enqueuedUsec / 1e6))}::float8[]
+      ) as n(name, attempt, outcome, http_status, error, response_excerpt, duration_ms, enqueued_s)
+    ),
+    trimmed as (
+      delete from ${attempts} t using n
+       where t.queue_id = ${params.queueId} and t.task_name = n.name and t.attempt <= n.attempt - ${ATTEMPTS_KEPT}::int4
+    )
+    insert into ${attempts} as t (queue_id, task_name, attempt, outcome, http_status, error, response_excerpt, duration_ms)
+    select ${params.queueId}::int4, n.name, n.attempt, n.outcome, n.http_status, n.error, n.response_excerpt, n.duration_ms
+      from n
+     where not exists (
+       select 1 from ${attempts} o
+        where o.queue_id = ${params.queueId} and o.task_name = n.name and o.attempt = n.attempt
+          and o.ended_at >= to_timestamp(n.enqueued_s))
+    on conflict (queue_id, task_name, attempt) do update
+       set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
+           response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms`.execute(ctx.db);
+}
+
+/**
+ * The CTEs that record one push attempt inside the statement writing its
+ * outcome (push_failed, push_dead_letter): `source` names a CTE returning
+ * the task's `name` and `retry_count` (the attempt's number, counted by the
+ * claim) when the claim still held. One insert, one probe to trim.
+ */
+export function pushAttemptCtes(
+  tableOf: (name: keyof Database) => RawBuilder<unknown>,
+  params: {
+    readonly queueId: RawBuilder<unknown>;
+    readonly source: string;
+    readonly status: number | null;
+    readonly error: string;
+    readonly responseExcerpt: string | null;
+    readonly durationMs: number | null;
+  },
+): RawBuilder<unknown> {
+  const attempts = tableOf('task_attempts');
+  const source = sql.ref(params.source);
+  return sql`attempt_trimmed as (
+      delete from ${attempts} t using ${source} s
+       where t.queue_id = ${params.queueId} and t.task_name = s.name and t.attempt <= s.retry_count - ${ATTEMPTS_KEPT}::int4
+    ),
+    attempt_recorded as (
+      insert into ${attempts} (queue_id, task_name, attempt, outcome, http_status, error, response_excerpt, duration_ms)
+      select ${params.queueId}::int4, s.name, s.retry_count, 'failed', ${params.status}::int4, ${params.error}::text,
+             ${params.responseExcerpt}::text, ${params.durationMs}::int4
+        from ${source} s
+      on conflict (queue_id, task_name, attempt) do update
+         set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
+             response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms
+    )`;
+}
+
+/** A task's (or dead letter's) recorded attempts, newest first: at most ATTEMPTS_KEPT. */
+export async function listAttempts(ctx: StoreContext, params: AttemptListParams): Promise<TaskAttempt[]> {
+  const result = await sql<AttemptRow>`/* list_task_attempts */
+    select attempt, ${usecOf(sql`ended_at`)} as ended_usec, outcome, http_status, error, response_excerpt, duration_ms
+      from ${table(ctx, 'task_attempts')}
+     where queue_id = ${params.queueId} and task_name = ${params.name}
+     order by attempt desc
+     limit ${ATTEMPTS_KEPT}::int4`.execute(ctx.db);
+  return result.rows.map((row) => ({
+    attempt: row.attempt,
+    endedUsec: toNumber(row.ended_usec),
+    outcome: row.outcome as AttemptOutcome,
+    httpStatus: row.http_status,
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    durationMs: row.duration_ms,
+  }));
+}
+
+/**
+ * The cleanup job's share: attempts whose task is neither live nor a dead
+ * letter (delivered, deleted, purged, or its dead letter removed), a batch
+ * per statement, oldest first. Returns how many went.
+ */
+export async function cleanupAttempts(
+  ctx: StoreContext,
+  params: { readonly batchSize: number },
+  // A condition on queue_id (the clean-up goes a queue at a time on Citus), or empty.
+  queue: RawBuilder<unknown> = sql``,
+): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
+    const result = await sql`/* cleanup_task_attempts */
+      with doomed as materialized (
+        select a.queue_id, a.task_name, a.attempt from ${table(ctx, 'task_attempts')} a
+         where not exists (select 1 from ${table(ctx, 'tasks')} t where t.queue_id = a.queue_id and t.name = a.task_name)
+           and not exists (select 1 from ${table(ctx, 'task_dead_letters')} d where d.queue_id = a.queue_id and d.name = a.task_name)
+           ${queue}
+         order by a.ended_at
+         limit ${params.batchSize}::int4
+           for update of a skip locked
+      )
+      delete from ${table(ctx, 'task_attempts')} a using doomed d
+       where a.queue_id = d.queue_id and a.task_name = d.task_name and a.attempt = d.attempt`.execute(ctx.db);
+    const n = Number(result.numAffectedRows ?? 0n);
+    removed += n;
+    if (n < params.batchSize) return removed;
+  }
+}

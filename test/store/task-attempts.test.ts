@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ATTEMPTS_KEPT } from '../../src/core/task-attempt.js';
+import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
+import { pullQueue, serviceConfig } from '../helpers/configs.js';
+
+describe.each(ENGINES)('attempt history and run-now on %s', (engine) => {
+  let t: TestService;
+  afterEach(async () => t?.close());
+
+  const expire = (name: string) =>
+    t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second' where name = $1`, [name]);
+  const leaseOne = async () => (await t.service.getQueue('q').leaseTasks({ lease: 60, maxTasks: 1 }))[0]!;
+
+  it('keeps a worker error, a lapse noticed at the next lease, newest first; a lapse never replaces the error', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    await q.add({ name: 'flaky' });
+    const first = await leaseOne();
+    await q.failTask(first, new TypeError('upstream said no'));
+    await expire('flaky');
+    await leaseOne(); // lease 2: lease 1 ended in the worker's error, which stays
+    await expire('flaky');
+    const third = await leaseOne(); // lease 2 lapsed
+    expect(third.retryCount).toBe(3);
+    const attempts = await t.operate('q').attempts('flaky');
+    expect(attempts.map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [2, 'lapsed', null],
+      [1, 'failed', 'TypeError: upstream said no'],
+    ]);
+    expect(attempts[0]!.endedUsec).toBeGreaterThan(0);
+  });
+
+  it(`keeps the last ${ATTEMPTS_KEPT} attempts of a task`, async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    await t.service.getQueue('q').add({ name: 'loop' });
+    for (let i = 0; i < ATTEMPTS_KEPT + 4; i++) {
+      await leaseOne();
+      await expire('loop');
+    }
+    await leaseOne();
+    const attempts = await t.operate('q').attempts('loop');
+    expect(attempts.map((a) => a.attempt)).toEqual(
+      Array.from({ length: ATTEMPTS_KEPT }, (_, i) => ATTEMPTS_KEPT + 4 - i),
+    );
+    expect(await t.sql(`select count(*)::int as n from ${t.schema}.task_attempts`)).toEqual([{ n: ATTEMPTS_KEPT }]);
+  });
+
+  it('cleanup drops the attempts of deleted tasks and keeps those of dead letters', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 2 })]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'done' }, { name: 'doomed' }]);
+    for (const task of await q.leaseTasks({ lease: 60, maxTasks: 2 })) await q.failTask(task, 'nope');
+    await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second'`);
+    const second = await q.leaseTasks({ lease: 60, maxTasks: 2 });
+    await q.deleteTask(second.find((x) => x.name === 'done')!);
+    await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second'`);
+    await q.leaseTasks({ lease: 60, maxTasks: 2 }); // doomed: out of leases, to the dead letters
+    expect((await t.operate('q').listDeadLetters({ limit: 10 })).map((d) => d.name)).toEqual(['doomed']);
+    const result = (await t.service.runCleanup()) as { attemptsRemoved: number };
+    expect(result.attemptsRemoved).toBe(1);
+    expect((await t.operate('q').attempts('done')).length).toBe(0);
+    expect((await t.operate('q').attempts('doomed')).map((a) => a.attempt)).toEqual([1]);
+  });
+
+  it('runs named tasks now: delayed and leased ones become available, with one audit entry', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'later', countdownSeconds: 3600 }, { name: 'held', countdownSeconds: 0 }, { name: 'due' }]);
+    await q.leaseTasks({ lease: 3600, maxTasks: 1 });
+    const result = await t.operate('q').runNow({ names: ['later', 'held', 'due', 'gone'] });
+    expect([...result.names].sort()).toEqual(['held', 'later']);
+    expect(result.count).toBe(2);
+    const leased = await q.leaseTasks({ lease: 60, maxTasks: 10 });
+    expect(leased.map((x) => x.name).sort()).toEqual(['due', 'held', 'later']);
+    expect(await t.sql(`select action, queue, count, target, source from ${t.schema}.audit_log`)).toEqual([
+      { action: 'run_now', queue: 'q', count: 2, target: null, source: 'test' },
+    ]);
+  });
+
+  it('runs all matching a filter now, a batch at a time, and says how many', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    await q.add(
+      Array.from({ length: 30 }, (_, i) => ({ name: `a${i}`, tag: i % 2 ? 'odd' : 'even', countdownSeconds: 600 })),
+    );
+    const result = await t.operate('q').runNow({ filter: { state: 'delayed', tag: 'odd' } });
+    expect(result.count).toBe(15);
+    const due = await t.sql<{ n: number }>(`select count(*)::int as n from ${t.schema}.tasks where eta <= now()`);
+    expect(due).toEqual([{ n: 15 }]);
+    expect(await t.sql(`select action, count from ${t.schema}.audit_log`)).toEqual([{ action: 'run_now', count: 15 }]);
+    await expect(t.operate('q').runNow({ filter: { state: 'available' as 'leased' } })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+  });
+
+  it('counts long leases (more than 15 minutes still to run) in the overview', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'short' }, { name: 'long' }, { name: 'later', countdownSeconds: 7200 }]);
+    await q.leaseTasks({ lease: 60, maxTasks: 1 });
+    await q.leaseTasks({ lease: 3600, maxTasks: 1 });
+    const [overview] = await t.service.overview(['q']);
+    expect(overview).toMatchObject({ leasedTasks: 2, delayedTasks: 1, longLeases: 1 });
+  });
+});
