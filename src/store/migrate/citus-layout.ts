@@ -20,6 +20,7 @@ export const CITUS_LAYOUT = {
   lease_rate_windows: 'distributed',
   queue_waiters: 'distributed',
   task_dead_letters: 'distributed',
+  task_attempts: 'distributed',
   dead_letter_counts: 'distributed',
   push_queue_state: 'distributed',
   queues: 'reference',
