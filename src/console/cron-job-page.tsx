@@ -3,10 +3,10 @@ import { isFailing, type CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronJobStatus } from '../core/cron/cron-service.js';
 import { isQueueError } from '../core/errors.js';
 import { ConfirmedForm } from './action-form.js';
-import { csrfMatches, isCrossSite } from './console-session.js';
+import { guardAdminForm } from './action-guard.js';
 import type { ConsoleContext } from './console-deps.js';
 import { showError } from './console-errors.js';
-import { isSignedOut, resolveViewer, type Viewer } from './console-viewer.js';
+import type { Viewer } from './console-viewer.js';
 import { CronOutcome } from './cron-outcome.js';
 import { readableQueues } from './readable.js';
 import { renderPage } from './render-page.js';
@@ -61,21 +61,9 @@ export async function cronJobPage(c: Context, ctx: ConsoleContext, viewer: Viewe
  * the job's page, whose history lists the new firing.
  */
 export async function runCronJob(c: Context, ctx: ConsoleContext): Promise<Response> {
-  if (isCrossSite(c)) return showError(c, null, 403, 'Refused', 'Actions must come from the console itself.');
-  const viewer = await resolveViewer(c, ctx.accessControl, ctx.service.queues());
-  if (isSignedOut(viewer))
-    return showError(c, null, 401, 'Signed out', 'Sign in again to do that.', '/console/sign-in');
-  const form = await c.req.parseBody();
-  if (!csrfMatches(form._csrf, viewer.csrf)) {
-    return showError(
-      c,
-      viewer,
-      403,
-      'Refused',
-      'The form was stale or did not come from this console. Reload the page and try again.',
-    );
-  }
-  if (!viewer.admin) return showError(c, viewer, 403, 'Refused', 'Only administrators may run cron jobs.');
+  const guarded = await guardAdminForm(c, ctx, 'run cron jobs');
+  if (guarded instanceof Response) return guarded;
+  const { viewer } = guarded;
   const name = c.req.param('job') ?? '';
   const back = `/console/cron/${encodeURIComponent(name)}`;
   if (ctx.cron === null) return showError(c, viewer, 404, 'Not here', 'This console cannot run cron jobs.', back);
