@@ -98,11 +98,15 @@ describe('every operator action from every front-end is in the audit log', () =>
       expect(response.status).toBe(303);
       return response.headers.get('location');
     };
-    // 'gone' is not leased: released is 'held' alone.
-    expect(await bulk('release', ['held', 'gone'])).toBe('/console/queues/jobs?done=release&n=1');
-    expect(await bulk('release', ['gone'])).toBe('/console/queues/jobs?done=release&n=0');
-    expect(await bulk('redrive', ['doomed', 'never-died'])).toBe('/console/queues/jobs/dead-letters?done=redrive&n=1');
-    expect(await bulk('delete', ['held', 'gone', 'doomed', 'never-was'])).toBe('/console/queues/jobs?done=delete&n=3');
+    // 'gone' is not leased: released is 'held' alone (n); `of` is how many were selected.
+    expect(await bulk('release', ['held', 'gone'])).toBe('/console/queues/jobs?done=release&n=1&of=2');
+    expect(await bulk('release', ['gone'])).toBe('/console/queues/jobs?done=release&n=0&of=1');
+    expect(await bulk('redrive', ['doomed', 'never-died'])).toBe(
+      '/console/queues/jobs/dead-letters?done=redrive&n=1&of=2',
+    );
+    expect(await bulk('delete', ['held', 'gone', 'doomed', 'never-was'])).toBe(
+      '/console/queues/jobs?done=delete&n=3&of=4',
+    );
     // A task dies again and is deleted for good from the dead letters.
     await jobs().add({ name: 'doomed-again' });
     for (let i = 0; i < 3; i++) {
@@ -110,7 +114,7 @@ describe('every operator action from every front-end is in the audit log', () =>
       await h.t.sql(`update ${h.t.schema}.tasks set eta = now() - interval '1 second'`);
     }
     expect(await bulk('forget', ['doomed-again', 'never-died'])).toBe(
-      '/console/queues/jobs/dead-letters?done=forget&n=1',
+      '/console/queues/jobs/dead-letters?done=forget&n=1&of=2',
     );
     expect(await h.t.operate('jobs').listDeadLetters({ limit: 10 })).toEqual([]);
     expect(await log()).toEqual([
