@@ -46,7 +46,7 @@ describe('the console shows attempts and runs tasks now (postgres)', () => {
         ['task', 'later-0'],
       ],
     });
-    expect(selected.headers.get('location')).toBe('/console/queues/jobs?done=run&n=1');
+    expect(selected.headers.get('location')).toBe('/console/queues/jobs?done=run&n=1&of=1');
 
     const review = await b.send('/console/queues/jobs/run-matching', {
       form: { _csrf: csrf, state: 'delayed', tag: 'x' },
