@@ -4,8 +4,8 @@ import type { QueueOverview } from '../core/queue-overview.js';
 import { ActionForm, ConfirmedForm } from './action-form.js';
 import type { Viewer } from './console-viewer.js';
 import { deathReason } from './dead-letter-reason.js';
-import { formatSize } from './format.js';
 import { payloadView } from './payload-detail.js';
+import { FullPayload, payloadSummary } from './payload-view.js';
 import { QueueHeader } from './queue-header.js';
 import { When } from './when.js';
 
@@ -58,7 +58,7 @@ export function DeadLetterPage(props: {
         <dt>Tag</dt>
         <dd>{letter.tag ?? <span class="hint">none</span>}</dd>
         <dt>Payload</dt>
-        <dd>{`${formatSize(letter.payload.length)}, ${view.kind === 'json' ? 'JSON' : view.kind === 'text' ? 'text' : view.kind === 'empty' ? 'empty' : 'binary'}`}</dd>
+        <dd>{payloadSummary(letter.payload, view)}</dd>
       </dl>
       {viewer.admin && (
         <div class="actions">
@@ -79,17 +79,7 @@ export function DeadLetterPage(props: {
       <p>
         <a href={`${base}/dead-letters`}>All dead letters of {props.overview.name}</a>
       </p>
-      {view.kind !== 'empty' && (
-        <div class="payload-full">
-          <button type="button" class="copy" data-copy="payload-text" hidden>
-            Copy payload
-          </button>
-          <pre class={`payload ${view.kind}`} id="payload-text" tabindex={0}>
-            {view.text}
-          </pre>
-          {view.truncated && <p class="hint">The first 64 KiB are shown as hex.</p>}
-        </div>
-      )}
+      <FullPayload view={view} />
     </section>
   );
 }

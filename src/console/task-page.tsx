@@ -5,8 +5,8 @@ import type { Task } from '../core/task.js';
 import { ConfirmedForm } from './action-form.js';
 import { AttemptsTable } from './attempts-table.js';
 import type { Viewer } from './console-viewer.js';
-import { formatSize } from './format.js';
 import { payloadView } from './payload-detail.js';
+import { FullPayload, payloadSummary } from './payload-view.js';
 import { PushRequestDetails } from './push-request-details.js';
 import { pushEtaMeaning, pushStateClass, pushTaskStateOf } from './push-task-state.js';
 import { QueueHeader } from './queue-header.js';
@@ -98,7 +98,7 @@ export function TaskPage(props: {
           )}
         </dd>
         <dt>Payload</dt>
-        <dd>{`${formatSize(task.payload.length)}, ${view.kind === 'json' ? 'JSON' : view.kind === 'text' ? 'text' : view.kind === 'empty' ? 'empty' : 'binary'}`}</dd>
+        <dd>{payloadSummary(task.payload, view)}</dd>
       </dl>
       {longLease && (
         <p class="hint" id="long-lease-hint">
@@ -146,17 +146,7 @@ export function TaskPage(props: {
         </div>
       )}
       <AttemptsTable attempts={props.attempts} nowMs={nowMs} />
-      {view.kind !== 'empty' && (
-        <div class="payload-full">
-          <button type="button" class="copy" data-copy="payload-text" hidden>
-            Copy payload
-          </button>
-          <pre class={`payload ${view.kind}`} id="payload-text" tabindex={0}>
-            {view.text}
-          </pre>
-          {view.truncated && <p class="hint">The first 64 KiB are shown as hex.</p>}
-        </div>
-      )}
+      <FullPayload view={view} />
     </section>
   );
 }
