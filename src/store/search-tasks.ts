@@ -49,16 +49,21 @@ function walkOf(params: TaskSearchParams): {
     };
   }
   const eta = at ? timestampFromUsec(at.etaUsec) : null;
+  if (params.walk === 'tag' && params.tag !== undefined) {
+    // tasks_tag_lease_idx (queue_id, tag, eta) where tag is not null, at one tag: ETA order (the name
+    // breaks ties). The tag is no key: PostgreSQL drops a constant from the inner order but not from
+    // the outer, and would sort every candidate between them.
+    return {
+      keys: sql`eta, name`,
+      range: sql`and tag = ${params.tag}`,
+      after: at ? sql`and (eta, name) > (${eta}, ${at.name})` : sql``,
+    };
+  }
   if (params.walk === 'tag') {
-    // tasks_tag_lease_idx (queue_id, tag, eta) where tag is not null; the name breaks ties of one ETA.
+    // The same index over a range of tags: tag, then ETA order.
     return {
       keys: sql`tag, eta, name`,
-      range:
-        params.tag !== undefined
-          ? sql`and tag = ${params.tag}`
-          : params.tagPrefix !== undefined
-            ? prefixRange(sql`tag`, params.tagPrefix)
-            : sql`and tag is not null`,
+      range: params.tagPrefix !== undefined ? prefixRange(sql`tag`, params.tagPrefix) : sql`and tag is not null`,
       after: at ? sql`and (tag, eta, name) > (${at.tag}, ${eta}, ${at.name})` : sql``,
     };
   }
@@ -104,8 +109,10 @@ type SearchRow = TaskRow & { n: unknown; hit: boolean; last: boolean };
  * whether more remain); each candidate is numbered and checked against
  * the filters no index serves (`c`); the outer query keeps the matches and
  * the row that ends the walk (the limit's or the last), in order, and
- * stops at `limit` + 1 rows. Every step streams, so a page that fills
- * early reads no further, and a search that matches nothing reads
+ * stops at `limit` + 1 rows. Every step streams (the outer order is the
+ * walk's keys, which the window's rows already have: ordering by `n`
+ * instead made PostgreSQL sort every candidate first), so a page that
+ * fills early reads no further, and a search that matches nothing reads
  * `scanLimit` + 1 index entries and their rows, never the queue.
  */
 export async function searchTasks(ctx: StoreContext, params: TaskSearchParams): Promise<TaskSearchResult> {
@@ -125,7 +132,7 @@ export async function searchTasks(ctx: StoreContext, params: TaskSearchParams): 
                      limit ${params.scanLimit + 1}::int4) w
             window walk as (order by ${walk.keys})) c
      where n <= ${params.scanLimit}::int8 and (hit or n = ${params.scanLimit}::int8 or last)
-     order by n
+     order by ${walk.keys}
      limit ${params.limit + 1}::int4`.execute(ctx.db);
   const rows = result.rows;
   const position = (row: SearchRow): SearchPosition => ({
