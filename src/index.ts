@@ -19,6 +19,7 @@ export type { OpenTaskQueue, OpenTaskQueueOptions } from './open-task-queue.js';
 export type { TaskQueue, AddOptions, LeaseOptions, TaskLeaseRef } from './core/task-queue.js';
 export type { QueueOperations, DeadLetterListOptions } from './core/queue-operations.js';
 export type { BrowseOptions } from './core/browse-tasks.js';
+export type { SearchState, TaskSearch, TaskSearchFilter, TaskSearchPage } from './core/task-search.js';
 export type { AuditAction, AuditEntry, AuditListOptions, AuditLog, NewAuditEntry, Operator } from './core/audit-log.js';
 export type { ExportLine } from './core/task-export.js';
 export type { Logger } from './core/logger.js';

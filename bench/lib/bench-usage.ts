@@ -24,9 +24,9 @@ const USAGE = `npm run bench -- [options]
   --quick               smaller counts (to iterate; the docs quote full runs)
   --only=a,b            just these sections: ${BENCH_SECTIONS.join(', ')}
   --scale               the scale curves instead (docs/performance.md, "Scale curves"):
-    --curves=a,b          waiting, queues, held, pages
+    --curves=a,b          waiting, queues, held, pages, search
     --points=10k,1m       points of every count curve chosen
-    --waiting= --held= --pages= --queues=   one curve's points
+    --waiting= --held= --pages= --search= --queues=   one curve's points
     --write-docs          also draw the charts into docs/scale/
     --replot=FILE         redraw a saved run's charts; --chart-note=TEXT under each title
     --skip-disk-check     go on when the free disk looks too small
@@ -40,6 +40,7 @@ const VALUED = [
   '--points=',
   '--waiting=',
   '--held=',
+  '--search=',
   '--pages=',
   '--queues=',
   '--replot=',

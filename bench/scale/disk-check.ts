@@ -9,7 +9,7 @@ import type { ScaleOptions } from './scale-options.js';
  * (heap, primary key, lease index), a held name 157, a dead letter and an
  * audit entry together about 400.
  */
-const BYTES_PER_ROW = { waiting: 281, held: 157, pages: 400 } as const;
+const BYTES_PER_ROW = { waiting: 281, held: 157, pages: 400, search: 380 } as const;
 /** Each point is a fresh schema dropped after it, so the peak is the largest point; WAL and vacuum need room beside it. */
 const HEADROOM = 1.5;
 const WAL_BYTES = 2 * 1024 ** 3;
@@ -23,6 +23,8 @@ export function diskNeeded(options: ScaleOptions): number {
     options.curves.includes('waiting') ? largest(options.waiting) * BYTES_PER_ROW.waiting : 0,
     options.curves.includes('held') ? largest(options.held) * BYTES_PER_ROW.held : 0,
     options.curves.includes('pages') ? largest(options.pages) * BYTES_PER_ROW.pages : 0,
+    // A searchable task carries a tag (and the tag index) besides a waiting task's bytes.
+    options.curves.includes('search') ? largest(options.search) * BYTES_PER_ROW.search : 0,
   );
   return peak * HEADROOM + WAL_BYTES;
 }

@@ -19,6 +19,7 @@ import { checkDisk } from './disk-check.js';
 import { progress } from './progress.js';
 import { parseScaleOptions, type ScaleOptions } from './scale-options.js';
 import { formatCount, renderLineChart } from './svg-chart.js';
+import { searchPoint, type SearchPoint } from './search-curve.js';
 import { waitingPoint, type WaitingPoint } from './waiting-curve.js';
 
 const ms = (value: number) => value.toFixed(2);
@@ -182,6 +183,44 @@ async function pagesCurve(url: string, points: readonly number[]): Promise<Pages
   return results;
 }
 
+async function searchCurve(url: string, points: readonly number[]): Promise<SearchPoint[]> {
+  const results: SearchPoint[] = [];
+  for (const n of points) {
+    log(`searched tasks: ${formatCount(n)}`);
+    results.push(await searchPoint(url, n));
+  }
+  printTable(
+    'scale: searching one queue, a page of 50 per request (p50 / p99 ms; error, payload and failing stop at 10,000 candidates)',
+    [
+      'tasks',
+      'fill s',
+      'name prefix',
+      'tag',
+      'tag prefix',
+      'error text',
+      'error, middle',
+      'payload text',
+      'failing',
+      'error scanned',
+      'tasks seq scans',
+    ],
+    results.map((p) => [
+      formatCount(p.tasks),
+      p.fillSeconds.toFixed(1),
+      lat(p.namePrefix),
+      lat(p.tag),
+      lat(p.tagPrefix),
+      lat(p.errorText),
+      lat(p.errorTextMiddle),
+      lat(p.payloadText),
+      lat(p.failing),
+      `${int(p.errorScanned)}${p.errorBounded ? ' (bounded)' : ''}`,
+      `${p.tasksSeqScans}`,
+    ]),
+  );
+  return results;
+}
+
 function writeCharts(dirs: readonly string[], charts: Charts): void {
   for (const dir of dirs) {
     mkdirSync(dir, { recursive: true });
@@ -258,6 +297,7 @@ export async function runScale(url: string, argv: readonly string[]): Promise<vo
     results.pages = points;
     Object.assign(charts, pagesCharts(points, note));
   }
+  if (options.curves.includes('search')) results.search = await searchCurve(url, options.search);
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/scale-${stamp}.json`;
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);

@@ -4,9 +4,9 @@
  * curve with, for example, `--scale --curves=waiting --points=10k,1m`.
  */
 
-export type CurveName = 'waiting' | 'queues' | 'held' | 'pages';
+export type CurveName = 'waiting' | 'queues' | 'held' | 'pages' | 'search';
 
-export const CURVES: readonly CurveName[] = ['waiting', 'queues', 'held', 'pages'];
+export const CURVES: readonly CurveName[] = ['waiting', 'queues', 'held', 'pages', 'search'];
 
 export interface ScaleOptions {
   readonly curves: readonly CurveName[];
@@ -18,6 +18,8 @@ export interface ScaleOptions {
   readonly held: readonly number[];
   /** Dead letters and audit entries. */
   readonly pages: readonly number[];
+  /** Tasks in one queue, searched. */
+  readonly search: readonly number[];
 }
 
 export const DEFAULT_POINTS = {
@@ -25,6 +27,7 @@ export const DEFAULT_POINTS = {
   queues: [1, 100, 1_000],
   held: [10_000_000, 50_000_000],
   pages: [1_000_000],
+  search: [1_000_000, 10_000_000],
 } as const;
 
 /** "10k", "1m", "2.5M", "1000", "1_000" -> a positive integer. */
@@ -51,7 +54,7 @@ function listOption(argv: readonly string[], name: string): string[] | undefined
  * `--curves=waiting,queues,held,pages` (default all);
  * `--points=` the points of every count curve chosen (waiting tasks, held
  * names, dead letters/audit rows), or per curve `--waiting=`, `--held=`,
- * `--pages=`; `--queues=` the queue counts.
+ * `--pages=`, `--search=`; `--queues=` the queue counts.
  */
 export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
   const curveNames = listOption(argv, 'curves') ?? [...CURVES];
@@ -60,7 +63,7 @@ export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
       throw new Error(`unknown curve "${name}" (choose from ${CURVES.join(', ')})`);
   }
   const points = listOption(argv, 'points')?.map(parseCount);
-  const pick = (name: 'waiting' | 'held' | 'pages') =>
+  const pick = (name: 'waiting' | 'held' | 'pages' | 'search') =>
     listOption(argv, name)?.map(parseCount) ?? points ?? [...DEFAULT_POINTS[name]];
   return {
     curves: curveNames as CurveName[],
@@ -68,5 +71,6 @@ export function parseScaleOptions(argv: readonly string[]): ScaleOptions {
     queues: listOption(argv, 'queues')?.map(parseCount) ?? [...DEFAULT_POINTS.queues],
     held: pick('held'),
     pages: pick('pages'),
+    search: pick('search'),
   };
 }

@@ -17,6 +17,7 @@ import { registerPurge } from './commands/purge.js';
 import { registerQueues } from './commands/queues.js';
 import { registerRedrive } from './commands/redrive.js';
 import { registerRunNow } from './commands/run-now.js';
+import { registerSearch } from './commands/search.js';
 import { registerAttempts } from './commands/attempts.js';
 import { registerResume } from './commands/resume.js';
 import { registerServe } from './commands/serve.js';
@@ -63,6 +64,7 @@ export function buildProgram(ctx: CommandContext): Command {
     registerAdd,
     registerGet,
     registerLease,
+    registerSearch,
     registerWork,
     registerDelete,
     registerPurge,

@@ -5,6 +5,7 @@ import { maskHeaders } from '../core/push/mask-headers.js';
 import type { Operator } from '../core/audit-log.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { Task, TaskOptions } from '../core/task.js';
+import type { TaskSearch } from '../core/task-search.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 import type { DatabaseOptions } from '../store/engine/database.js';
@@ -17,6 +18,7 @@ import type {
   NewTaskRecord,
   OperatorClient,
   RunningWorker,
+  SearchResult,
   TaskDetail,
   TaskRecord,
   WorkTask,
@@ -169,6 +171,12 @@ export class DatabaseClient implements OperatorClient {
 
   attempts(queue: string, name: string): Promise<TaskAttempt[]> {
     return this.#operate(queue).attempts(name);
+  }
+
+  /** A search is a read: the queue's handle does it, and nothing is recorded. */
+  async search(queue: string, search: TaskSearch): Promise<SearchResult> {
+    const page = await this.#service.getQueue(queue).searchTasks(search);
+    return { ...page, tasks: page.tasks.map(taskRecord) };
   }
 
   exportTasks(queue: string): AsyncIterable<ExportLine[]> {

@@ -4,6 +4,8 @@ import type { CronFiringEntry } from '../core/cron/cron-history.js';
 import type { CronFiring } from '../core/cron/cron-scheduler.js';
 import { ADMIN_CRON_PATH, type CronJobJson } from '../http/routes/admin-cron-jobs.js';
 import { ADMIN_QUEUES_PATH } from '../http/routes/admin-routes.js';
+import { SEARCH_PARAMETERS, type SearchJson } from '../http/routes/admin-search-tasks.js';
+import type { TaskSearch } from '../core/task-search.js';
 import type { TaskJson, TasksJson } from '../http/task-json.js';
 import { RemoteError } from './remote-error.js';
 import type {
@@ -14,6 +16,7 @@ import type {
   NewTaskRecord,
   OperatorClient,
   RunningWorker,
+  SearchResult,
   TaskDetail,
   TaskRecord,
   WorkTask,
@@ -147,6 +150,24 @@ export class HttpClient implements OperatorClient {
   async attempts(queue: string, name: string): Promise<TaskAttempt[]> {
     const path = `${this.#admin(queue)}/tasks/${encodeURIComponent(name)}/attempts`;
     return ((await this.#json('GET', path)) as { items: TaskAttempt[] }).items;
+  }
+
+  async search(queue: string, search: TaskSearch): Promise<SearchResult> {
+    const query = new URLSearchParams();
+    for (const name of SEARCH_PARAMETERS) {
+      const value = search[name];
+      if (value !== undefined) query.set(name, value);
+    }
+    if (search.limit !== undefined) query.set('maxResults', String(search.limit));
+    if (search.cursor !== undefined) query.set('pageToken', search.cursor);
+    const body = (await this.#json('GET', `${this.#admin(queue)}/tasks/search?${query}`)) as SearchJson;
+    return {
+      // The fields in the order the database client gives them (--json lines are alike either way).
+      tasks: body.items.map(({ name, ...rest }) => ({ name, queue, ...rest })),
+      next: body.nextPageToken ?? null,
+      scanned: body.scanned,
+      bounded: body.bounded,
+    };
   }
 
   async *exportTasks(queue: string): AsyncIterable<ExportLine[]> {

@@ -5,6 +5,7 @@ import type { CronJobStatus } from '../core/cron/cron-service.js';
 import type { DeadLetterRecord } from '../core/dead-letter.js';
 import type { QueueOverview } from '../core/queue-overview.js';
 import type { ExportLine } from '../core/task-export.js';
+import type { TaskSearch } from '../core/task-search.js';
 import type { TaskHandler } from '../core/worker/task-worker.js';
 import type { WorkerOptions } from '../core/worker/worker-options.js';
 
@@ -56,6 +57,17 @@ export interface LeaseRequest {
   readonly tag?: string;
 }
 
+/** One request of `taskqueue search`: the tasks found and where the search goes on (core/task-search.ts). */
+export interface SearchResult {
+  readonly tasks: TaskRecord[];
+  /** The cursor of the next request; null when nothing remains. */
+  readonly next: string | null;
+  /** Candidates read. */
+  readonly scanned: number;
+  /** The request stopped at its scan limit, not on a full page. */
+  readonly bounded: boolean;
+}
+
 /** A cron job as `cron list` shows it: its record and next firings, without the stored definition. */
 export type CronJobView = Omit<CronJobStatus, 'job'>;
 
@@ -90,6 +102,8 @@ export interface OperatorClient {
   runNow(queue: string, selection: RunNowSelection): Promise<number>;
   /** A task's or dead letter's last attempts that did not succeed, newest first. */
   attempts(queue: string, name: string): Promise<TaskAttempt[]>;
+  /** One bounded request of a search of the queue's live tasks (`taskqueue search`). */
+  search(queue: string, search: TaskSearch): Promise<SearchResult>;
   /** The queue's live tasks in ETA order, a page at a time. */
   exportTasks(queue: string): AsyncIterable<ExportLine[]>;
   /** Adds up to IMPORT_BATCH exported tasks, all or nothing. */

@@ -12,6 +12,7 @@ import { cronPage } from './cron-page.js';
 import { auditPage, queuesPage, queuesTable, signIn, signInPage, signOut, viewerOrSignIn } from './console-pages.js';
 import { deadLetterPage, deadLettersMatching, deadLettersPage } from './dead-letter-routes.js';
 import { findTask, queuePage, queueSeries, taskPage } from './queue-routes.js';
+import { searchPage } from './search-routes.js';
 import { CONSOLE_PATH } from './console-session.js';
 import type { Viewer } from './console-viewer.js';
 import { OverviewSampler } from './overview-sampler.js';
@@ -100,6 +101,7 @@ export function mountConsole(app: Hono, deps: ConsoleDeps): MountedConsole {
   console.get('/queues/:queue/dead-letters/:name', page(deadLetterPage));
   console.post('/queues/:queue/dead-letters/matching', (c) => deadLettersMatching(c, ctx));
   console.get('/queues/:queue/tasks', page(findTask));
+  console.get('/queues/:queue/search', page(searchPage));
   console.get('/queues/:queue/tasks/:task', page(taskPage));
   console.post('/queues/:queue/bulk', (c) => runBulk(c, ctx));
   console.post('/queues/:queue/run-matching', (c) => runMatching(c, ctx));

@@ -8,6 +8,7 @@ import type { Viewer } from './console-viewer.js';
 import { Payload } from './payload-view.js';
 import { PushTasksTable } from './push-tasks-table.js';
 import { QueueHeader } from './queue-header.js';
+import { TaskSearchFields } from './task-search-form.js';
 import { etaMeaning, taskStateOf } from './task-state.js';
 import { When } from './when.js';
 import { plural } from './format.js';
@@ -175,6 +176,11 @@ function TaskSection(props: {
           <button type="submit">Find</button>
         </form>
       </div>
+      {/* Closed at first: the page leads with its tasks; a native disclosure needs no script. */}
+      <details class="search">
+        <summary>Search by name, tag, state, error or payload</summary>
+        <TaskSearchFields base={base} push={push} />
+      </details>
       {viewer.admin && (
         <BulkBar
           viewer={viewer}

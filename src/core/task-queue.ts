@@ -1,5 +1,6 @@
 import type { CallerTransaction } from './caller-transaction.js';
 import { browseTasks } from './browse-tasks.js';
+import { searchTasks, type TaskSearch, type TaskSearchPage } from './task-search.js';
 import { QueueError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { leaseWithWait } from './long-poll.js';
@@ -334,6 +335,11 @@ export class TaskQueue {
   /** Live tasks in ETA order, a page at a time; pass the last task of a page as `after`. */
   listTasks(options: { limit?: number; after?: TaskLeaseRef; withoutPayload?: boolean } = {}): Promise<Task[]> {
     return browseTasks(this.#ctx, options);
+  }
+
+  /** Searches the live tasks by name prefix, tag, state, error and payload text, a bounded request at a time (task-search.ts). */
+  searchTasks(search: TaskSearch = {}): Promise<TaskSearchPage> {
+    return searchTasks(this.#ctx, search);
   }
 
   /** Whether the queue is paused (as stored in the database, so as every process sees it). Operators pause through `service.operate`. */

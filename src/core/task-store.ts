@@ -38,6 +38,8 @@ export interface TaskStore {
   /** True when the name is held by a tombstone (deleted within the retention period). */
   isTombstoned(params: TaskRef): Promise<boolean>;
   listTasks(params: TaskListParams): Promise<Task[]>;
+  /** One request of a search (task-search.ts): at most `scanLimit` candidates of the walk read. */
+  searchTasks(params: TaskSearchParams): Promise<TaskSearchResult>;
   queueStats(params: QueueRef): Promise<QueueStats>;
   /** Pauses (true) or resumes (false) a queue, for every process sharing the database. */
   setPaused(params: SetPausedParams): Promise<void>;
@@ -221,6 +223,55 @@ export interface TaskListParams extends QueueRef {
   readonly state?: TaskState;
   /** Only tasks with this tag; null = only untagged tasks. */
   readonly tag?: string | null;
+}
+
+/**
+ * A state to search for: one of TaskState, or `failing`: a live task that
+ * carries a last error (a worker or a delivery failed it, and it waits for
+ * its next attempt), whatever its ETA.
+ */
+export type SearchState = TaskState | 'failing';
+
+/**
+ * Which index a search walks: by name (the primary key) when a name prefix
+ * is given; by tag then ETA when a tag or tag prefix is; else by ETA. The
+ * walk is the search's order, and what its cursor means.
+ */
+export type SearchWalk = 'name' | 'tag' | 'eta';
+
+/** A position in a search's walk: the last candidate a request read. */
+export interface SearchPosition {
+  readonly etaUsec: number;
+  readonly name: string;
+  readonly tag: string | null;
+}
+
+export interface TaskSearchParams extends QueueRef {
+  /** The index the request walks, and so its order (task-search.ts). */
+  readonly walk: SearchWalk;
+  /** Tasks per page. */
+  readonly limit: number;
+  /** Candidates of the walk read at most. */
+  readonly scanLimit: number;
+  readonly namePrefix?: string;
+  readonly tag?: string;
+  readonly tagPrefix?: string;
+  readonly state?: SearchState;
+  /** In the last error, any case. */
+  readonly errorText?: string;
+  /** In the payload's first PAYLOAD_SEARCH_BYTES bytes, as UTF-8 bytes. */
+  readonly payloadText?: string;
+  /** Continue after this candidate of the walk. */
+  readonly after?: SearchPosition;
+}
+
+export interface TaskSearchResult {
+  readonly tasks: Task[];
+  /** The last candidate read, when more remain after it; null at the walk's end. */
+  readonly next: SearchPosition | null;
+  readonly scanned: number;
+  /** The scan limit, not a full page, ended the request. */
+  readonly bounded: boolean;
 }
 
 /**

@@ -22,6 +22,8 @@ import type {
   TaskLeaseParams,
   TaskListParams,
   TaskModifyLeaseParams,
+  TaskSearchParams,
+  TaskSearchResult,
   TaskRef,
   TaskStore,
   SetPausedParams,
@@ -65,6 +67,7 @@ import { queueAttention } from './queue-attention.js';
 import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
+import { searchTasks } from './search-tasks.js';
 import { runNow } from './run-now.js';
 import { listAttempts, recordAttempts } from './task-attempts.js';
 import type {
@@ -214,6 +217,10 @@ export class PgTaskStore implements TaskStore {
 
   listTasks(params: TaskListParams): Promise<Task[]> {
     return this.#guard(() => listTasks(this.#ctx, params), params.queueName);
+  }
+
+  searchTasks(params: TaskSearchParams): Promise<TaskSearchResult> {
+    return this.#guard(() => searchTasks(this.#ctx, params), params.queueName);
   }
 
   queueStats(params: QueueRef): Promise<QueueStats> {

@@ -5,7 +5,7 @@ import { table, timestampFromUsec, toNumber, usecOf, type StoreContext } from '.
 import { taskFromRow, type TaskRow } from './task-row.js';
 
 /** A push task's request and delivery state (sql/0012), read with it. */
-const PUSH_COLUMNS = sql`push, execution_count, last_status, (dispatched_at is not null and eta > now()) as in_flight`;
+export const PUSH_COLUMNS = sql`push, execution_count, last_status, (dispatched_at is not null and eta > now()) as in_flight`;
 
 /** One live task by name, or null. */
 export async function getTask(ctx: StoreContext, params: TaskRef): Promise<Task | null> {

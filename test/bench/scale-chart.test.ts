@@ -8,7 +8,7 @@ describe('scale options', () => {
     const gb = (argv: string[]) => diskNeeded(parseScaleOptions(['--scale', ...argv])) / 1024 ** 3;
     expect(gb([])).toBeGreaterThan(12);
     expect(gb([])).toBeLessThan(16);
-    expect(gb(['--waiting=10k,1m', '--held=1m', '--pages=1m'])).toBeLessThan(3);
+    expect(gb(['--waiting=10k,1m', '--held=1m', '--pages=1m', '--search=1m'])).toBeLessThan(3);
   });
 
   it('reads counts written the way the docs write them', () => {
@@ -22,7 +22,8 @@ describe('scale options', () => {
 
   it('defaults to the full points and lets one curve be reproduced', () => {
     const all = parseScaleOptions(['--scale']);
-    expect(all.curves).toEqual(['waiting', 'queues', 'held', 'pages']);
+    expect(all.curves).toEqual(['waiting', 'queues', 'held', 'pages', 'search']);
+    expect(all.search).toEqual(DEFAULT_POINTS.search);
     expect(all.waiting).toEqual(DEFAULT_POINTS.waiting);
     expect(all.held).toEqual(DEFAULT_POINTS.held);
 

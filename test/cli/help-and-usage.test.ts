@@ -21,6 +21,7 @@ const COMMANDS = [
   'add',
   'get',
   'lease',
+  'search',
   'delete',
   'purge',
   'pause',

@@ -187,6 +187,36 @@ describe('operator commands over HTTP (--url)', () => {
     ]);
   });
 
+  it('search, over HTTP: the same lines as on the database, and where to go on', async () => {
+    const other = server.service.getQueue('other');
+    await other.add([
+      { name: 'find-a', tag: 'x', payload: 'needle one' },
+      { name: 'find-b', tag: 'x', payload: 'hay' },
+      { name: 'find-c', tag: 'y', payload: 'needle two' },
+    ]);
+    const found = await cli(['search', 'other', '--name-prefix', 'find', '--payload', 'needle', '--json'], admin);
+    expect(found.code, found.err).toBe(0);
+    expect(jsonLines(found.out)).toEqual([
+      expect.objectContaining({ name: 'find-a', queue: 'other', tag: 'x', retryCount: 0, lastError: null }),
+      expect.objectContaining({ name: 'find-c', queue: 'other', tag: 'y' }),
+    ]);
+    expect(Object.keys(jsonLines(found.out)[0]!)).toEqual([
+      'name',
+      'queue',
+      'tag',
+      'retryCount',
+      'etaUsec',
+      'enqueuedUsec',
+      'lastError',
+      'payloadBase64',
+    ]);
+    const first = await cli(['search', 'other', '--tag-prefix', 'x', '--limit', '1'], admin);
+    expect(first.out).toMatch(/^find-a\s+x\s+0\s+\S+Z\s+-$/m);
+    const cursor = /--cursor (\S+)$/m.exec(first.err)?.[1];
+    const next = await cli(['search', 'other', '--tag-prefix', 'x', '--cursor', cursor!, '--json'], admin);
+    expect(jsonLines(next.out).map((task) => task.name)).toEqual(['find-b']);
+  });
+
   it('operator actions are for administrators only: a queue user gets 403 (exit 1), no token 401; add and lease still jobs for them', async () => {
     for (const argv of [
       ['pause', 'fragile'],
@@ -195,6 +225,7 @@ describe('operator commands over HTTP (--url)', () => {
       ['stats', 'fragile'],
       ['dead-letters', 'fragile'],
       ['export', 'fragile'],
+      ['search', 'fragile'],
       ['cron', 'list'],
       ['cron', 'run', 'any'],
     ]) {

@@ -484,6 +484,7 @@ describe('web console in chromium', () => {
       '/console',
       '/console/queues/jobs',
       '/console/queues/jobs/tasks/invoice-1',
+      '/console/queues/jobs/search?name=invoice',
       '/console/queues/reports/dead-letters',
       '/console/audit',
       '/console/queues/default',
@@ -496,7 +497,7 @@ describe('web console in chromium', () => {
     for (const path of ['/console', '/console/queues/jobs']) await check(path);
     await context.close();
     expect(found).toEqual([]);
-    // Nine pages through axe: about 35 s alone, more on a loaded two-core machine.
+    // Ten pages through axe: about 35 s alone, more on a loaded two-core machine.
   }, 120_000);
 
   it('shows a non-administrator no actions, and the server refuses a forged one', async () => {

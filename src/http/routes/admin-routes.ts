@@ -11,6 +11,7 @@ import { ADMIN_PAUSE_QUEUE, ADMIN_RESUME_QUEUE } from './admin-pause-queue.js';
 import { ADMIN_PURGE_QUEUE } from './admin-purge-queue.js';
 import { ADMIN_QUEUE_STATS } from './admin-queue-stats.js';
 import { ADMIN_REDRIVE } from './admin-redrive.js';
+import { ADMIN_SEARCH_TASKS } from './admin-search-tasks.js';
 import { ADMIN_RUN_NOW, ADMIN_TASK_ATTEMPTS } from './admin-task-attempts.js';
 
 /** Where the operator extension routes live: apart from the v1beta2 paths, so no App Engine path can mean one. */
@@ -31,6 +32,7 @@ export function registerAdminRoutes(app: Hono, deps: ResolvedDeps): void {
   app.get(`${queue}/deadLetters`, restHandler(deps, ADMIN_LIST_DEAD_LETTERS));
   app.post(`${queue}/deadLetters/redrive`, restHandler(deps, ADMIN_REDRIVE));
   app.get(`${queue}/tasks/export`, restHandler(deps, ADMIN_EXPORT_TASKS));
+  app.get(`${queue}/tasks/search`, restHandler(deps, ADMIN_SEARCH_TASKS));
   app.post(`${queue}/tasks/import`, restHandler(deps, ADMIN_IMPORT_TASKS));
   app.post(`${queue}/tasks/delete`, restHandler(deps, ADMIN_DELETE_TASKS));
   app.post(`${queue}/tasks/runNow`, restHandler(deps, ADMIN_RUN_NOW));
