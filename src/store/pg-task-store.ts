@@ -12,6 +12,7 @@ import type {
   DeadLetterDeleteParams,
   DeadLetterListParams,
   DeadLetterRedriveParams,
+  DeadLetterRedriveResult,
   LeaseResult,
   QueueRef,
   QueueStats,
@@ -32,7 +33,7 @@ import type {
   Audited,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
-import type { NewAuditEntry } from '../core/audit-log.js';
+import { AUDIT_NAMES_KEPT, type NewAuditEntry } from '../core/audit-log.js';
 import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './engine/database.js';
@@ -236,7 +237,7 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
   }
 
-  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number> {
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<string[]> {
     return this.#guard(() => deleteDeadLetters(this.#ctx, params), params.queueName);
   }
 
@@ -253,13 +254,15 @@ export class PgTaskStore implements TaskStore {
    * limit, a name live again) fails the call; the error says how many
    * earlier batches were already put back (details.redriven).
    */
-  async redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number> {
+  async redriveDeadLetters(params: DeadLetterRedriveParams): Promise<DeadLetterRedriveResult> {
     let redriven = 0;
+    const names: string[] = [];
     try {
       for (;;) {
-        const n = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
-        redriven += n;
-        if (n < params.batchSize) break;
+        const batch = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
+        redriven += batch.length;
+        names.push(...batch.slice(0, Math.max(0, AUDIT_NAMES_KEPT - names.length)));
+        if (batch.length < params.batchSize) break;
       }
     } catch (error) {
       if (redriven === 0 || !isQueueError(error)) throw error;
@@ -275,7 +278,7 @@ export class PgTaskStore implements TaskStore {
     } finally {
       if (redriven > 0) this.#arrivals.wake(params.queueId);
     }
-    return redriven;
+    return { count: redriven, names };
   }
 
   leaseCounts(params: QueueRef): Promise<LeaseCount[]> {
