@@ -61,6 +61,8 @@ export interface TaskStore {
   releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null>;
   /** Records attempts that did not succeed (task-attempt.ts), keeping each task's last ATTEMPTS_KEPT. */
   recordAttempts(params: AttemptRecordParams): Promise<void>;
+  /** Records the lapsed last lease of the `limit` tasks a lease just moved to the dead letters. */
+  recordDeadLetterLapses(params: QueueRef & { readonly limit: number }): Promise<void>;
   /** A task's or dead letter's recorded attempts, newest first. */
   listAttempts(params: AttemptListParams): Promise<TaskAttempt[]>;
   /** Makes tasks due now and wakes whoever waits on the queue; named tasks' audit entry rides in the statement. */

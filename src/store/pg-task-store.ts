@@ -67,7 +67,7 @@ import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
 import { runNow } from './run-now.js';
-import { listAttempts, recordAttempts } from './task-attempts.js';
+import { listAttempts, recordAttempts, recordDeadLetterLapses } from './task-attempts.js';
 import type {
   AttemptListParams,
   AttemptRecordParams,
@@ -297,6 +297,10 @@ export class PgTaskStore implements TaskStore {
 
   recordAttempts(params: AttemptRecordParams): Promise<void> {
     return this.#guard(() => recordAttempts(this.#ctx, params), params.queueName);
+  }
+
+  recordDeadLetterLapses(params: QueueRef & { readonly limit: number }): Promise<void> {
+    return this.#guard(() => recordDeadLetterLapses(this.#ctx, params), params.queueName);
   }
 
   listAttempts(params: AttemptListParams): Promise<TaskAttempt[]> {

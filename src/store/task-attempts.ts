@@ -6,6 +6,7 @@ import {
   type AttemptRecordParams,
   type TaskAttempt,
 } from '../core/task-attempt.js';
+import type { QueueRef } from '../core/task-store.js';
 import type { Database } from './schema.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 
@@ -54,6 +55,43 @@ export async function recordAttempts(ctx: StoreContext, params: AttemptRecordPar
     on conflict (queue_id, task_name, attempt) do update
        set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
            response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms`.execute(ctx.db);
+}
+
+/**
+ * The lapses of a lease's tasks that the retry limit moved to the dead
+ * letters (the lease statement says only how many, `limit`): the last
+ * lease of each lapsed (its number is the letter's retry count), unless a
+ * row of that number ended after the task was added (its worker reported
+ * the failure). The queue's newest letters of the last minute, by the
+ * (queue_id, died_at) index, so a few probes; the lease statement itself
+ * is left as it is (see lease-tasks.ts), and a concurrent lease's letters
+ * found here too are recorded once (the primary key).
+ */
+export async function recordDeadLetterLapses(
+  ctx: StoreContext,
+  params: QueueRef & { readonly limit: number },
+): Promise<void> {
+  const attempts = table(ctx, 'task_attempts');
+  const q = params.queueId;
+  await sql`/* record_dead_letter_lapses */
+    with n as (
+      select d.name, d.retry_count as attempt from ${table(ctx, 'task_dead_letters')} d
+       where d.queue_id = ${q} and d.died_at >= now() - interval '1 minute' and d.retry_count > 0
+         and not exists (
+           select 1 from ${attempts} o
+            where o.queue_id = ${q} and o.task_name = d.name and o.attempt = d.retry_count and o.ended_at >= d.enqueued_at)
+       order by d.died_at desc
+       limit ${params.limit}::int4
+    ),
+    trimmed as (
+      delete from ${attempts} t using n
+       where t.queue_id = ${q} and t.task_name = n.name and t.attempt <= n.attempt - ${ATTEMPTS_KEPT}::int4
+    )
+    insert into ${attempts} as t (queue_id, task_name, attempt, outcome)
+    select ${q}::int4, n.name, n.attempt, 'lapsed' from n
+    on conflict (queue_id, task_name, attempt) do update
+       set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = null, error = null,
+           response_excerpt = null, duration_ms = null`.execute(ctx.db);
 }
 
 /**

@@ -59,7 +59,34 @@ describe.each(ENGINES)('attempt history and run-now on %s', (engine) => {
     const result = (await t.service.runCleanup()) as { attemptsRemoved: number };
     expect(result.attemptsRemoved).toBe(1);
     expect((await t.operate('q').attempts('done')).length).toBe(0);
-    expect((await t.operate('q').attempts('doomed')).map((a) => a.attempt)).toEqual([1]);
+    // Lease 2 lapsed, and the lease that found it out of leases recorded it.
+    expect((await t.operate('q').attempts('doomed')).map((a) => [a.attempt, a.outcome])).toEqual([
+      [2, 'lapsed'],
+      [1, 'failed'],
+    ]);
+  });
+
+  it('records the last lease of a task the retry limit sends to the dead letters, keeping its worker error', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 2 })]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'silent' }, { name: 'loud' }]);
+    for (let lease = 1; lease <= 2; lease++) {
+      for (const task of await q.leaseTasks({ lease: 60, maxTasks: 2 })) {
+        if (task.name === 'loud' && lease === 2) await q.failTask(task, 'last words');
+      }
+      await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second'`);
+    }
+    expect(await q.leaseTasks({ lease: 60, maxTasks: 2 })).toEqual([]);
+    const ops = t.operate('q');
+    expect((await ops.listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['loud', 'silent']);
+    expect((await ops.attempts('silent')).map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [2, 'lapsed', null],
+      [1, 'lapsed', null],
+    ]);
+    expect((await ops.attempts('loud')).map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [2, 'failed', 'last words'],
+      [1, 'lapsed', null],
+    ]);
   });
 
   it('runs named tasks now: delayed and leased ones become available, with one audit entry', async () => {
