@@ -67,7 +67,7 @@ import { queueOverview } from './queue-overview.js';
 import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
 import { runNow } from './run-now.js';
-import { listAttempts, recordAttempts, recordDeadLetterLapses } from './task-attempts.js';
+import { listAttempts, recordAttempts, recordDeadLetterLapses, type AttemptSweep } from './task-attempts.js';
 import type {
   AttemptListParams,
   AttemptRecordParams,
@@ -98,6 +98,8 @@ export class PgTaskStore implements TaskStore {
   readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
   readonly #statistics: StatisticsKeeper;
   readonly #guarded: Guard;
+  /** Where the clean-up's sweep of attempts stopped (task-attempts.ts). */
+  readonly #attemptSweep: AttemptSweep = new Map();
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
@@ -330,7 +332,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {
-    return this.#guard(() => cleanup(this.#ctx, params), undefined);
+    return this.#guard(() => cleanup(this.#ctx, params, this.#attemptSweep), undefined);
   }
 
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {
