@@ -13,6 +13,32 @@ export interface AuditFilter {
   readonly until: string | null;
 }
 
+/**
+ * The tasks an entry's action touched: its one target, or the names it kept
+ * (sql/0021) as a list that opens without script (`details`), saying how
+ * many more it counted than it kept. An older entry kept none: blank.
+ */
+function AuditTasks(props: { readonly entry: AuditEntry }) {
+  const { target, names, count } = props.entry;
+  if (target !== null) return <>{target}</>;
+  if (names.length === 0) return <></>;
+  const more = count - names.length;
+  return (
+    <details class="audit-names">
+      <summary>
+        {names.length === 1 ? '1 task' : `${names.length} tasks`}
+        {more > 0 ? ` of ${count}` : ''}
+      </summary>
+      <ul>
+        {names.map((name) => (
+          <li>{name}</li>
+        ))}
+      </ul>
+      {more > 0 && <p class="hint">{`and ${more} more, not named (an entry keeps its first ${names.length})`}</p>}
+    </details>
+  );
+}
+
 /** The audit log: who did what to which queue, when, from where, and how many tasks it touched; newest first. */
 export function AuditPage(props: {
   readonly entries: readonly AuditEntry[];
@@ -74,7 +100,9 @@ export function AuditPage(props: {
               <td data-label="Queue">
                 <a href={`/console/queues/${encodeURIComponent(e.queue)}`}>{e.queue}</a>
               </td>
-              <td data-label="Task">{e.target ?? ''}</td>
+              <td data-label="Task">
+                <AuditTasks entry={e} />
+              </td>
               <td class="num" data-label="Tasks">
                 {String(e.count)}
               </td>

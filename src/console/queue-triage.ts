@@ -1,5 +1,5 @@
 import type { QueueAttention } from '../core/queue-attention.js';
-import type { QueueOverview } from '../core/queue-overview.js';
+import { LONG_LEASE_MINUTES, type QueueOverview } from '../core/queue-overview.js';
 import type { TriageThresholds } from '../core/triage-thresholds.js';
 import { formatCount, plural, storagePercent } from './format.js';
 import { formatRelative } from './relative-time.js';
@@ -52,7 +52,12 @@ export interface QueueSignals {
   readonly attention?: QueueAttention;
   /** Available tasks `backlogWindowSeconds` ago, from the depth samples. */
   readonly availableBefore?: number;
-  /** Leases held by workers that will not return them; 0 when not known. */
+  /**
+   * Leases held by workers that will not return them, when known; without
+   * it, the overview's long leases (more than LONG_LEASE_MINUTES still to
+   * run) stand for them: a worker that died holding an hour's lease keeps
+   * its task from every other worker for that hour, and nothing else says so.
+   */
   readonly stuckLeases?: number;
 }
 
@@ -97,8 +102,10 @@ export function flagsOf(q: QueueOverview, signals: QueueSignals, t: TriageThresh
   if (q.push && q.push.targetUrl === null && tasks > 0) {
     add('no target URL', `${plural(tasks, 'task')}, nowhere to deliver: no <target-url> or TASKQUEUE_PUSH_BASE_URL`);
   }
-  const stuck = signals.stuckLeases ?? 0;
-  if (stuck > 0) add('stuck leases', plural(stuck, 'lease'));
+  const stuck = signals.stuckLeases ?? q.longLeases ?? 0;
+  if (stuck > 0) {
+    add('stuck leases', `${plural(stuck, 'lease')} with more than ${LONG_LEASE_MINUTES} min still to run`);
+  }
   if (a && a.deadLettersArrived > 0) {
     add(
       'dead letters arriving',

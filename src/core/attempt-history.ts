@@ -14,12 +14,16 @@ import type { Task } from './task.js';
  * and not deleted: that earlier lease lapsed (ran out, or was handed back
  * undeleted). One statement for the lease's lapsed tasks, and none when it
  * had none (a first lease costs nothing). A failure the worker reported for
- * that lease (recordWorkerError) is kept, not replaced.
+ * that lease (recordWorkerError) is kept, not replaced. `deadLettered`: the
+ * tasks the lease's retry limit moved to the dead letters, whose last lease
+ * lapsed (one more statement, only when there are some).
  */
-export async function recordLapses(ctx: QueueContext, tasks: readonly Task[]): Promise<void> {
+export async function recordLapses(ctx: QueueContext, tasks: readonly Task[], deadLettered = 0): Promise<void> {
   const lapsed = tasks.filter((task) => task.retryCount > 1);
-  if (lapsed.length === 0) return;
   try {
+    // A task the retry limit moved to the dead letters lapsed too, on its last lease.
+    if (deadLettered > 0) await ctx.store.recordDeadLetterLapses({ ...ctx.ref, limit: deadLettered });
+    if (lapsed.length === 0) return;
     await ctx.store.recordAttempts({
       ...ctx.ref,
       attempts: lapsed.map((task) => ({

@@ -4,8 +4,17 @@
  * now, run tasks now): who, what, when, how many. Written by the core's operator API
  * (queue-operations.ts, `cron run` included) for every action,
  * whichever front-end asked; the console lists them.
- * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010).
+ * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010, 0021).
  */
+/**
+ * Names an entry keeps of the tasks its action touched (sql/0021): a
+ * selection (at most LIMITS.maxTasksPerDelete, 1,000) is named in full, an
+ * action on all matching a filter by its first 1,000, `count` being the
+ * total. Bounded so that the log stays small and is written in the action's
+ * own statement; a million-task run-now is not a million audit rows.
+ */
+export const AUDIT_NAMES_KEPT = 1000;
+
 /** Every action the log records, in the order the console's filter lists them. */
 export const AUDIT_ACTIONS = [
   'pause',
@@ -35,7 +44,7 @@ export interface Operator {
 }
 
 /** An entry before its count is known: the statement that does the action counts it. */
-export type AuditIntent = Omit<NewAuditEntry, 'count'>;
+export type AuditIntent = Omit<NewAuditEntry, 'count' | 'names'>;
 
 /** What is recorded about one action. */
 export interface NewAuditEntry {
@@ -47,6 +56,8 @@ export interface NewAuditEntry {
   readonly target?: string | null;
   /** How many tasks (or dead letters) the action touched. */
   readonly count: number;
+  /** The names of the tasks it touched; only the first AUDIT_NAMES_KEPT are kept. */
+  readonly names?: readonly string[];
   /** Where the action came from (default `console`). */
   readonly source?: string;
 }
@@ -61,6 +72,12 @@ export interface AuditEntry {
   readonly queue: string;
   readonly target: string | null;
   readonly count: number;
+  /**
+   * The names of the tasks the action touched, at most AUDIT_NAMES_KEPT
+   * (fewer than `count`: the rest were not kept); empty when it named none
+   * (pause, purge) or was recorded before names were kept.
+   */
+  readonly names: readonly string[];
   readonly source: string;
 }
 

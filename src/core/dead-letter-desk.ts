@@ -1,4 +1,4 @@
-import type { AuditAction, Operator } from './audit-log.js';
+import { AUDIT_NAMES_KEPT, type AuditAction, type Operator } from './audit-log.js';
 import type { DeadLetter, DeadLetterRef } from './dead-letter.js';
 import { QueueError } from './errors.js';
 import type { QueueContext } from './queue-context.js';
@@ -95,13 +95,13 @@ export class DeadLetterDesk {
   /**
    * Puts back every letter the filter matches, oldest death first, at most
    * `max` of them, a batch per statement; one audit entry counts them (and
-   * names the first few). Resolves to how many went back.
+   * names the first AUDIT_NAMES_KEPT). Resolves to how many went back.
    */
   async redriveMatching(filter: DeadLetterFilter, max: number): Promise<number> {
     return this.#matching('redrive', filter, max, async (names) => {
-      const n = await this.#ctx.store.redriveDeadLetters({ ...this.#ctx.ref, names, batchSize: MATCHING_BATCH });
-      if (n > 0) this.#ctx.events.added(this.#queue, n);
-      return n;
+      const done = await this.#ctx.store.redriveDeadLetters({ ...this.#ctx.ref, names, batchSize: MATCHING_BATCH });
+      if (done.count > 0) this.#ctx.events.added(this.#queue, done.count);
+      return done.names;
     });
   }
 
@@ -116,7 +116,7 @@ export class DeadLetterDesk {
     action: AuditAction,
     filter: DeadLetterFilter,
     max: number,
-    act: (names: string[]) => Promise<number>,
+    act: (names: string[]) => Promise<readonly string[]>,
   ): Promise<number> {
     requireIntegerIn(max, 'max', 0, DEAD_LETTER_COUNT_CAP, this.#queue);
     const checked = this.#checked(filter);
@@ -132,9 +132,9 @@ export class DeadLetterDesk {
           ...(after ? { after } : {}),
         });
         if (page.length === 0) break;
-        const names = page.map((letter) => letter.name);
-        done += await act(names);
-        named.push(...names.slice(0, Math.max(0, 20 - named.length)));
+        const acted = await act(page.map((letter) => letter.name));
+        done += acted.length;
+        named.push(...acted.slice(0, Math.max(0, AUDIT_NAMES_KEPT - named.length)));
         const last = page[page.length - 1]!;
         after = { name: last.name, diedUsec: last.diedUsec };
         if (page.length < MATCHING_BATCH) break;
@@ -154,6 +154,7 @@ export class DeadLetterDesk {
       queue: this.#queue,
       target: count === 1 && names.length === 1 ? names[0]! : null,
       count,
+      names,
     });
   }
 

@@ -12,7 +12,7 @@ import type { RunNowResult, RunNowSelection, TaskAttempt } from './task-attempt.
 import { TASK_NAME_PATTERN, type Task } from './task.js';
 import { importedTask, toExportLine, type ExportLine } from './task-export.js';
 import type { TaskQueue } from './task-queue.js';
-import type { LeaseCount, QueueStats } from './task-store.js';
+import type { DeadLetterRedriveResult, LeaseCount, QueueStats } from './task-store.js';
 import type { Tombstone } from './tombstone.js';
 import { validateTag } from './validate-tag.js';
 
@@ -189,10 +189,10 @@ export class QueueOperations {
       }
     } catch (error) {
       // Leases released before the failure are recorded.
-      if (released.size > 0) await this.#record('release_lease', released.size, target);
+      if (released.size > 0) await this.#record('release_lease', released.size, target, [...released]);
       throw error;
     }
-    await this.#record('release_lease', released.size, target);
+    await this.#record('release_lease', released.size, target, [...released]);
     return names.map((name) => released.has(name));
   }
 
@@ -210,7 +210,7 @@ export class QueueOperations {
     if (names?.length === 0) return 0;
     const unique = names === undefined ? null : [...new Set(names)];
     const target = unique?.length === 1 ? unique[0]! : null;
-    let redriven = 0;
+    let redriven: DeadLetterRedriveResult;
     try {
       redriven = await this.#ctx.store.redriveDeadLetters({
         ...this.#ctx.ref,
@@ -218,7 +218,7 @@ export class QueueOperations {
         batchSize: REDRIVE_BATCH,
       });
     } catch (error) {
-      // Earlier batches were put back before a later one failed: they are recorded.
+      // Earlier batches were put back before a later one failed: they are recorded (counted, not named).
       const done = isQueueError(error) ? error.details.redriven : undefined;
       if (typeof done === 'number' && done > 0) {
         this.#ctx.events.added(this.name, done);
@@ -226,9 +226,9 @@ export class QueueOperations {
       }
       throw error;
     }
-    if (redriven > 0) this.#ctx.events.added(this.name, redriven);
-    await this.#record('redrive', redriven, target);
-    return redriven;
+    if (redriven.count > 0) this.#ctx.events.added(this.name, redriven.count);
+    await this.#record('redrive', redriven.count, target, redriven.names);
+    return redriven.count;
   }
 
   /**
@@ -252,11 +252,8 @@ export class QueueOperations {
     // No names asked for: nothing to do, and nothing to record.
     if (names.length === 0) return 0;
     const unique = [...new Set(names)];
-    return this.#ctx.store.deleteDeadLetters({
-      ...this.#ctx.ref,
-      names: unique,
-      audit: this.#intent('delete_dead_letters', unique.length === 1 ? unique[0]! : null),
-    });
+    const audit = this.#intent('delete_dead_letters', unique.length === 1 ? unique[0]! : null);
+    return (await this.#ctx.store.deleteDeadLetters({ ...this.#ctx.ref, names: unique, audit })).length;
   }
 
   /**
@@ -276,7 +273,8 @@ export class QueueOperations {
   async importTasks(lines: readonly ExportLine[]): Promise<number> {
     if (lines.length === 0) return 0;
     const added = await this.#queue.add(lines.map(importedTask), { restore: true });
-    await this.#record('import_tasks', added.length);
+    const names = added.map((task) => task.name);
+    await this.#record('import_tasks', added.length, null, names);
     return added.length;
   }
 
@@ -385,8 +383,8 @@ export class QueueOperations {
     return { actor: this.#operator.actor, source: this.#operator.source, action, queue: this.name, target };
   }
 
-  #record(action: AuditAction, count: number, target: string | null = null): Promise<void> {
-    return this.#ctx.store.recordAudit({ ...this.#intent(action, target), count });
+  #record(action: AuditAction, count: number, target: string | null = null, names?: readonly string[]): Promise<void> {
+    return this.#ctx.store.recordAudit({ ...this.#intent(action, target), count, ...(names ? { names } : {}) });
   }
 
   /** Task names only: anything else (markup, 600 characters) is refused before it reaches the store or the log. */

@@ -22,8 +22,8 @@ export const RUN_NOW_MAX = 1_000_000;
  * dispatcher's next turn (the dispatcher is woken); a pull task becomes
  * available, a leased one's lease ending as an administrator's release
  * ends it. Tasks in flight and tasks already due are left as they are.
- * One audit entry, counting the tasks made due; for names it rides in the
- * statement. A dead letter is put back by `redrive`, not here.
+ * One audit entry, counting and naming the tasks made due (a filter's
+ * first AUDIT_NAMES_KEPT); for names it rides in the statement. A dead letter is put back by `redrive`, not here.
  */
 export async function runTasksNow(
   ctx: QueueContext,
@@ -76,6 +76,7 @@ export async function runTasksNow(
     },
   });
   // A dry run changes nothing: nothing to record.
-  if (selection.dryRun !== true) await ctx.store.recordAudit({ ...intent(null), count: result.count });
+  if (selection.dryRun !== true)
+    await ctx.store.recordAudit({ ...intent(null), count: result.count, names: result.names });
   return result;
 }

@@ -88,7 +88,7 @@ export interface RunNowParams extends QueueRef {
   readonly push: boolean;
 }
 
-/** What a run-now did: the names made due (a filter's first ones only, up to a page), and how many in all. */
+/** What a run-now did: the names made due (a filter's first AUDIT_NAMES_KEPT only), and how many in all. */
 export interface RunNowResult {
   readonly count: number;
   readonly names: readonly string[];

@@ -199,7 +199,7 @@ export class TaskQueue {
   async #leaseOnce(params: TaskLeaseParams): Promise<LeaseResult> {
     const result = await this.#ctx.store.leaseTasks(params);
     this.#reportLease(result.tasks, result.deadLettered);
-    await recordLapses(this.#ctx, result.tasks);
+    await recordLapses(this.#ctx, result.tasks, result.deadLettered);
     return result;
   }
 

@@ -47,10 +47,10 @@ export interface TaskStore {
   /** Deletes and tombstones every task of the queue, a batch per statement; returns how many went. */
   purgeTasks(params: QueueRef & { readonly batchSize: number }): Promise<number>;
   listDeadLetters(params: DeadLetterListParams): Promise<DeadLetter[]>;
-  /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many. */
-  redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number>;
-  /** Deletes the named dead letters of a queue; resolves to how many there were. */
-  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number>;
+  /** Puts dead letters back as new tasks (names freed of their tombstones); returns how many, and their first names. */
+  redriveDeadLetters(params: DeadLetterRedriveParams): Promise<DeadLetterRedriveResult>;
+  /** Deletes the named dead letters of a queue; resolves to the names of those there were. */
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<string[]>;
   /** One dead letter by name, or null. */
   getDeadLetter(params: TaskRef): Promise<DeadLetter | null>;
   /** How many dead letters match the filter (`limit` and `after` ignored), counting at most `cap`. */
@@ -63,6 +63,8 @@ export interface TaskStore {
   releaseLease(params: ReleaseLeaseParams): Promise<ReleaseResult | null>;
   /** Records attempts that did not succeed (task-attempt.ts), keeping each task's last ATTEMPTS_KEPT. */
   recordAttempts(params: AttemptRecordParams): Promise<void>;
+  /** Records the lapsed last lease of the `limit` tasks a lease just moved to the dead letters. */
+  recordDeadLetterLapses(params: QueueRef & { readonly limit: number }): Promise<void>;
   /** A task's or dead letter's recorded attempts, newest first. */
   listAttempts(params: AttemptListParams): Promise<TaskAttempt[]>;
   /** Makes tasks due now and wakes whoever waits on the queue; named tasks' audit entry rides in the statement. */
@@ -314,6 +316,12 @@ export interface DeadLetterRedriveParams extends QueueRef {
   readonly names: readonly string[] | null;
   /** Dead letters per statement. */
   readonly batchSize: number;
+}
+
+/** What a redrive put back: how many, and the first AUDIT_NAMES_KEPT names (for its audit entry). */
+export interface DeadLetterRedriveResult {
+  readonly count: number;
+  readonly names: readonly string[];
 }
 
 export interface DeadLetterDeleteParams extends QueueRef, Audited {

@@ -1,5 +1,11 @@
 import { sql } from 'kysely';
-import type { AuditEntry, AuditListOptions, AuditLog, NewAuditEntry } from '../core/audit-log.js';
+import {
+  AUDIT_NAMES_KEPT,
+  type AuditEntry,
+  type AuditListOptions,
+  type AuditLog,
+  type NewAuditEntry,
+} from '../core/audit-log.js';
 import { QueueError } from '../core/errors.js';
 import { auditPartialFilter } from './audit-filter.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
@@ -13,12 +19,13 @@ interface AuditRow {
   queue: string;
   target: string | null;
   count: number;
+  task_names: string[] | null;
   source: string;
 }
 
-const COLUMNS = sql`id, ${usecOf(sql`at`)} as at_usec, actor, action, queue, target, count, source`;
+const COLUMNS = sql`id, ${usecOf(sql`at`)} as at_usec, actor, action, queue, target, count, task_names, source`;
 
-/** The audit log (sql/0010) in the service's schema: one insert per action, a keyset page per listing. */
+/** The audit log (sql/0010, 0021) in the service's schema: one insert per action, a keyset page per listing. */
 export class PgAuditLog implements AuditLog {
   readonly #ctx: StoreContext;
 
@@ -65,9 +72,11 @@ export async function recordAudit(ctx: StoreContext, entry: NewAuditEntry): Prom
   if (!Number.isSafeInteger(entry.count) || entry.count < 0) {
     throw new QueueError('INVALID_REQUEST', 'an audit entry counts a whole number of tasks', { field: 'count' });
   }
+  const names = entry.names === undefined || entry.names.length === 0 ? null : entry.names.slice(0, AUDIT_NAMES_KEPT);
   const result = await sql<AuditRow>`/* audit_record */
-    insert into ${table(ctx, 'audit_log')} (actor, action, queue, target, count, source)
-    values (${entry.actor}, ${entry.action}, ${entry.queue}, ${entry.target ?? null}, ${entry.count}, ${entry.source ?? 'console'})
+    insert into ${table(ctx, 'audit_log')} (actor, action, queue, target, count, task_names, source)
+    values (${entry.actor}, ${entry.action}, ${entry.queue}, ${entry.target ?? null}, ${entry.count},
+            ${names}::text[], ${entry.source ?? 'console'})
     returning ${COLUMNS}`.execute(ctx.db);
   return entryFromRow(result.rows[0] as AuditRow);
 }
@@ -81,6 +90,7 @@ function entryFromRow(row: AuditRow): AuditEntry {
     queue: row.queue,
     target: row.target,
     count: row.count,
+    names: row.task_names ?? [],
     source: row.source,
   };
 }

@@ -1,7 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { CleanupParams, CleanupResult } from '../core/task-store.js';
 import { intervalFromMs, table, type StoreContext } from './store-context.js';
-import { cleanupAttempts } from './task-attempts.js';
+import { cleanupAttempts, type AttemptSweep } from './task-attempts.js';
 
 /**
  * Drops tombstones and dead letters past their retention periods, lease
@@ -9,13 +9,13 @@ import { cleanupAttempts } from './task-attempts.js';
  * statement (oldest first, by index) so no statement holds locks or bloats WAL for long. Several processes may run it at once; they
  * just share the work.
  */
-export async function cleanup(ctx: StoreContext, params: CleanupParams): Promise<CleanupResult> {
+export async function cleanup(ctx: StoreContext, params: CleanupParams, sweep: AttemptSweep): Promise<CleanupResult> {
   // Citus locks rows only in a statement on one shard: there, a queue at a time.
   const queues = await queuesOnCitus(ctx);
-  if (queues === null) return cleanupRows(ctx, params, sql``);
+  if (queues === null) return cleanupRows(ctx, params, sweep, null);
   const total = { tombstonesRemoved: 0, deadLettersRemoved: 0, historyRemoved: 0, attemptsRemoved: 0 };
   for (const id of queues) {
-    const done = await cleanupRows(ctx, params, sql`and queue_id = ${id}::int4`);
+    const done = await cleanupRows(ctx, params, sweep, id);
     total.tombstonesRemoved += done.tombstonesRemoved;
     total.deadLettersRemoved += done.deadLettersRemoved;
     total.historyRemoved += done.historyRemoved;
@@ -34,12 +34,14 @@ async function queuesOnCitus(ctx: StoreContext): Promise<number[] | null> {
   return row?.citus === true ? (row.ids ?? []) : null;
 }
 
-/** The clean-up's statements, over every queue or one (`queue`: a condition on queue_id, or empty). */
+/** The clean-up's statements, over every queue or one (`queueId`, on Citus). */
 async function cleanupRows(
   ctx: StoreContext,
   params: CleanupParams,
-  queue: RawBuilder<unknown>,
+  sweep: AttemptSweep,
+  queueId: number | null,
 ): Promise<CleanupResult> {
+  const queue = queueId === null ? sql`` : sql`and queue_id = ${queueId}::int4`;
   let tombstonesRemoved = 0;
   for (;;) {
     // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
@@ -78,7 +80,7 @@ async function cleanupRows(
   const history = await sql`/* cleanup_lease_history */
     delete from ${table(ctx, 'lease_history')} where leased_at < now() - interval '1 hour' ${queue}`.execute(ctx.db);
   // After the dead letters: the attempts of those just removed go in the same run.
-  const attemptsRemoved = await cleanupAttempts(ctx, params, queue);
+  const attemptsRemoved = await cleanupAttempts(ctx, params, sweep, queueId);
   return {
     tombstonesRemoved,
     deadLettersRemoved,

@@ -61,16 +61,16 @@ export function deadLetterOf(row: DeadLetterRow, queueName: string): DeadLetter 
  * the tombstones gone, and it checks the storage limits like any add (the
  * statement fails as a whole when they would be exceeded). A name that is
  * live again fails the statement with a unique violation (TASK_ALREADY_EXISTS).
- * `names` null = any of the queue's. Returns how many went back.
+ * `names` null = any of the queue's. Returns the names that went back.
  */
 export async function redriveDeadLetters(
   ctx: StoreContext,
   params: QueueRef & { readonly names: readonly string[] | null; readonly batchSize: number },
-): Promise<number> {
+): Promise<string[]> {
   const q = params.queueId;
   const named = params.names === null ? sql`` : sql`and name = any(${[...params.names]}::text[])`;
   // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
-  const result = await sql<{ n: unknown }>`/* redrive_dead_letters */
+  const result = await sql<{ name: string }>`/* redrive_dead_letters */
     with picked as materialized (
       select name from ${table(ctx, 'task_dead_letters')}
        where queue_id = ${q} ${named}
@@ -92,23 +92,23 @@ export async function redriveDeadLetters(
       select ${q}::int4, name, now(), tag, payload, push from revived
       returning name
     )
-    select count(*) as n from inserted`.execute(ctx.db);
-  return toNumber(result.rows[0]?.n);
+    select name from inserted`.execute(ctx.db);
+  return result.rows.map((row) => row.name);
 }
 
 /**
  * Deletes named dead letters for good (an operator's clean-up of letters
  * that should never run again), in one statement with its audit entry,
  * which counts the letters deleted. Their tombstones are left: the names
- * stay held for the rest of the retention period. Returns how many there were.
+ * stay held for the rest of the retention period. Returns the names of those there were.
  */
-export async function deleteDeadLetters(ctx: StoreContext, params: DeadLetterDeleteParams): Promise<number> {
-  const result = await sql<{ n: unknown }>`/* delete_dead_letters */
+export async function deleteDeadLetters(ctx: StoreContext, params: DeadLetterDeleteParams): Promise<string[]> {
+  const result = await sql<{ name: string }>`/* delete_dead_letters */
     with deleted as (
       delete from ${table(ctx, 'task_dead_letters')}
        where queue_id = ${params.queueId} and name = any(${[...params.names]}::text[])
       returning name
     )${auditedCte(ctx, params.audit, 'deleted')}
-    select count(*) as n from deleted`.execute(ctx.db);
-  return toNumber(result.rows[0]?.n);
+    select name from deleted`.execute(ctx.db);
+  return result.rows.map((row) => row.name);
 }

@@ -12,6 +12,7 @@ import type {
   DeadLetterDeleteParams,
   DeadLetterListParams,
   DeadLetterRedriveParams,
+  DeadLetterRedriveResult,
   LeaseResult,
   QueueRef,
   QueueStats,
@@ -34,7 +35,7 @@ import type {
   Audited,
 } from '../core/task-store.js';
 import type { Tombstone } from '../core/tombstone.js';
-import type { NewAuditEntry } from '../core/audit-log.js';
+import { AUDIT_NAMES_KEPT, type NewAuditEntry } from '../core/audit-log.js';
 import { recordAudit } from './audit-log.js';
 import { cleanup } from './cleanup.js';
 import type { OpenDatabase } from './engine/database.js';
@@ -69,7 +70,7 @@ import { getTask, isTombstoned, listTasks, queueStats } from './read-tasks.js';
 import { releaseLease } from './release-lease.js';
 import { searchTasks } from './search-tasks.js';
 import { runNow } from './run-now.js';
-import { listAttempts, recordAttempts } from './task-attempts.js';
+import { listAttempts, recordAttempts, recordDeadLetterLapses, type AttemptSweep } from './task-attempts.js';
 import type {
   AttemptListParams,
   AttemptRecordParams,
@@ -100,6 +101,8 @@ export class PgTaskStore implements TaskStore {
   readonly #inserts: StatementGroup<TaskInsertParams, InsertOutcome>;
   readonly #statistics: StatisticsKeeper;
   readonly #guarded: Guard;
+  /** Where the clean-up's sweep of attempts stopped (task-attempts.ts). */
+  readonly #attemptSweep: AttemptSweep = new Map();
 
   constructor(database: OpenDatabase, schema: string, options: { ownsDatabase?: boolean; logger?: Logger } = {}) {
     this.#database = database;
@@ -243,7 +246,7 @@ export class PgTaskStore implements TaskStore {
     return this.#guard(() => listDeadLetters(this.#ctx, params), params.queueName);
   }
 
-  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<number> {
+  deleteDeadLetters(params: DeadLetterDeleteParams): Promise<string[]> {
     return this.#guard(() => deleteDeadLetters(this.#ctx, params), params.queueName);
   }
 
@@ -260,13 +263,15 @@ export class PgTaskStore implements TaskStore {
    * limit, a name live again) fails the call; the error says how many
    * earlier batches were already put back (details.redriven).
    */
-  async redriveDeadLetters(params: DeadLetterRedriveParams): Promise<number> {
+  async redriveDeadLetters(params: DeadLetterRedriveParams): Promise<DeadLetterRedriveResult> {
     let redriven = 0;
+    const names: string[] = [];
     try {
       for (;;) {
-        const n = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
-        redriven += n;
-        if (n < params.batchSize) break;
+        const batch = await this.#guard(() => redriveDeadLetters(this.#ctx, params), params.queueName);
+        redriven += batch.length;
+        names.push(...batch.slice(0, Math.max(0, AUDIT_NAMES_KEPT - names.length)));
+        if (batch.length < params.batchSize) break;
       }
     } catch (error) {
       if (redriven === 0 || !isQueueError(error)) throw error;
@@ -282,7 +287,7 @@ export class PgTaskStore implements TaskStore {
     } finally {
       if (redriven > 0) this.#arrivals.wake(params.queueId);
     }
-    return redriven;
+    return { count: redriven, names };
   }
 
   leaseCounts(params: QueueRef): Promise<LeaseCount[]> {
@@ -301,6 +306,10 @@ export class PgTaskStore implements TaskStore {
 
   recordAttempts(params: AttemptRecordParams): Promise<void> {
     return this.#guard(() => recordAttempts(this.#ctx, params), params.queueName);
+  }
+
+  recordDeadLetterLapses(params: QueueRef & { readonly limit: number }): Promise<void> {
+    return this.#guard(() => recordDeadLetterLapses(this.#ctx, params), params.queueName);
   }
 
   listAttempts(params: AttemptListParams): Promise<TaskAttempt[]> {
@@ -330,7 +339,7 @@ export class PgTaskStore implements TaskStore {
   }
 
   cleanup(params: CleanupParams): Promise<CleanupResult> {
-    return this.#guard(() => cleanup(this.#ctx, params), undefined);
+    return this.#guard(() => cleanup(this.#ctx, params, this.#attemptSweep), undefined);
   }
 
   waitForTasks(params: QueueRef & { readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<void> {

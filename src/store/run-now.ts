@@ -1,14 +1,11 @@
 import { sql } from 'kysely';
-import type { AuditIntent } from '../core/audit-log.js';
+import { AUDIT_NAMES_KEPT, type AuditIntent } from '../core/audit-log.js';
 import type { RunNowParams, RunNowResult } from '../core/task-attempt.js';
 import { auditedCte } from './audit-row.js';
 import { table, toNumber, type StoreContext } from './store-context.js';
 
 /** The channel the add trigger notifies (sql/routines/tasks_after_insert.sql): waiting leases and dispatchers listen on it. */
 const CHANNEL = 'taskqueue_tasks';
-
-/** Names reported back per run-now: the notice and the audit name at most a page of them. */
-const NAMES_KEPT = 100;
 
 /**
  * Makes tasks due now: their ETA becomes the database's now(). A delayed
@@ -79,7 +76,7 @@ export async function runNow(
       ), ${notify}
       select name from made_due, (select count(*) from notified) n`.execute(ctx.db);
     count += result.rows.length;
-    for (const row of result.rows) if (names.length < NAMES_KEPT) names.push(row.name);
+    for (const row of result.rows) if (names.length < AUDIT_NAMES_KEPT) names.push(row.name);
     // A task leased again while this runs would be picked again: the cap ends it.
     if (result.rows.length < params.batchSize || count >= params.maxTasks) return { count, names };
   }

@@ -204,6 +204,8 @@ export interface AuditLogTable {
   queue: string;
   target: string | null;
   count: Generated<number>;
+  /** sql/0021: the first 1,000 names of the tasks the action touched. */
+  task_names: string[] | null;
   source: Generated<string>;
 }
 

@@ -6,8 +6,9 @@ import {
   type AttemptRecordParams,
   type TaskAttempt,
 } from '../core/task-attempt.js';
+import type { QueueRef } from '../core/task-store.js';
 import type { Database } from './schema.js';
-import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
+import { table, timestampFromUsec, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface AttemptRow {
   attempt: number;
@@ -54,6 +55,43 @@ export async function recordAttempts(ctx: StoreContext, params: AttemptRecordPar
     on conflict (queue_id, task_name, attempt) do update
        set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = excluded.http_status, error = excluded.error,
            response_excerpt = excluded.response_excerpt, duration_ms = excluded.duration_ms`.execute(ctx.db);
+}
+
+/**
+ * The lapses of a lease's tasks that the retry limit moved to the dead
+ * letters (the lease statement says only how many, `limit`): the last
+ * lease of each lapsed (its number is the letter's retry count), unless a
+ * row of that number ended after the task was added (its worker reported
+ * the failure). The queue's newest letters of the last minute, by the
+ * (queue_id, died_at) index, so a few probes; the lease statement itself
+ * is left as it is (see lease-tasks.ts), and a concurrent lease's letters
+ * found here too are recorded once (the primary key).
+ */
+export async function recordDeadLetterLapses(
+  ctx: StoreContext,
+  params: QueueRef & { readonly limit: number },
+): Promise<void> {
+  const attempts = table(ctx, 'task_attempts');
+  const q = params.queueId;
+  await sql`/* record_dead_letter_lapses */
+    with n as (
+      select d.name, d.retry_count as attempt from ${table(ctx, 'task_dead_letters')} d
+       where d.queue_id = ${q} and d.died_at >= now() - interval '1 minute' and d.retry_count > 0
+         and not exists (
+           select 1 from ${attempts} o
+            where o.queue_id = ${q} and o.task_name = d.name and o.attempt = d.retry_count and o.ended_at >= d.enqueued_at)
+       order by d.died_at desc
+       limit ${params.limit}::int4
+    ),
+    trimmed as (
+      delete from ${attempts} t using n
+       where t.queue_id = ${q} and t.task_name = n.name and t.attempt <= n.attempt - ${ATTEMPTS_KEPT}::int4
+    )
+    insert into ${attempts} as t (queue_id, task_name, attempt, outcome)
+    select ${q}::int4, n.name, n.attempt, 'lapsed' from n
+    on conflict (queue_id, task_name, attempt) do update
+       set ended_at = excluded.ended_at, outcome = excluded.outcome, http_status = null, error = null,
+           response_excerpt = null, duration_ms = null`.execute(ctx.db);
 }
 
 /**
@@ -110,33 +148,72 @@ export async function listAttempts(ctx: StoreContext, params: AttemptListParams)
 }
 
 /**
+ * Where the clean-up's sweep of attempts stopped, per queue (or `all`): the
+ * end time (microseconds) of the last attempt it looked at. Kept by the
+ * store between runs, in memory: a restart sweeps from the start again.
+ */
+export type AttemptSweep = Map<string, number>;
+
+/** Statements per clean-up run: each looks at `batchSize` attempts at most, so a run looks at ten batches. */
+const SWEEP_STATEMENTS = 10;
+
+/**
  * The cleanup job's share: attempts whose task is neither live nor a dead
- * letter (delivered, deleted, purged, or its dead letter removed), a batch
- * per statement, oldest first. Returns how many went.
+ * letter (delivered, deleted, purged, or its dead letter removed). Bounded,
+ * not an anti-join over the whole table: each statement takes the next
+ * `batchSize` attempts by end time after where the sweep stopped (the
+ * ended_at index), probes tasks and dead letters by primary key for those
+ * only, and deletes the orphans among them; a run goes SWEEP_STATEMENTS
+ * batches on, and the sweep starts over once it reaches the newest. So a
+ * run costs the same with a million attempts of live tasks as with none,
+ * and an orphan waits at most one lap (attempts / (10 x batchSize) runs).
+ * Attempts that end at the very instant a batch stopped at are looked at
+ * on the next lap. Returns how many went.
  */
 export async function cleanupAttempts(
   ctx: StoreContext,
   params: { readonly batchSize: number },
-  // A condition on queue_id (the clean-up goes a queue at a time on Citus), or empty.
-  queue: RawBuilder<unknown> = sql``,
+  sweep: AttemptSweep,
+  queueId: number | null = null,
 ): Promise<number> {
+  const key = queueId === null ? 'all' : String(queueId);
+  // One queue at a time on Citus (rows lock only within one shard), else all.
+  const queue = queueId === null ? sql`` : sql`and a.queue_id = ${queueId}::int4`;
+  const attempts = table(ctx, 'task_attempts');
   let removed = 0;
-  for (;;) {
-    // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715).
-    const result = await sql`/* cleanup_task_attempts */
-      with doomed as materialized (
-        select a.queue_id, a.task_name, a.attempt from ${table(ctx, 'task_attempts')} a
-         where not exists (select 1 from ${table(ctx, 'tasks')} t where t.queue_id = a.queue_id and t.name = a.task_name)
-           and not exists (select 1 from ${table(ctx, 'task_dead_letters')} d where d.queue_id = a.queue_id and d.name = a.task_name)
-           ${queue}
+  for (let i = 0; i < SWEEP_STATEMENTS; i++) {
+    const from = sweep.get(key);
+    const after = from === undefined ? sql`` : sql`and a.ended_at > ${timestampFromUsec(from)}`;
+    // MATERIALIZED: the batch is chosen once (see lease-tasks.ts on #15715); only orphans are locked.
+    const result = await sql<{ examined: unknown; removed: unknown; last_usec: unknown }>`/* cleanup_task_attempts */
+      with swept as materialized (
+        select a.queue_id, a.task_name, a.attempt, a.ended_at from ${attempts} a
+         where true ${after} ${queue}
          order by a.ended_at
          limit ${params.batchSize}::int4
+      ),
+      doomed as materialized (
+        select a.queue_id, a.task_name, a.attempt from ${attempts} a
+          join swept s on s.queue_id = a.queue_id and s.task_name = a.task_name and s.attempt = a.attempt
+         where not exists (select 1 from ${table(ctx, 'tasks')} t where t.queue_id = a.queue_id and t.name = a.task_name)
+           and not exists (select 1 from ${table(ctx, 'task_dead_letters')} d where d.queue_id = a.queue_id and d.name = a.task_name)
            for update of a skip locked
+      ),
+      gone as (
+        delete from ${attempts} a using doomed d
+         where a.queue_id = d.queue_id and a.task_name = d.task_name and a.attempt = d.attempt
+        returning 1
       )
-      delete from ${table(ctx, 'task_attempts')} a using doomed d
-       where a.queue_id = d.queue_id and a.task_name = d.task_name and a.attempt = d.attempt`.execute(ctx.db);
-    const n = Number(result.numAffectedRows ?? 0n);
-    removed += n;
-    if (n < params.batchSize) return removed;
+      select (select count(*) from swept) as examined, (select count(*) from gone) as removed,
+             (select ${usecOf(sql`max(ended_at)`)} from swept) as last_usec`.execute(ctx.db);
+    const row = result.rows[0];
+    removed += toNumber(row?.removed);
+    if (toNumber(row?.examined) < params.batchSize || row?.last_usec === null || row?.last_usec === undefined) {
+      // The newest attempt was reached: the next run starts from the oldest.
+      sweep.delete(key);
+      return removed;
+    }
+    sweep.set(key, toNumber(row.last_usec));
   }
+  return removed;
 }

@@ -190,4 +190,78 @@ describe('every operator action from every front-end is in the audit log', () =>
       ]);
     }
   });
+
+  it('run now, from the console, the admin REST routes and the CLI: one run_now entry each, naming its tasks', async () => {
+    /** A leased task, two delayed ones of tag x and one of tag y. */
+    const later = async () => {
+      await h.t.sql(`delete from ${h.t.schema}.tasks`);
+      await jobs().add([
+        { name: 'held' },
+        { name: 'later-a', tag: 'x', countdownSeconds: 3600 },
+        { name: 'later-b', tag: 'x', countdownSeconds: 3600 },
+        { name: 'later-c', tag: 'y', countdownSeconds: 3600 },
+      ]);
+      expect((await jobs().leaseTasks({ lease: 3600, maxTasks: 1 })).map((task) => task.name)).toEqual(['held']);
+    };
+    const runs = async () =>
+      (await h.audit.list({ limit: 100, actions: ['run_now'] }))
+        .reverse()
+        .map((e) => [e.source, e.actor, e.target, e.count, [...e.names].sort()]);
+
+    await later();
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const csrf = csrfOf(await b.send('/console/queues/jobs'));
+    const post = async (path: string, form: Record<string, string> | [string, string][]) =>
+      expect((await b.send(`/console/queues/jobs/${path}`, { form })).status, path).toBe(303);
+    await post('run', { _csrf: csrf, task: 'held' });
+    await post('bulk', [
+      ['_csrf', csrf],
+      ['op', 'run'],
+      ['confirm', '2'],
+      ['task', 'later-a'],
+      ['task', 'never-was'],
+    ]);
+    await post('run-matching', { _csrf: csrf, state: 'delayed', tag: 'x', confirm: '1' });
+    expect(await runs()).toEqual([
+      ['console', ADMIN, 'held', 1, ['held']],
+      ['console', ADMIN, null, 1, ['later-a']],
+      ['console', ADMIN, null, 1, ['later-b']],
+    ]);
+
+    await h.t.sql(`delete from ${h.t.schema}.audit_log`);
+    await later();
+    const runNow = async (body: unknown) => {
+      const response = await fetch(`${url}/taskqueue/admin/v1/taskqueues/jobs/tasks/runNow`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { ran: number }).ran;
+    };
+    expect(await runNow({ names: ['held'] })).toBe(1);
+    expect(await runNow({ filter: { state: 'delayed' }, dryRun: true })).toBe(3);
+    expect(await runNow({ filter: { state: 'delayed' } })).toBe(3);
+    expect(await runs()).toEqual([
+      ['rest', ADMIN, 'held', 1, ['held']],
+      ['rest', ADMIN, null, 3, ['later-a', 'later-b', 'later-c']],
+    ]);
+
+    for (const [source, actor, env] of [
+      ['cli', 'cli:operator', { DATABASE_URL: testPgUrl(), TASKQUEUE_SCHEMA: h.t.schema, USER: 'operator' }],
+      ['rest', ADMIN, { TASKQUEUE_URL: url, TASKQUEUE_TOKEN: token }],
+    ] as const) {
+      await h.t.sql(`delete from ${h.t.schema}.audit_log`);
+      await later();
+      const run = async (...argv: string[]) => expect((await cli(argv, env)).code, argv.join(' ')).toBe(0);
+      await run('run-now', 'jobs', 'held', 'later-c');
+      await run('run-now', 'jobs', '--all', '--tag', 'x', '--dry-run');
+      await run('run-now', 'jobs', '--all', '--tag', 'x');
+      expect(await runs(), source).toEqual([
+        [source, actor, null, 2, ['held', 'later-c']],
+        [source, actor, null, 2, ['later-a', 'later-b']],
+      ]);
+    }
+  });
 });

@@ -31,6 +31,20 @@ describe('the console shows attempts and runs tasks now (postgres)', () => {
     expect(await h.t.sql(`select name from ${h.t.schema}.tasks where eta <= now()`)).toEqual([{ name: 'mail-1' }]);
   });
 
+  it('ranks a queue holding an hour-long lease first among its peers, flagged as a stuck lease', async () => {
+    await h.t.service.getQueue('emails').add({ name: 'short' });
+    await h.t.service.getQueue('emails').leaseTasks({ lease: 60, maxTasks: 1 });
+    await h.t.service.getQueue('reports').add({ name: 'held' });
+    await h.t.service.getQueue('reports').leaseTasks({ lease: 3600, maxTasks: 1 }); // its worker died
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const page = (await b.send('/console')).text;
+    const queues = [...page.matchAll(/data-queue="([^"]+)"/g)].map((match) => match[1]);
+    expect(queues[0]).toBe('reports');
+    expect(page).toMatch(/stuck leases[^]*?1 lease with more than 15 min still to run/);
+    expect(page).toMatch(/data-queue="emails"[^>]*data-problems="0"/);
+  });
+
   it('runs a selection, and all matching a filter after confirming the count', async () => {
     const jobs = h.t.service.getQueue('jobs');
     await jobs.add(Array.from({ length: 5 }, (_, i) => ({ name: `later-${i}`, tag: 'x', countdownSeconds: 3600 })));

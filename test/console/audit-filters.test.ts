@@ -24,4 +24,35 @@ describe('the audit page: readable actions, partial filters', () => {
     expect(actions((await b.send('/console/audit?until=2026-01-01T11%3A00')).text)).toEqual(['pause']);
     expect(actions((await b.send('/console/audit?since=2026-01-01T11%3A00')).text)).toEqual(['delete dead letters']);
   });
+
+  it("names a bulk entry's tasks in a list that opens without script, saying how many it did not keep", async () => {
+    h = await openConsoleHarness('postgres');
+    await h.audit.record({
+      actor: 'alice@example.com',
+      action: 'redrive',
+      queue: 'jobs',
+      count: 2,
+      names: ['a-1', 'b-2'],
+    });
+    await h.audit.record({
+      actor: 'alice@example.com',
+      action: 'run_now',
+      queue: 'jobs',
+      count: 5,
+      names: ['<x>', 'c-3'],
+    });
+    await h.audit.record({ actor: 'alice@example.com', action: 'delete_task', queue: 'jobs', target: 'one', count: 1 });
+    const b = browser(h);
+    await b.signIn(ADMIN);
+    const html = (await b.send('/console/audit')).text;
+    const lists = [...html.matchAll(/<details class="audit-names"><summary>([^<]*)<\/summary><ul>(.*?)<\/ul>/g)].map(
+      (match) => [match[1], [...match[2]!.matchAll(/<li>([^<]*)<\/li>/g)].map((li) => li[1])],
+    );
+    expect(lists).toEqual([
+      ['2 tasks of 5', ['&lt;x&gt;', 'c-3']],
+      ['2 tasks', ['a-1', 'b-2']],
+    ]);
+    expect(html).toContain('and 3 more, not named');
+    expect(html).toMatch(/data-label="Task">one</);
+  });
 });

@@ -330,10 +330,15 @@ describe('web console in chromium', () => {
     expect(await rows()).toEqual([
       [ADMIN, 'purge', 'emails', '', '27', 'console'],
       [ADMIN, 'redrive dead letters', 'reports', 'monthly', '1', 'console'],
-      [ADMIN, 'delete tasks', 'jobs', '', '2', 'console'],
+      [ADMIN, 'delete tasks', 'jobs', '2 tasksevilinvoice-2', '2', 'console'],
       [ADMIN, 'resume', 'jobs', '', '0', 'console'],
       [ADMIN, 'pause', 'jobs', '', '0', 'console'],
     ]);
+    // A bulk entry's names are folded; a click on its summary shows them.
+    const named = page.locator('details.audit-names li', { hasText: 'invoice-2' });
+    expect(await named.isVisible()).toBe(false);
+    await page.click('details.audit-names summary');
+    expect(await named.isVisible()).toBe(true);
     await shoot(page, 'audit');
     await page.selectOption('#audit-action', 'pause');
     await Promise.all([page.waitForURL(/action=pause/), page.click('#audit-filter button')]);

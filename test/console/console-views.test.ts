@@ -111,6 +111,17 @@ describe('console views, pure parts', () => {
       DEFAULT_TRIAGE_THRESHOLDS,
     );
     expect(withStuck.slice(0, 3).map((q) => q.overview.name)).toEqual(['push-failing', 'push-nowhere', 'fine-7']);
+    // Without it, the overview's long leases are the count: an hour's lease of a dead worker is no healthy lease.
+    const withLong = triage(
+      queues.map((q) => (q.name === 'fine-9' ? { ...q, leasedTasks: 3, longLeases: 1 } : q)),
+      (name) => signals[name] ?? {},
+      DEFAULT_TRIAGE_THRESHOLDS,
+    );
+    expect(withLong.slice(0, 3).map((q) => q.overview.name)).toEqual(['push-failing', 'push-nowhere', 'fine-9']);
+    expect(withLong[2]!.flags).toEqual([
+      { problem: 'stuck leases', detail: '1 lease with more than 15 min still to run' },
+    ]);
+    expect(summarize(withLong).problems).toContainEqual(['stuck leases', 1]);
     // Thresholds an operator changed: old tasks past 5 minutes count, and 55 minutes of failures no longer do.
     const strict = triageSetting('stalled=5m,push-failing=2h');
     expect(strict).toMatchObject({ stalledSeconds: 300, pushFailingSeconds: 7200, backlogTasks: 10_000 });

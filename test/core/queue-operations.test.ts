@@ -40,7 +40,7 @@ describe('QueueOperations (in-memory store)', () => {
       { ...who, action: 'delete_task', target: null, count: 1 },
       { ...who, action: 'release_lease', target: 'b', count: 0 },
       { ...who, action: 'purge', target: null, count: 2 },
-      { ...who, action: 'import_tasks', target: null, count: 1 },
+      { ...who, action: 'import_tasks', target: null, count: 1, names: ['x'] },
       { ...who, action: 'export_tasks', target: null, count: 1 },
     ]);
   });
@@ -53,8 +53,8 @@ describe('QueueOperations (in-memory store)', () => {
     expect(await ops.releaseLeases(['b'])).toEqual([false]);
     const who = { actor: 'ops@example.com', source: 'test', queue: 'q' };
     expect(store.audit).toEqual([
-      { ...who, action: 'release_lease', target: null, count: 0 },
-      { ...who, action: 'release_lease', target: 'b', count: 0 },
+      { ...who, action: 'release_lease', target: null, count: 0, names: [] },
+      { ...who, action: 'release_lease', target: 'b', count: 0, names: [] },
     ]);
     await expect(ops.releaseLeases(['ok', '<b>'])).rejects.toMatchObject({ code: 'INVALID_TASK_NAME' });
     await expect(ops.releaseLeases(Array.from({ length: 1001 }, (_, i) => `t${i}`))).rejects.toMatchObject({

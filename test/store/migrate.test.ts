@@ -117,7 +117,7 @@ const COLUMNS = {
   dead_letters: ['queue', 'task_name', 'tag', 'retry_count', 'enqueued_at', 'died_at', 'payload_bytes', 'payload'],
   schema_migrations: ['version', 'name', 'applied_at', 'checksum'],
   schema_routines: ['name', 'digest', 'applied_at'],
-  audit_log: ['id', 'at', 'actor', 'action', 'queue', 'target', 'count', 'source'],
+  audit_log: ['id', 'at', 'actor', 'action', 'queue', 'target', 'count', 'source', 'task_names'],
   queue_depth_samples: ['queue', 'at', 'available', 'leased', 'delayed'],
   auth_signing_keys: [
     'kid',

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ATTEMPTS_KEPT } from '../../src/core/task-attempt.js';
+import { cleanupAttempts, type AttemptSweep } from '../../src/store/task-attempts.js';
 import { ENGINES, openTestService, type TestService } from '../helpers/engines.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
 
@@ -59,7 +60,57 @@ describe.each(ENGINES)('attempt history and run-now on %s', (engine) => {
     const result = (await t.service.runCleanup()) as { attemptsRemoved: number };
     expect(result.attemptsRemoved).toBe(1);
     expect((await t.operate('q').attempts('done')).length).toBe(0);
-    expect((await t.operate('q').attempts('doomed')).map((a) => a.attempt)).toEqual([1]);
+    // Lease 2 lapsed, and the lease that found it out of leases recorded it.
+    expect((await t.operate('q').attempts('doomed')).map((a) => [a.attempt, a.outcome])).toEqual([
+      [2, 'lapsed'],
+      [1, 'failed'],
+    ]);
+  });
+
+  it('records the last lease of a task the retry limit sends to the dead letters, keeping its worker error', async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q', { maxLeases: 2 })]));
+    const q = t.service.getQueue('q');
+    await q.add([{ name: 'silent' }, { name: 'loud' }]);
+    for (let lease = 1; lease <= 2; lease++) {
+      for (const task of await q.leaseTasks({ lease: 60, maxTasks: 2 })) {
+        if (task.name === 'loud' && lease === 2) await q.failTask(task, 'last words');
+      }
+      await t.sql(`update ${t.schema}.tasks set eta = now() - interval '1 second'`);
+    }
+    expect(await q.leaseTasks({ lease: 60, maxTasks: 2 })).toEqual([]);
+    const ops = t.operate('q');
+    expect((await ops.listDeadLetters({ limit: 10 })).map((d) => d.name).sort()).toEqual(['loud', 'silent']);
+    expect((await ops.attempts('silent')).map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [2, 'lapsed', null],
+      [1, 'lapsed', null],
+    ]);
+    expect((await ops.attempts('loud')).map((a) => [a.attempt, a.outcome, a.error])).toEqual([
+      [2, 'failed', 'last words'],
+      [1, 'lapsed', null],
+    ]);
+  });
+
+  it("the clean-up's sweep of attempts looks at ten batches a run, goes on where it stopped and starts over at the end", async () => {
+    t = await openTestService(engine, serviceConfig([pullQueue('q')]));
+    await t.service.getQueue('q').add({ name: 'live' });
+    const id = (await t.sql<{ id: number }>(`select id from ${t.schema}.queues where name = 'q'`))[0]!.id;
+    // 30 attempts of a live task, oldest first, then 2 of tasks long gone.
+    await t.sql(
+      `insert into ${t.schema}.task_attempts (queue_id, task_name, attempt, outcome, ended_at)
+       select $1, case when i <= 30 then 'live' else 'gone-' || i end, i, 'lapsed', now() - (100 - i) * interval '1 second'
+         from generate_series(1, 32) i`,
+      [id],
+    );
+    const ctx = { db: t.db, schema: t.schema };
+    const sweep: AttemptSweep = new Map();
+    // Batches of 2: the first run looks at 20 attempts, all of the live task's, and removes none.
+    expect(await cleanupAttempts(ctx, { batchSize: 2 }, sweep)).toBe(0);
+    expect(sweep.get('all')).toBeGreaterThan(0);
+    // The second goes on from there, reaches the orphans and the end: the next starts over.
+    expect(await cleanupAttempts(ctx, { batchSize: 2 }, sweep)).toBe(2);
+    expect(sweep.has('all')).toBe(false);
+    expect(await t.sql(`select count(*)::int as n from ${t.schema}.task_attempts`)).toEqual([{ n: 30 }]);
+    expect(await cleanupAttempts(ctx, { batchSize: 100 }, sweep)).toBe(0);
   });
 
   it('runs named tasks now: delayed and leased ones become available, with one audit entry', async () => {
