@@ -15,7 +15,7 @@ export interface AuditFilter {
 
 /**
  * The tasks an entry's action touched: its one target, or the names it kept
- * (sql/0021) as a list that opens without script (`details`), saying how
+ * (sql/0020) as a list that opens without script (`details`), saying how
  * many more it counted than it kept. An older entry kept none: blank.
  */
 function AuditTasks(props: { readonly entry: AuditEntry }) {

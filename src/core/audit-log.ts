@@ -4,10 +4,10 @@
  * now, run tasks now): who, what, when, how many. Written by the core's operator API
  * (queue-operations.ts, `cron run` included) for every action,
  * whichever front-end asked; the console lists them.
- * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010, 0021).
+ * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010, 0020).
  */
 /**
- * Names an entry keeps of the tasks its action touched (sql/0021): a
+ * Names an entry keeps of the tasks its action touched (sql/0020): a
  * selection (at most LIMITS.maxTasksPerDelete, 1,000) is named in full, an
  * action on all matching a filter by its first 1,000, `count` being the
  * total. Bounded so that the log stays small and is written in the action's

@@ -25,7 +25,7 @@ interface AuditRow {
 
 const COLUMNS = sql`id, ${usecOf(sql`at`)} as at_usec, actor, action, queue, target, count, task_names, source`;
 
-/** The audit log (sql/0010, 0021) in the service's schema: one insert per action, a keyset page per listing. */
+/** The audit log (sql/0010, 0020) in the service's schema: one insert per action, a keyset page per listing. */
 export class PgAuditLog implements AuditLog {
   readonly #ctx: StoreContext;
 

@@ -204,7 +204,7 @@ export interface AuditLogTable {
   queue: string;
   target: string | null;
   count: Generated<number>;
-  /** sql/0021: the first 1,000 names of the tasks the action touched. */
+  /** sql/0020: the first 1,000 names of the tasks the action touched. */
   task_names: string[] | null;
   source: Generated<string>;
 }

@@ -6,7 +6,7 @@ import { ENGINES, openTestService, type TestService } from '../helpers/engines.j
 
 /**
  * A bulk operator action's audit entry names the tasks it touched
- * (sql/0021): a selection in full, name order; an action on all matching
+ * (sql/0020): a selection in full, name order; an action on all matching
  * a filter by its first AUDIT_NAMES_KEPT, with the count of all.
  */
 describe.each(ENGINES)('audit entries name their tasks on %s', (engine) => {

@@ -1,4 +1,4 @@
--- 0021: the tasks an audit entry's action touched, by name.
+-- 0020: the tasks an audit entry's action touched, by name.
 --
 -- A bulk operator action (delete, release, redrive, run now, over a
 -- selection or "all matching a filter") wrote one entry saying only how
