@@ -60,10 +60,12 @@ describe('remote commands per operation on Citus', () => {
     figures.delete100 = await measure(`select ${s}.delete_tasks('jobs', $1::text[])`, [names]);
     console.log(`remote commands per call (queue on port ${home}):`, JSON.stringify(figures));
 
-    for (const name of ['add1', 'add100', 'modify', 'delete100']) expect(figures[name]!.ports, name).toEqual([home]);
-    // Inside a function the statement is wrapped in BEGIN and COMMIT: three
-    // commands, one node, one-phase commit.
-    expect(figures.modify).toMatchObject({ commands: 3, twoPhase: false });
-    expect(figures.delete100).toMatchObject({ commands: 3, twoPhase: false });
+    // Every call is one statement routed to the queue's worker; inside a
+    // function it is wrapped in BEGIN and COMMIT: three commands, one node,
+    // one-phase commit.
+    for (const name of ['add1', 'add100', 'lease1', 'lease100', 'modify', 'delete100']) {
+      expect(figures[name], name).toMatchObject({ ports: [home], twoPhase: false });
+      expect(figures[name]!.commands, name).toBeLessThanOrEqual(3);
+    }
   });
 });

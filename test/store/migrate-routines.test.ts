@@ -68,7 +68,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
           .map((r) => ({ name: r.name, digest: sqlDigest(r.text) })),
       );
       const again = await migrate(database.db, schema);
-      expect(again).toMatchObject({ applied: [], routines: [], current: MIGRATIONS.length });
+      expect(again).toMatchObject({ applied: [], routines: [], current: MIGRATIONS.at(-1)!.version });
       // The SQL API works on it: a routine (add_task) calling another (add_tasks), a view over the counters.
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_task('q', 'x'::bytea, 'a')`);
@@ -155,11 +155,13 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
     const database = await open(engine);
     const schema = schemaName();
     try {
-      // A development build at 0029 made what 0001-0018 make (0019's table undone here);
-      // later migrations run on it as on any schema.
+      // A development build at 0029 made what 0001-0018 make (0019's table and
+      // 0022's trigger undone here); later migrations run on it as on any schema.
       const squashedEnd = Math.max(...SQUASHED_VERSIONS);
       await migrate(database.db, schema);
       await rows(database.db, `drop table ${schema}.task_attempts`);
+      await rows(database.db, `drop trigger tasks_after_lease on ${schema}.tasks`);
+      await rows(database.db, `drop function ${schema}.tasks_after_lease()`);
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_tasks('q', array['a'::bytea, 'b'::bytea], array['t1', 't2'])`);
       await asDevelopmentBuild(database.db, schema, UNRELEASED_SQUASHED);
@@ -169,7 +171,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       const result = await migrate(database.db, schema);
       expect(result.applied).toEqual(MIGRATIONS.filter((m) => m.version > squashedEnd).map((m) => m.version));
       expect(result.routines.length).toBe(ROUTINES.length);
-      expect(result.current).toBe(MIGRATIONS.length);
+      expect(result.current).toBe(MIGRATIONS.at(-1)!.version);
       const recorded = await rows<{ version: number; name: string; checksum: string }>(
         database.db,
         `select version, name, checksum from ${schema}.schema_migrations order by version`,
