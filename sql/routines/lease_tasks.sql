@@ -71,10 +71,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -118,10 +114,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -150,25 +142,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -180,12 +157,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -212,25 +185,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -249,12 +207,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -297,10 +251,6 @@ BEGIN
             from fitting f
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-        ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
         ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
@@ -354,10 +304,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -395,25 +341,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -425,12 +356,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -466,25 +393,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -503,12 +415,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -542,10 +450,6 @@ BEGIN
             from fitting f
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-        ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
         ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
@@ -590,10 +494,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -622,25 +522,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -652,12 +537,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -684,25 +565,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -721,12 +587,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -769,10 +631,6 @@ BEGIN
             from fitting f
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-        ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
         ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
@@ -826,10 +684,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -867,25 +721,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -897,12 +736,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -938,25 +773,10 @@ BEGIN
              for update skip locked
         ),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -975,12 +795,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -1030,10 +846,6 @@ BEGIN
             from fitting f
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-        ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
         ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
@@ -1094,10 +906,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -1142,25 +950,10 @@ BEGIN
         ),
       picked as materialized (select * from picked_tagged union all select * from picked_untagged),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -1172,12 +965,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -1220,25 +1009,10 @@ BEGIN
         ),
       picked as materialized (select * from picked_tagged union all select * from picked_untagged),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -1257,12 +1031,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -1321,10 +1091,6 @@ BEGIN
             from fitting f
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-        ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
         ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
@@ -1394,10 +1160,6 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
           select (select paused from queue_state) as paused, 0::int8 as dead_lettered
         )
@@ -1451,25 +1213,10 @@ BEGIN
         ),
       picked as materialized (select * from picked_tagged union all select * from picked_untagged),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (select name, eta from picked where retry_count < v_max_leases::int4),
@@ -1481,12 +1228,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec
@@ -1538,25 +1281,10 @@ BEGIN
         ),
       picked as materialized (select * from picked_tagged union all select * from picked_untagged),
       exhausted as (
-            delete from "tasks" t using picked p
+            update "tasks" t
+               set eta = '-infinity'
+              from picked p
              where t.queue_id = v_queue_id and t.name = p.name and p.retry_count >= v_max_leases::int4
-            returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
-          ),
-      tombstoned as (
-            insert into "task_tombstones" (queue_id, name, reason, retry_count)
-            select v_queue_id::int4, name, 'retry_limit', retry_count from exhausted
-            on conflict (queue_id, name) do update
-              set deleted_at = excluded.deleted_at, reason = excluded.reason, retry_count = excluded.retry_count
-          ),
-      dead as (
-            insert into "task_dead_letters"
-                   (queue_id, name, tag, payload, retry_count, enqueued_at, push, last_status, last_error)
-            select v_queue_id::int4, name, tag, payload, retry_count, enqueued_at, push, last_status::int4, last_error
-              from exhausted
-            on conflict (queue_id, name) do update
-              set tag = excluded.tag, payload = excluded.payload, retry_count = excluded.retry_count,
-                  enqueued_at = excluded.enqueued_at, died_at = excluded.died_at, push = excluded.push,
-                  last_status = excluded.last_status, last_error = excluded.last_error
             returning 1
           ),
       fitting as (
@@ -1575,12 +1303,8 @@ BEGIN
            where t.queue_id = v_queue_id and t.name = f.name
           returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
         ),
-      history as (
-          insert into "lease_history" (queue_id, task_count)
-          select v_queue_id, count(*) from leased having count(*) > 0
-        ),
       outcome as (
-          select (select paused from queue_state) as paused, (select count(*) from dead)::int8 as dead_lettered
+          select (select paused from queue_state) as paused, (select count(*) from exhausted)::int8 as dead_lettered
         )
           select o.paused, o.dead_lettered, l.name, l.tag, l.payload, l.retry_count, l.last_error,
                  (extract(epoch from (l.eta - timestamptz 'epoch')) * 1000000)::int8 as eta_usec, (extract(epoch from (l.enqueued_at - timestamptz 'epoch')) * 1000000)::int8 as enqueued_usec

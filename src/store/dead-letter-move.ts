@@ -18,9 +18,10 @@ export interface DeadLetterRows {
 
 /**
  * "To the dead letters with a tombstone", the one definition of what a
- * task that ran out of attempts leaves behind, for the lease's retry limit
- * (lease-tasks.ts, and lease_tasks generated from it) and a push task's
- * last failure (pg-push-store.ts): the CTE `tombstoned` holds its name with
+ * task that ran out of attempts leaves behind, for a push task's last
+ * failure (pg-push-store.ts); the lease's retry limit keeps the same rule in
+ * its UPDATE's trigger (sql/routines/tasks_after_lease.sql, where a change
+ * here must follow): the CTE `tombstoned` holds its name with
  * reason 'retry_limit', and `dead` keeps the task itself (payload, tag,
  * retry count, enqueue time, push request, last outcome) in
  * task_dead_letters, returning 1 per letter. A name can die again once its

@@ -5,7 +5,6 @@ import type { LeaseResult, TagFilter, TaskLeaseParams } from '../core/task-store
 import type { Database } from './schema.js';
 import { intervalFromMs, table, toNumber, usecOf, type StoreContext } from './store-context.js';
 import { taskFromRow, type TaskRow } from './task-row.js';
-import { deadLetterMove } from './dead-letter-move.js';
 
 /**
  * Leases up to `maxTasks` tasks in ONE statement. The steps, each a CTE:
@@ -26,17 +25,23 @@ import { deadLetterMove } from './dead-letter-move.js';
  *    by tag" without a tag first locks the oldest leasable task (`oldest`)
  *    and picks the tasks that share its tag, or its lack of one, in the
  *    same statement (no round trip to learn the tag first).
- * 3. `exhausted` / `tombstoned` / `dead` (queues with a retry limit only):
- *    tasks already leased `max_leases` times are deleted, their names
- *    tombstoned with reason 'retry_limit', and the tasks themselves (payload,
- *    tag, retry count, enqueue time) kept in task_dead_letters; they are
- *    never returned.
+ * 3. `exhausted` (queues with a retry limit only): tasks already leased
+ *    `max_leases` times are marked (eta '-infinity'); the UPDATE's trigger
+ *    deletes them, tombstones their names with reason 'retry_limit' and
+ *    keeps the tasks themselves (payload, tag, retry count, enqueue time) in
+ *    task_dead_letters (dead-letter-move.ts's rule). They are never returned.
  * 4. `fitting`: the prefix of the picked tasks whose payloads fit the
  *    budget (32 MB in-process, 1 MB over REST); the rest stay available,
  *    untouched. (Skipped when maxTasks tasks of the largest size fit.)
  * 5. `leased`: eta moves to now() + lease (time from the database, never
  *    from Node), retry_count goes up by one.
- * 6. `history`: one row for the queue's leasedLastMinute/Hour statistics.
+ *
+ * The queue's leasedLastMinute/Hour statistics get their row from the
+ * UPDATE's statement trigger (sql/routines/tasks_after_lease.sql), as the
+ * dead letters do, not from an INSERT step here: on Citus a statement with no INSERT step, every step
+ * keyed by `queue_id`, is sent whole to the one worker that holds the queue
+ * (one command, no two-phase commit), and one with an INSERT step is cut
+ * into subplans that reach every worker.
  *
  * The result is the leased tasks, each row also carrying the queue's paused
  * flag and the number of tasks dead-lettered; with no task leased, one row
@@ -209,21 +214,18 @@ export function leaseStatement(
   let live: RawBuilder<unknown> = sql``;
   let deadLettered: RawBuilder<unknown> = sql`0`;
   if (shape.maxLeases) {
+    // Marked, not moved: the UPDATE's trigger (sql/routines/tasks_after_lease.sql)
+    // moves the marked tasks to the dead letters and deletes them, so the
+    // statement has no INSERT step (see above).
     ctes.push(sql`exhausted as (
-      delete from ${tasks} t using picked p
+      update ${tasks} t
+         set eta = '-infinity'
+        from picked p
        where t.queue_id = ${q} and t.name = p.name and p.retry_count >= ${v.maxLeases}::int4
-      returning t.name, t.tag, t.payload, t.retry_count, t.enqueued_at, t.push, t.last_status, t.last_error
+      returning 1
     )`);
-    ctes.push(
-      deadLetterMove(tableOf, {
-        queueId: q,
-        source: 'exhausted',
-        lastStatus: sql`last_status`,
-        lastError: sql`last_error`,
-      }),
-    );
     live = sql`where retry_count < ${v.maxLeases}::int4`;
-    deadLettered = sql`(select count(*) from dead)`;
+    deadLettered = sql`(select count(*) from exhausted)`;
   }
 
   if (shape.budgetBinds) {
@@ -246,11 +248,6 @@ export function leaseStatement(
       from fitting f
      where t.queue_id = ${q} and t.name = f.name
     returning t.name, t.tag, t.payload, t.retry_count, t.eta, t.enqueued_at, t.last_error, f.eta as available_at
-  )`);
-
-  ctes.push(sql`history as (
-    insert into ${tableOf('lease_history')} (queue_id, task_count)
-    select ${q}, count(*) from leased having count(*) > 0
   )`);
 
   ctes.push(sql`outcome as (

@@ -24,7 +24,7 @@ describe('remote commands per operation on Citus', () => {
     await t?.close();
   });
 
-  it('sends an add, a delete and a modify to the queue’s worker only', async () => {
+  it('sends an add, a lease, a delete and a modify to the queue’s worker only', async () => {
     t = await openTestService('postgres', serviceConfig([pullQueue('jobs')]));
     const s = t.schema;
     const [queue] = await t.sql<{ id: number }>(`select id from ${s}.queues where name = 'jobs'`);
@@ -60,10 +60,14 @@ describe('remote commands per operation on Citus', () => {
     figures.delete100 = await measure(`select ${s}.delete_tasks('jobs', $1::text[])`, [names]);
     console.log(`remote commands per call (queue on port ${home}):`, JSON.stringify(figures));
 
-    for (const name of ['add1', 'add100', 'modify', 'delete100']) expect(figures[name]!.ports, name).toEqual([home]);
-    // Inside a function the statement is wrapped in BEGIN and COMMIT: three
-    // commands, one node, one-phase commit.
-    expect(figures.modify).toMatchObject({ commands: 3, twoPhase: false });
-    expect(figures.delete100).toMatchObject({ commands: 3, twoPhase: false });
+    for (const name of ['add1', 'add100']) expect(figures[name]!.ports, name).toEqual([home]);
+    // One statement routed to the queue's worker; inside a function it is
+    // wrapped in BEGIN and COMMIT: three commands, one node, one-phase
+    // commit. (The add is not yet: its INSERT ... SELECT is pulled to the
+    // coordinator and commits in two phases, docs/scaling.md.)
+    for (const name of ['lease1', 'lease100', 'modify', 'delete100']) {
+      expect(figures[name], name).toMatchObject({ ports: [home], twoPhase: false });
+      expect(figures[name]!.commands, name).toBeLessThanOrEqual(3);
+    }
   });
 });

@@ -68,7 +68,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
           .map((r) => ({ name: r.name, digest: sqlDigest(r.text) })),
       );
       const again = await migrate(database.db, schema);
-      expect(again).toMatchObject({ applied: [], routines: [], current: MIGRATIONS.length });
+      expect(again).toMatchObject({ applied: [], routines: [], current: MIGRATIONS.at(-1)!.version });
       // The SQL API works on it: a routine (add_task) calling another (add_tasks), a view over the counters.
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_task('q', 'x'::bytea, 'a')`);
@@ -161,6 +161,8 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       await migrate(database.db, schema);
       await rows(database.db, `drop table ${schema}.task_attempts`);
       await rows(database.db, `alter table ${schema}.audit_log drop column task_names`);
+      await rows(database.db, `drop trigger tasks_after_lease on ${schema}.tasks`);
+      await rows(database.db, `drop function ${schema}.tasks_after_lease()`);
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_tasks('q', array['a'::bytea, 'b'::bytea], array['t1', 't2'])`);
       await asDevelopmentBuild(database.db, schema, UNRELEASED_SQUASHED);
@@ -170,7 +172,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       const result = await migrate(database.db, schema);
       expect(result.applied).toEqual(MIGRATIONS.filter((m) => m.version > squashedEnd).map((m) => m.version));
       expect(result.routines.length).toBe(ROUTINES.length);
-      expect(result.current).toBe(MIGRATIONS.length);
+      expect(result.current).toBe(MIGRATIONS.at(-1)!.version);
       const recorded = await rows<{ version: number; name: string; checksum: string }>(
         database.db,
         `select version, name, checksum from ${schema}.schema_migrations order by version`,
