@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { PushQueueSettings, QueueMode } from '../core/queue-config.js';
 import type { PushQueueOverview, QueueOverview } from '../core/queue-overview.js';
+import { onCitus, perQueue } from './on-citus.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface OverviewRow {
@@ -29,23 +30,53 @@ interface OverviewRow {
 
 /**
  * The given queues at a glance, in one query over the queue_stats view
- * (sql/0009): operators read the same figures with SQL as the service
- * reports, from one definition.
+ * (sql/routines/queue_stats.sql): operators read the same figures with SQL as the service
+ * reports, from one definition. On Citus a query per queue instead
+ * (citusQueueStats): the view joins the reference table `queues` to the
+ * distributed tables per queue, which Citus cannot plan; with the queue's id
+ * given in every part, each is one router statement on the queue's worker.
  */
 export async function queueOverview(
   ctx: StoreContext,
   params: { readonly queueIds: readonly number[] },
 ): Promise<QueueOverview[]> {
-  const result = await sql<OverviewRow>`/* queue_overview */
+  let rows: OverviewRow[];
+  if (await onCitus(ctx)) {
+    const read = async (id: number) => {
+      const key = sql`${id}::int4`;
+      return (await overviewStatement(ctx, sql`(${citusQueueStats(ctx, key)}) s`, key, sql`true`).execute(ctx.db)).rows;
+    };
+    rows = (await perQueue(params.queueIds, read)).sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0));
+  } else {
+    const where = sql`s.queue_id = any(${[...params.queueIds]}::int4[])`;
+    rows = (await overviewStatement(ctx, sql`${table(ctx, 'queue_stats')} s`, sql`s.queue_id`, where).execute(ctx.db))
+      .rows;
+  }
+  return rows.map(toOverview);
+}
+
+/**
+ * The overview over `source` (the view, or one queue's figures on Citus),
+ * with each queue's push state: `key` is the queue's id, `s.queue_id` or a
+ * bound value (Citus routes a statement by a value, not by a join to a
+ * reference table).
+ */
+function overviewStatement(
+  ctx: StoreContext,
+  source: RawBuilder<unknown>,
+  key: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+) {
+  return sql<OverviewRow>`/* queue_overview */
     select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
            s.leased_last_minute, s.leased_last_hour, s.dead_letters, s.storage_bytes, s.storage_limit_bytes,
            s.retry_limit, s.lease_rate_calls, s.lease_rate_seconds, s.long_leases,
            q.push_settings,
            case when q.push_settings is not null then
              (select count(*) from ${table(ctx, 'tasks')} t
-               where t.queue_id = s.queue_id and t.dispatched_at is not null and t.eta > now()) end as in_flight,
+               where t.queue_id = ${key} and t.dispatched_at is not null and t.eta > now()) end as in_flight,
            b.tokens, b.held_until_usec, b.slowed_until_usec
-      from ${table(ctx, 'queue_stats')} s
+      from ${source}
       join ${table(ctx, 'queues')} q on q.id = s.queue_id
       left join lateral (
         -- The bucket as the next claim would find it (claim_push_tasks,
@@ -60,11 +91,49 @@ export async function queueOverview(
                case when p.hold_until > now() then ${usecOf(sql`p.hold_until`)} end as held_until_usec,
                case when p.slow_until > now() then ${usecOf(sql`p.slow_until`)} end as slowed_until_usec
           from ${table(ctx, 'push_queue_state')} p
-         where p.queue_id = s.queue_id and q.push_settings is not null
+         where p.queue_id = ${key} and q.push_settings is not null
       ) b on true
-     where s.queue_id = any(${[...params.queueIds]}::int4[])
-     order by s.queue`.execute(ctx.db);
-  return result.rows.map((row) => ({
+     where ${where}
+     order by s.queue`;
+}
+
+/**
+ * One queue's row of queue_stats (sql/routines/queue_stats.sql, the same
+ * figures by the same reads) for Citus: every part names the queue's id as a
+ * value, so Citus routes the statement whole to the worker holding the queue.
+ * queue_future_tasks is inlined: a function reading a distributed table
+ * cannot run inside a statement Citus pushes to a worker.
+ */
+function citusQueueStats(ctx: StoreContext, key: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`/* queue_stats_citus */
+    select q.id as queue_id, q.name as queue, q.mode, q.paused,
+           s.tasks - f.leased - f.delayed as available_tasks, f.leased as leased_tasks, f.delayed as delayed_tasks,
+           extract(epoch from now() - o.eta)::float8 as oldest_available_age_seconds,
+           h.last_minute as leased_last_minute, h.last_hour as leased_last_hour, d.dead_letters,
+           s.bytes as storage_bytes, q.storage_limit_bytes, q.max_leases as retry_limit,
+           q.lease_rate_calls, q.lease_rate_seconds, f.long_leases
+      from ${table(ctx, 'queues')} q
+     cross join (
+           select coalesce(sum(task_count), 0)::int8 as tasks, coalesce(sum(byte_count), 0)::int8 as bytes
+             from ${table(ctx, 'queue_storage')} where queue_id = ${key}) s
+     cross join (
+           select count(*) filter (where retry_count > 0) as leased, count(*) filter (where retry_count = 0) as delayed,
+                  count(*) filter (where retry_count > 0 and push is null and eta > now() + interval '15 minutes') as long_leases
+             from ${table(ctx, 'tasks')} where queue_id = ${key} and eta > now()) f
+      left join (
+           select eta from ${table(ctx, 'tasks')} where queue_id = ${key} order by eta limit 1) o on o.eta <= now()
+     cross join (
+           select coalesce(sum(task_count) filter (where leased_at > now() - interval '1 minute'), 0)::int8 as last_minute,
+                  coalesce(sum(task_count), 0)::int8 as last_hour
+             from ${table(ctx, 'lease_history')} where queue_id = ${key} and leased_at > now() - interval '1 hour') h
+     cross join (
+           select coalesce(sum(dead_letters), 0)::int8 as dead_letters
+             from ${table(ctx, 'dead_letter_counts')} where queue_id = ${key}) d
+     where q.id = ${key}`;
+}
+
+function toOverview(row: OverviewRow): QueueOverview {
+  return {
     name: row.queue,
     mode: row.mode,
     paused: row.paused,
@@ -85,7 +154,7 @@ export async function queueOverview(
         : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
     longLeases: toNumber(row.long_leases),
     ...(row.push_settings ? { push: pushOverview(row) } : {}),
-  }));
+  };
 }
 
 function pushOverview(row: OverviewRow): PushQueueOverview {
