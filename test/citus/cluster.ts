@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 
-/** The coordinator scripts/citus/cluster.sh starts (its default port), unless TASKQUEUE_CITUS_URL names another. */
+/** The coordinator scripts/citus/cluster.sh starts (on TASKQUEUE_CITUS_PORT, as the script), unless TASKQUEUE_CITUS_URL names another. */
 export function citusUrl(): string {
-  return process.env.TASKQUEUE_CITUS_URL ?? 'postgres://postgres@127.0.0.1:5640/test';
+  return (
+    process.env.TASKQUEUE_CITUS_URL ?? `postgres://postgres@127.0.0.1:${process.env.TASKQUEUE_CITUS_PORT ?? 5640}/test`
+  );
 }
 
 const script = fileURLToPath(new URL('../../scripts/citus/cluster.sh', import.meta.url));
