@@ -24,23 +24,32 @@ export function onCitus(ctx: StoreContext): Promise<boolean> {
   return answer;
 }
 
-/** Statements in flight at once for a per-queue read: a share of the pool, not all of it. */
-const PER_QUEUE_CONCURRENCY = 4;
+/** Statements in flight at once for a per-shard read: a share of the pool, not all of it. */
+const CONCURRENCY = 4;
 
 /**
- * Runs `read` for each queue id, a few at a time (each is one router
- * statement on Citus: one round trip to the worker holding the queue), and
- * returns the results in the ids' order.
+ * Runs `read` for the queue ids of each shard of `tasks` (the queues one
+ * worker holds together), a few shards at a time, and returns the results
+ * in no particular order. A statement that names its queues' ids as values,
+ * all of one shard, is one router statement on Citus: one round trip to the
+ * worker, which runs it whole, per-queue LATERAL reads and all.
  */
-export async function perQueue<T>(ids: readonly number[], read: (id: number) => Promise<T[]>): Promise<T[]> {
-  const results: T[][] = new Array<T[]>(ids.length);
-  let next = 0;
+export async function perShard<T>(
+  ctx: StoreContext,
+  ids: readonly number[],
+  read: (ids: number[]) => Promise<T[]>,
+): Promise<T[]> {
+  const groups = await sql<{ ids: number[] }>`/* citus_shard_groups */
+    select array_agg(id order by id) as ids
+      from unnest(${[...ids]}::int4[]) as id
+     group by pg_catalog.get_shard_id_for_distribution_column(${`"${ctx.schema}".tasks`}::regclass, id)`.execute(
+    ctx.db,
+  );
+  const todo = groups.rows.map((row) => row.ids);
+  const results: T[][] = [];
   const worker = async () => {
-    while (next < ids.length) {
-      const index = next++;
-      results[index] = await read(ids[index]!);
-    }
+    for (let group = todo.shift(); group !== undefined; group = todo.shift()) results.push(await read(group));
   };
-  await Promise.all(Array.from({ length: Math.min(PER_QUEUE_CONCURRENCY, ids.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, todo.length) }, worker));
   return results.flat();
 }

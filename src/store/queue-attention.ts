@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ATTENTION_SCAN_LIMIT, type QueueAttention } from '../core/queue-attention.js';
-import { onCitus, perQueue } from './on-citus.js';
+import { onCitus, perShard } from './on-citus.js';
 import { table, toNumber, type StoreContext } from './store-context.js';
 
 interface AttentionRow {
@@ -24,21 +24,14 @@ export async function queueAttention(
   ctx: StoreContext,
   params: { readonly queueIds: readonly number[]; readonly deadLetterSeconds: number },
 ): Promise<QueueAttention[]> {
-  // On Citus a statement per queue with its id as a value (as queueOverview): Citus routes that whole to the
-  // queue's worker, and cannot plan the reference table `queues` joined per queue to the distributed tables.
+  // On Citus a statement per shard, its reads restricted to the shard's queues by value (as queueOverview):
+  // Citus then routes it whole to the worker holding them.
   const rows = (await onCitus(ctx))
-    ? await perQueue(params.queueIds, async (id) => {
-        const key = sql`${id}::int4`;
-        return (await attentionStatement(ctx, key, sql`q.id = ${key}`, params.deadLetterSeconds).execute(ctx.db)).rows;
+    ? await perShard(ctx, params.queueIds, async (ids) => {
+        const within = sql`and queue_id = any(${ids}::int4[])`;
+        return (await attentionStatement(ctx, ids, within, params.deadLetterSeconds).execute(ctx.db)).rows;
       })
-    : (
-        await attentionStatement(
-          ctx,
-          sql`q.id`,
-          sql`q.id = any(${[...params.queueIds]}::int4[])`,
-          params.deadLetterSeconds,
-        ).execute(ctx.db)
-      ).rows;
+    : (await attentionStatement(ctx, params.queueIds, sql``, params.deadLetterSeconds).execute(ctx.db)).rows;
   return rows.map((row) => ({
     name: row.queue,
     failingDeliveries: toNumber(row.failing),
@@ -52,11 +45,11 @@ export async function queueAttention(
   }));
 }
 
-/** The attention read of the queues `where` selects; `key` is the queue's id (`q.id`, or a bound value on Citus). */
+/** The attention read of queues `ids`; `within` restricts each read to them by value on Citus (nothing on PostgreSQL). */
 function attentionStatement(
   ctx: StoreContext,
-  key: RawBuilder<unknown>,
-  where: RawBuilder<unknown>,
+  ids: readonly number[],
+  within: RawBuilder<unknown>,
   deadLetterSeconds: number,
 ) {
   return sql<AttentionRow>`/* queue_attention */
@@ -70,7 +63,7 @@ function attentionStatement(
                (array_agg(t.last_error order by coalesce(t.first_try_at, t.enqueued_at)))[1] as failing_error
           from (select first_try_at, enqueued_at, last_status, last_error
                   from ${table(ctx, 'tasks')}
-                 where queue_id = ${key} and eta > now()
+                 where queue_id = q.id ${within} and eta > now()
                  order by eta
                  limit ${ATTENTION_SCAN_LIMIT}::int4) t
          where t.last_error is not null
@@ -78,8 +71,8 @@ function attentionStatement(
       cross join lateral (
         select count(*) as arrived
           from (select 1 from ${table(ctx, 'task_dead_letters')}
-                 where queue_id = ${key} and died_at > now() - make_interval(secs => ${deadLetterSeconds}::float8)
+                 where queue_id = q.id ${within} and died_at > now() - make_interval(secs => ${deadLetterSeconds}::float8)
                  limit ${ATTENTION_SCAN_LIMIT}::int4) x
       ) d
-     where ${where}`;
+     where q.id = any(${[...ids]}::int4[])`;
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { PushQueueSettings, QueueMode } from '../core/queue-config.js';
 import type { PushQueueOverview, QueueOverview } from '../core/queue-overview.js';
-import { onCitus, perQueue } from './on-citus.js';
+import { onCitus, perShard } from './on-citus.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface OverviewRow {
@@ -31,10 +31,11 @@ interface OverviewRow {
 /**
  * The given queues at a glance, in one query over the queue_stats view
  * (sql/routines/queue_stats.sql): operators read the same figures with SQL as the service
- * reports, from one definition. On Citus a query per queue instead
- * (citusQueueStats): the view joins the reference table `queues` to the
- * distributed tables per queue, which Citus cannot plan; with the queue's id
- * given in every part, each is one router statement on the queue's worker.
+ * reports, from one definition. On Citus a query per shard instead
+ * (citusQueueStats): Citus cannot plan the view's per-queue LATERAL reads of
+ * the distributed tables from the reference table `queues`, but it routes
+ * the same reads whole to one worker when every one of them also names its
+ * queues' ids, all of one shard, as values.
  */
 export async function queueOverview(
   ctx: StoreContext,
@@ -42,30 +43,31 @@ export async function queueOverview(
 ): Promise<QueueOverview[]> {
   let rows: OverviewRow[];
   if (await onCitus(ctx)) {
-    const read = async (id: number) => {
-      const key = sql`${id}::int4`;
-      return (await overviewStatement(ctx, sql`(${citusQueueStats(ctx, key)}) s`, key, sql`true`).execute(ctx.db)).rows;
+    const read = async (ids: number[]) => {
+      const within = (column: RawBuilder<unknown>) => sql`and ${column} = any(${ids}::int4[])`;
+      const where = sql`s.queue_id = any(${ids}::int4[])`;
+      return (await overviewStatement(ctx, sql`(${citusQueueStats(ctx, ids)}) s`, where, within).execute(ctx.db)).rows;
     };
-    rows = (await perQueue(params.queueIds, read)).sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0));
+    rows = (await perShard(ctx, params.queueIds, read)).sort((a, b) =>
+      a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0,
+    );
   } else {
     const where = sql`s.queue_id = any(${[...params.queueIds]}::int4[])`;
-    rows = (await overviewStatement(ctx, sql`${table(ctx, 'queue_stats')} s`, sql`s.queue_id`, where).execute(ctx.db))
-      .rows;
+    rows = (await overviewStatement(ctx, sql`${table(ctx, 'queue_stats')} s`, where, () => sql``).execute(ctx.db)).rows;
   }
   return rows.map(toOverview);
 }
 
 /**
- * The overview over `source` (the view, or one queue's figures on Citus),
- * with each queue's push state: `key` is the queue's id, `s.queue_id` or a
- * bound value (Citus routes a statement by a value, not by a join to a
- * reference table).
+ * The overview over `source` (the view, or one shard's queues on Citus),
+ * with each queue's push state; `within` restricts a read of a distributed
+ * table to the shard's queues on Citus (nothing on PostgreSQL).
  */
 function overviewStatement(
   ctx: StoreContext,
   source: RawBuilder<unknown>,
-  key: RawBuilder<unknown>,
   where: RawBuilder<unknown>,
+  within: (column: RawBuilder<unknown>) => RawBuilder<unknown>,
 ) {
   return sql<OverviewRow>`/* queue_overview */
     select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
@@ -74,7 +76,7 @@ function overviewStatement(
            q.push_settings,
            case when q.push_settings is not null then
              (select count(*) from ${table(ctx, 'tasks')} t
-               where t.queue_id = ${key} and t.dispatched_at is not null and t.eta > now()) end as in_flight,
+               where t.queue_id = s.queue_id ${within(sql`t.queue_id`)} and t.dispatched_at is not null and t.eta > now()) end as in_flight,
            b.tokens, b.held_until_usec, b.slowed_until_usec
       from ${source}
       join ${table(ctx, 'queues')} q on q.id = s.queue_id
@@ -91,20 +93,22 @@ function overviewStatement(
                case when p.hold_until > now() then ${usecOf(sql`p.hold_until`)} end as held_until_usec,
                case when p.slow_until > now() then ${usecOf(sql`p.slow_until`)} end as slowed_until_usec
           from ${table(ctx, 'push_queue_state')} p
-         where p.queue_id = ${key} and q.push_settings is not null
+         where p.queue_id = s.queue_id ${within(sql`p.queue_id`)} and q.push_settings is not null
       ) b on true
      where ${where}
      order by s.queue`;
 }
 
 /**
- * One queue's row of queue_stats (sql/routines/queue_stats.sql, the same
- * figures by the same reads) for Citus: every part names the queue's id as a
- * value, so Citus routes the statement whole to the worker holding the queue.
- * queue_future_tasks is inlined: a function reading a distributed table
- * cannot run inside a statement Citus pushes to a worker.
+ * The rows of queue_stats (sql/routines/queue_stats.sql, the same figures by
+ * the same reads; sql/routines/queue_stats_by_queue.sql is this statement in
+ * SQL) for queues `ids`, all of one shard, on Citus: every read also names
+ * the ids as values, so Citus routes the statement whole to the worker
+ * holding the shard. queue_future_tasks is inlined: a function reading a
+ * distributed table cannot run inside a statement Citus pushes to a worker.
  */
-function citusQueueStats(ctx: StoreContext, key: RawBuilder<unknown>): RawBuilder<unknown> {
+function citusQueueStats(ctx: StoreContext, ids: readonly number[]): RawBuilder<unknown> {
+  const list = [...ids];
   return sql`/* queue_stats_citus */
     select q.id as queue_id, q.name as queue, q.mode, q.paused,
            s.tasks - f.leased - f.delayed as available_tasks, f.leased as leased_tasks, f.delayed as delayed_tasks,
@@ -113,23 +117,23 @@ function citusQueueStats(ctx: StoreContext, key: RawBuilder<unknown>): RawBuilde
            s.bytes as storage_bytes, q.storage_limit_bytes, q.max_leases as retry_limit,
            q.lease_rate_calls, q.lease_rate_seconds, f.long_leases
       from ${table(ctx, 'queues')} q
-     cross join (
+     cross join lateral (
            select coalesce(sum(task_count), 0)::int8 as tasks, coalesce(sum(byte_count), 0)::int8 as bytes
-             from ${table(ctx, 'queue_storage')} where queue_id = ${key}) s
-     cross join (
+             from ${table(ctx, 'queue_storage')} where queue_id = q.id and queue_id = any(${list}::int4[])) s
+     cross join lateral (
            select count(*) filter (where retry_count > 0) as leased, count(*) filter (where retry_count = 0) as delayed,
                   count(*) filter (where retry_count > 0 and push is null and eta > now() + interval '15 minutes') as long_leases
-             from ${table(ctx, 'tasks')} where queue_id = ${key} and eta > now()) f
-      left join (
-           select eta from ${table(ctx, 'tasks')} where queue_id = ${key} order by eta limit 1) o on o.eta <= now()
-     cross join (
+             from ${table(ctx, 'tasks')} where queue_id = q.id and queue_id = any(${list}::int4[]) and eta > now()) f
+      left join lateral (
+           select eta from ${table(ctx, 'tasks')} where queue_id = q.id and queue_id = any(${list}::int4[]) order by eta limit 1) o on o.eta <= now()
+     cross join lateral (
            select coalesce(sum(task_count) filter (where leased_at > now() - interval '1 minute'), 0)::int8 as last_minute,
                   coalesce(sum(task_count), 0)::int8 as last_hour
-             from ${table(ctx, 'lease_history')} where queue_id = ${key} and leased_at > now() - interval '1 hour') h
-     cross join (
+             from ${table(ctx, 'lease_history')} where queue_id = q.id and queue_id = any(${list}::int4[]) and leased_at > now() - interval '1 hour') h
+     cross join lateral (
            select coalesce(sum(dead_letters), 0)::int8 as dead_letters
-             from ${table(ctx, 'dead_letter_counts')} where queue_id = ${key}) d
-     where q.id = ${key}`;
+             from ${table(ctx, 'dead_letter_counts')} where queue_id = q.id and queue_id = any(${list}::int4[])) d
+     where q.id = any(${list}::int4[])`;
 }
 
 function toOverview(row: OverviewRow): QueueOverview {
