@@ -8,7 +8,7 @@ const known = new WeakMap<Kysely<Database>, Promise<boolean>>();
 /**
  * Whether the store's database has the citus extension, asked once per
  * database handle: reads that take a shape of their own on Citus (a query
- * per queue) pay no extra round trip on PostgreSQL after the first call.
+ * per shard) pay no extra round trip on PostgreSQL after the first call.
  */
 export function onCitus(ctx: StoreContext): Promise<boolean> {
   let answer = known.get(ctx.db);
