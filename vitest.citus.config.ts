@@ -20,11 +20,12 @@ const STORE_TESTS_ON_CITUS = [
   'test/store/modify-delete.test.ts',
   // lease, queue-controls and dead-letters backdate with `eta - interval`, which Citus refuses in an UPDATE (a STABLE
   // function of a column), and lease locks a task by name alone; test/citus/ covers those
-  // operations with Citus' rules. overview-views: the overview does not run on Citus yet.
+  // operations with Citus' rules.
   'test/store/transaction.test.ts',
   'test/store/retry-limit-zero.test.ts',
   'test/store/storage-limit.test.ts',
   'test/store/lease-wait.test.ts',
+  'test/store/overview-views.test.ts',
 ];
 
 export default defineConfig({

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { PushQueueSettings, QueueMode } from '../core/queue-config.js';
 import type { PushQueueOverview, QueueOverview } from '../core/queue-overview.js';
+import { onCitus, perShard } from './on-citus.js';
 import { table, toNumber, usecOf, type StoreContext } from './store-context.js';
 
 interface OverviewRow {
@@ -29,23 +30,55 @@ interface OverviewRow {
 
 /**
  * The given queues at a glance, in one query over the queue_stats view
- * (sql/0009): operators read the same figures with SQL as the service
- * reports, from one definition.
+ * (sql/routines/queue_stats.sql): operators read the same figures with SQL as the service
+ * reports, from one definition. On Citus a query per shard instead
+ * (citusQueueStats): Citus cannot plan the view's per-queue LATERAL reads of
+ * the distributed tables from the reference table `queues`, but it routes
+ * the same reads whole to one worker when every one of them also names its
+ * queues' ids, all of one shard, as values.
  */
 export async function queueOverview(
   ctx: StoreContext,
   params: { readonly queueIds: readonly number[] },
 ): Promise<QueueOverview[]> {
-  const result = await sql<OverviewRow>`/* queue_overview */
+  let rows: OverviewRow[];
+  if (await onCitus(ctx)) {
+    const read = async (ids: number[]) => {
+      const within = (column: RawBuilder<unknown>) => sql`and ${column} = any(${ids}::int4[])`;
+      const where = sql`s.queue_id = any(${ids}::int4[])`;
+      return (await overviewStatement(ctx, sql`(${citusQueueStats(ctx, ids)}) s`, where, within).execute(ctx.db)).rows;
+    };
+    rows = (await perShard(ctx, params.queueIds, read)).sort((a, b) =>
+      a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : 0,
+    );
+  } else {
+    const where = sql`s.queue_id = any(${[...params.queueIds]}::int4[])`;
+    rows = (await overviewStatement(ctx, sql`${table(ctx, 'queue_stats')} s`, where, () => sql``).execute(ctx.db)).rows;
+  }
+  return rows.map(toOverview);
+}
+
+/**
+ * The overview over `source` (the view, or one shard's queues on Citus),
+ * with each queue's push state; `within` restricts a read of a distributed
+ * table to the shard's queues on Citus (nothing on PostgreSQL).
+ */
+function overviewStatement(
+  ctx: StoreContext,
+  source: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  within: (column: RawBuilder<unknown>) => RawBuilder<unknown>,
+) {
+  return sql<OverviewRow>`/* queue_overview */
     select s.queue, s.mode, s.paused, s.available_tasks, s.leased_tasks, s.delayed_tasks, s.oldest_available_age_seconds,
            s.leased_last_minute, s.leased_last_hour, s.dead_letters, s.storage_bytes, s.storage_limit_bytes,
            s.retry_limit, s.lease_rate_calls, s.lease_rate_seconds, s.long_leases,
            q.push_settings,
            case when q.push_settings is not null then
              (select count(*) from ${table(ctx, 'tasks')} t
-               where t.queue_id = s.queue_id and t.dispatched_at is not null and t.eta > now()) end as in_flight,
+               where t.queue_id = s.queue_id ${within(sql`t.queue_id`)} and t.dispatched_at is not null and t.eta > now()) end as in_flight,
            b.tokens, b.held_until_usec, b.slowed_until_usec
-      from ${table(ctx, 'queue_stats')} s
+      from ${source}
       join ${table(ctx, 'queues')} q on q.id = s.queue_id
       left join lateral (
         -- The bucket as the next claim would find it (claim_push_tasks,
@@ -60,11 +93,51 @@ export async function queueOverview(
                case when p.hold_until > now() then ${usecOf(sql`p.hold_until`)} end as held_until_usec,
                case when p.slow_until > now() then ${usecOf(sql`p.slow_until`)} end as slowed_until_usec
           from ${table(ctx, 'push_queue_state')} p
-         where p.queue_id = s.queue_id and q.push_settings is not null
+         where p.queue_id = s.queue_id ${within(sql`p.queue_id`)} and q.push_settings is not null
       ) b on true
-     where s.queue_id = any(${[...params.queueIds]}::int4[])
-     order by s.queue`.execute(ctx.db);
-  return result.rows.map((row) => ({
+     where ${where}
+     order by s.queue`;
+}
+
+/**
+ * The rows of queue_stats (sql/routines/queue_stats.sql, the same figures by
+ * the same reads; sql/routines/queue_stats_by_queue.sql is this statement in
+ * SQL) for queues `ids`, all of one shard, on Citus: every read also names
+ * the ids as values, so Citus routes the statement whole to the worker
+ * holding the shard. queue_future_tasks is inlined: a function reading a
+ * distributed table cannot run inside a statement Citus pushes to a worker.
+ */
+function citusQueueStats(ctx: StoreContext, ids: readonly number[]): RawBuilder<unknown> {
+  const list = [...ids];
+  return sql`/* queue_stats_citus */
+    select q.id as queue_id, q.name as queue, q.mode, q.paused,
+           s.tasks - f.leased - f.delayed as available_tasks, f.leased as leased_tasks, f.delayed as delayed_tasks,
+           extract(epoch from now() - o.eta)::float8 as oldest_available_age_seconds,
+           h.last_minute as leased_last_minute, h.last_hour as leased_last_hour, d.dead_letters,
+           s.bytes as storage_bytes, q.storage_limit_bytes, q.max_leases as retry_limit,
+           q.lease_rate_calls, q.lease_rate_seconds, f.long_leases
+      from ${table(ctx, 'queues')} q
+     cross join lateral (
+           select coalesce(sum(task_count), 0)::int8 as tasks, coalesce(sum(byte_count), 0)::int8 as bytes
+             from ${table(ctx, 'queue_storage')} where queue_id = q.id and queue_id = any(${list}::int4[])) s
+     cross join lateral (
+           select count(*) filter (where retry_count > 0) as leased, count(*) filter (where retry_count = 0) as delayed,
+                  count(*) filter (where retry_count > 0 and push is null and eta > now() + interval '15 minutes') as long_leases
+             from ${table(ctx, 'tasks')} where queue_id = q.id and queue_id = any(${list}::int4[]) and eta > now()) f
+      left join lateral (
+           select eta from ${table(ctx, 'tasks')} where queue_id = q.id and queue_id = any(${list}::int4[]) order by eta limit 1) o on o.eta <= now()
+     cross join lateral (
+           select coalesce(sum(task_count) filter (where leased_at > now() - interval '1 minute'), 0)::int8 as last_minute,
+                  coalesce(sum(task_count), 0)::int8 as last_hour
+             from ${table(ctx, 'lease_history')} where queue_id = q.id and queue_id = any(${list}::int4[]) and leased_at > now() - interval '1 hour') h
+     cross join lateral (
+           select coalesce(sum(dead_letters), 0)::int8 as dead_letters
+             from ${table(ctx, 'dead_letter_counts')} where queue_id = q.id and queue_id = any(${list}::int4[])) d
+     where q.id = any(${list}::int4[])`;
+}
+
+function toOverview(row: OverviewRow): QueueOverview {
+  return {
     name: row.queue,
     mode: row.mode,
     paused: row.paused,
@@ -85,7 +158,7 @@ export async function queueOverview(
         : { calls: row.lease_rate_calls, windowSeconds: row.lease_rate_seconds },
     longLeases: toNumber(row.long_leases),
     ...(row.push_settings ? { push: pushOverview(row) } : {}),
-  }));
+  };
 }
 
 function pushOverview(row: OverviewRow): PushQueueOverview {

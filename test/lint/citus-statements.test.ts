@@ -15,7 +15,16 @@ import { describe, expect, it } from 'vitest';
  *      statement shapes;
  *   3. in RETURNING ("non-IMMUTABLE functions are not allowed in the
  *      RETURNING clause"): extract(epoch from <timestamptz>) is STABLE,
- *      extract(epoch from (x - timestamptz 'epoch')) is IMMUTABLE.
+ *      extract(epoch from (x - timestamptz 'epoch')) is IMMUTABLE;
+ *
+ * and no LATERAL read keyed by an outer row's column (`queue_id = q.id`, or
+ * a function given `q.id`): joined per row to the reference table `queues`,
+ * Citus cannot plan it ("complex joins are only supported when all
+ * distributed tables are co-located and joined on their distribution
+ * columns"), and a function reading a distributed table cannot run in a
+ * statement pushed to a worker. Name the queue's id as a value instead, a
+ * statement per queue on Citus (queue-overview.ts, queue-attention.ts: their
+ * key is given in, `q.id` on PostgreSQL only, where one statement reads all).
  *
  * The statements are read from the source (each `sql` template, with the
  * templates of small helpers such as usecOf inlined where they are called),
@@ -61,7 +70,7 @@ interface Statement {
 
 interface Finding {
   readonly where: string;
-  readonly rule: 'on-conflict-set' | 'case-coalesce' | 'returning';
+  readonly rule: 'on-conflict-set' | 'case-coalesce' | 'returning' | 'lateral-per-row';
   readonly call: string;
   readonly clause: string;
 }
@@ -226,6 +235,52 @@ function excerpt(toks: Token[], from: number, to: number): string {
   return text.length > 140 ? `${text.slice(0, 137)}...` : text;
 }
 
+/**
+ * The per-row keys of the LATERAL item at toks[at]: `queue_id = <alias>.<column>`
+ * (either way round) inside a LATERAL subquery, or `<alias>.<column>` given to
+ * a LATERAL function.
+ */
+function lateralPerRow(toks: Token[], at: number): string[] {
+  const isColumn = (i: number) => toks[i]?.kind === 'word' && toks[i + 1]?.text === '.' && toks[i + 2]?.kind === 'word';
+  const column = (i: number) => `${toks[i]!.text}.${toks[i + 2]!.text}`;
+  if (toks[at + 1]?.text === '(') {
+    const close = matchingParen(toks, at + 1);
+    // Aliases of the tables read inside: `from|join <table> [as] <alias>` (a column of one of them is no outer row).
+    const inner = new Set<string>();
+    for (let i = at + 2; i < close; i++) {
+      if (toks[i]!.text !== 'from' && toks[i]!.text !== 'join') continue;
+      let n = i + 1;
+      if (toks[n + 1]?.text === '.') n += 2;
+      inner.add(toks[n]!.text);
+      const alias = toks[n + 1]?.text === 'as' ? toks[n + 2] : toks[n + 1];
+      if (alias?.kind === 'word') inner.add(alias.text);
+    }
+    // Also restricted by value (`queue_id = any($n)`, `queue_id = $n`): Citus routes it to that shard whole.
+    for (let i = at + 2; i < close; i++) {
+      const value = toks[i + 2]?.text === 'any' || /^\$\d+$/.test(toks[i + 2]?.text ?? '');
+      if (toks[i]!.text === 'queue_id' && toks[i + 1]?.text === '=' && value) return [];
+    }
+    const outer = (i: number) => isColumn(i) && !inner.has(toks[i]!.text);
+    const found: string[] = [];
+    for (let i = at + 2; i < close; i++) {
+      if (toks[i]!.text !== '=') continue;
+      const left = isColumn(i - 3) ? i - 3 : i - 1;
+      const leftIsKey = toks[i - 1]?.text === 'queue_id';
+      const rightIsKey = toks[i + 1]?.text === 'queue_id' || (isColumn(i + 1) && toks[i + 3]?.text === 'queue_id');
+      if (leftIsKey && outer(i + 1)) found.push(`queue_id = ${column(i + 1)}`);
+      else if (rightIsKey && outer(left)) found.push(`${column(left)} = queue_id`);
+    }
+    return found;
+  }
+  // LATERAL [schema.]fn(args): a function per row of the outer item.
+  let name = at + 1;
+  if (toks[name + 1]?.text === '.') name += 2;
+  if (toks[name]?.kind !== 'word' || toks[name + 1]?.text !== '(') return [];
+  const close = matchingParen(toks, name + 1);
+  for (let i = name + 2; i < close; i++) if (isColumn(i)) return [`${toks[name]!.text}(${column(i)})`];
+  return [];
+}
+
 /** What a statement does that Citus refuses. */
 function citusFindings(where: string, text: string, inDoUpdateSet = false): Finding[] {
   const toks = tokens(text);
@@ -237,6 +292,15 @@ function citusFindings(where: string, text: string, inDoUpdateSet = false): Find
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     if (t.kind !== 'word') continue;
+    if (t.text === 'lateral') {
+      for (const call of lateralPerRow(toks, i))
+        findings.push({
+          where,
+          rule: 'lateral-per-row',
+          call,
+          clause: excerpt(toks, i, Math.min(toks.length, i + 24)),
+        });
+    }
     if (t.text === 'returning') {
       const end = clauseEnd(toks, i + 1, new Set());
       for (const call of mutableCalls(toks, i + 1, end))
@@ -286,6 +350,7 @@ const ADVICE: Record<Finding['rule'], string> = {
   'on-conflict-set': 'set the column from excluded.<column> and let its default supply the value',
   'case-coalesce': 'write one statement shape per branch (see set-paused.ts)',
   returning: "return an IMMUTABLE expression, e.g. extract(epoch from (x - timestamptz 'epoch')) for a timestamptz",
+  'lateral-per-row': "name the queue's id as a bound value, a statement per queue on Citus (see queue-overview.ts)",
 };
 
 /**
@@ -306,6 +371,17 @@ const COORDINATOR_ONLY: readonly string[] = [
   'src/store/auth-signing-keys.ts signing_key_retire case-coalesce now()',
 ];
 
+/**
+ * Statements whose per-row LATERAL reads are restricted by value on Citus
+ * through a fragment (this check reads it as a bound value): there they run
+ * a shard's queues at a time, with `and queue_id = any(<the shard's ids>)`
+ * in each read; on PostgreSQL, one statement for every queue.
+ */
+const RESTRICTED_ON_CITUS: readonly string[] = [
+  'src/store/queue-attention.ts queue_attention lateral-per-row queue_id = q.id',
+  'src/store/queue-overview.ts queue_overview lateral-per-row queue_id = s.queue_id',
+];
+
 function key(f: Finding): string {
   return `${f.where.replace(/:\d+ /, ' ')} ${f.rule} ${f.call}`;
 }
@@ -318,11 +394,11 @@ describe('statements Citus can run', () => {
     expect(statements.some((s) => label(s.text) === 'sync_queues')).toBe(true);
   });
 
-  it('no runtime statement calls a non-IMMUTABLE function in DO UPDATE SET, CASE/COALESCE of an UPDATE, or RETURNING', () => {
+  it('no runtime statement calls a non-IMMUTABLE function in DO UPDATE SET, CASE/COALESCE of an UPDATE, or RETURNING, or reads LATERAL per row', () => {
     const findings = statements.flatMap((s) =>
       citusFindings(`${s.file}:${s.line} ${label(s.text)}`, s.text, s.inDoUpdateSet),
     );
-    const allowed = [...PENDING, ...COORDINATOR_ONLY];
+    const allowed = [...PENDING, ...COORDINATOR_ONLY, ...RESTRICTED_ON_CITUS];
     const broken = findings.filter((f) => !allowed.includes(key(f)));
     const report = broken.map((f) => `${f.where}: ${f.call} in ${f.rule}: "${f.clause}" -> ${ADVICE[f.rule]}`);
     expect(report, 'statements Citus refuses (docs/scaling.md)').toEqual([]);
@@ -354,5 +430,21 @@ describe('statements Citus can run', () => {
     expect(f(`delete from t where id = 1 returning id, current_timestamp`)).toEqual(['returning current_timestamp']);
     expect(f('now()', true)).toEqual(['on-conflict-set now()']);
     expect(f(`select now(), coalesce(a, now()) from t where b = 'returning now()'`)).toEqual([]);
+    expect(
+      f(
+        `select * from queues q cross join lateral (select count(*) from tasks where queue_id = q.id) c where q.id = 1`,
+      ),
+    ).toEqual(['lateral-per-row queue_id = q.id']);
+    expect(
+      f(`select * from queues q left join lateral (select 1 from p where s.queue_id = queue_id) b on true`),
+    ).toEqual(['lateral-per-row s.queue_id = queue_id']);
+    expect(f(`select * from queues q cross join lateral queue_future_tasks(q.id) f`)).toEqual([
+      'lateral-per-row queue_future_tasks(q.id)',
+    ]);
+    expect(
+      f(
+        `select * from queues q left join lateral (select 1 from p where p.queue_id = $1 and x) b on true where q.id = $1`,
+      ),
+    ).toEqual([]);
   });
 });

@@ -89,6 +89,16 @@ export async function setUpCitus(db: Kysely<Database>, schema: string): Promise<
       await sql`/* citus_distributed_function */ select create_distributed_function(${id}::oid::regprocedure)`.execute(
         conn,
       );
+    // queue_stats as Citus can run it: a statement per queue, from the coordinator
+    // (sql/routines/queue_stats_by_queue.sql). Again after a migrate reapplied the view's routine.
+    const view = qualified(schema, 'queue_stats');
+    const shape = await sql<{ per_queue: boolean }>`/* citus_queue_stats_shape */
+      select pg_catalog.pg_get_viewdef(${view}::regclass) like '%queue_stats_by_queue()%' as per_queue`.execute(conn);
+    if (shape.rows[0]?.per_queue === false)
+      await sql`/* citus_queue_stats */
+        create or replace view ${sql.raw(view)} as select * from ${sql.raw(qualified(schema, 'queue_stats_by_queue'))}()`.execute(
+        conn,
+      );
     await sql`/* citus_database_triggers */
       do $$
       begin
