@@ -74,7 +74,8 @@ export function hostTaskQueue(served: ServedDatabase, resolved: ResolvedOpenOpti
       apiQueues: {
         store: new PgApiQueueStore(ctx),
         holdMs: resolved.tombstoneRetentionMs,
-        checkMs: options.apiQueuesCheckMs ?? 1000,
+        // PGlite admits one process per data directory: the process that makes a change applies it itself.
+        checkMs: options.apiQueuesCheckMs ?? (served.database.engine === 'pglite' ? 0 : 1000),
         resolve: apiQueueResolver(resolved.pushBaseUrl, resolved.targetUrls),
       },
       cron: {

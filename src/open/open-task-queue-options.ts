@@ -78,7 +78,7 @@ export interface OpenTaskQueueOptions {
   readonly cronFiring?: boolean;
   /** Told of each cron firing this process tries (metrics). */
   readonly cronEvents?: CronEvents;
-  /** How often to look for queues other processes made, changed or deleted through the Cloud Tasks API, in ms (default 1000; 0 = only when asked). */
+  /** How often to look for queues other processes made, changed or deleted through the Cloud Tasks API, in ms (default 1000 on PostgreSQL, 0 on the embedded engine, which one process holds; 0 = only when asked). */
   readonly apiQueuesCheckMs?: number;
 }
 
