@@ -40,7 +40,7 @@ const ALLOWED_IMPORTS = {
   ],
   // Its storage comes through AuthStore (auth-store.ts); hono for the local token endpoint.
   auth: ['core', 'jose', 'hono', '@hono/node-server', 'node:crypto', 'node:fs', 'node:http', 'node:net', 'node:path'],
-  http: ['core', 'auth', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
+  http: ['core', 'auth', 'cloudtasks', 'hono', 'node:crypto', 'node:http', 'node:stream', 'node:util', 'node:zlib'],
   console: ['core', 'auth', 'hono', 'uplot', 'esbuild', 'node:crypto', 'node:fs', 'node:url'],
   // Composition: wires the layers together.
   cli: [

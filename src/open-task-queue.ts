@@ -5,6 +5,7 @@ import { QueueError } from './core/errors.js';
 import { logQueues } from './core/log-queues.js';
 import { withPushBaseUrl } from './core/queue-config.js';
 import type { DefinitionsRole } from './core/queue-definitions.js';
+import { apiQueueResolver, withStoredApiQueues } from './open/api-queue-wiring.js';
 import { hostTaskQueue } from './open/host-task-queue.js';
 import type { OpenTaskQueue } from './open/hosted-task-queue.js';
 import type { OpenTaskQueueOptions, WiringOptions } from './open/open-task-queue-options.js';
@@ -87,7 +88,13 @@ export async function openServiceParts(options: WiringOptions = {}, defaultEnv?:
       cronJobs: cron?.jobs ?? [],
     });
     await prepareSqlApi(database.db, schema, { tombstoneRetentionMs: resolved.tombstoneRetentionMs, logger });
-    const served = { database, store, config, queueIds: settled.ids, revision: settled.revision, cron };
+    const withApi = await withStoredApiQueues(
+      { db: database.db, schema },
+      config,
+      settled.ids,
+      apiQueueResolver(pushBaseUrl, targetUrls),
+    );
+    const served = { database, store, config: withApi.config, queueIds: withApi.ids, revision: settled.revision, cron };
     return { service: hostTaskQueue(served, resolved), store, database };
   } catch (error) {
     await store.close().catch(() => {});
@@ -130,8 +137,14 @@ export async function openForOperators(
     await migrate(database.db, schema);
     const { config: stored, ids, revision } = await configuredQueues({ db: database.db, schema });
     const source = `${stored.source.replace('the database', where)} (no configuration given: TASKQUEUE_CONFIG=queue.xml or taskqueue config sync writes one)`;
-    const config = withPushBaseUrl({ ...stored, source }, pushBaseUrl, targetUrls);
-    const served = { database, store, config, queueIds: ids, revision: revision?.revision ?? null, cron: null };
+    const fileConfig = withPushBaseUrl({ ...stored, source }, pushBaseUrl, targetUrls);
+    const { config, ids: queueIds } = await withStoredApiQueues(
+      { db: database.db, schema },
+      fileConfig,
+      ids,
+      apiQueueResolver(pushBaseUrl, targetUrls),
+    );
+    const served = { database, store, config, queueIds, revision: revision?.revision ?? null, cron: null };
     return hostTaskQueue(served, resolved);
   } catch (error) {
     await store.close().catch(() => {});

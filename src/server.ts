@@ -119,6 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         : {}),
       readiness: readinessCheck(service, stopping.signal),
       shutdown: stopping.signal,
+      cloudTasksLocation: settings.location,
     });
     // The web console at /console (TASKQUEUE_CONSOLE=off leaves it out).
     webConsole = settings.console

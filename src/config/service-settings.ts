@@ -26,6 +26,8 @@ export interface ServiceSettings {
   readonly cronPath: string | null;
   /** The project id REST paths name (default `local`). */
   readonly project: string;
+  /** The one Cloud Tasks location served (TASKQUEUE_LOCATION, default `us-central1`); the project is `project`. */
+  readonly location: string;
   /** The embedded engine's directory (default ./data). */
   readonly dataDir: string;
   /** The PostgreSQL schema of the service's tables (default `taskqueue`). */
@@ -97,6 +99,7 @@ export const DEFAULT_SETTINGS: ServiceSettings = {
   configPath: null,
   cronPath: null,
   project: 'local',
+  location: 'us-central1',
   dataDir: './data',
   schema: 'taskqueue',
   poolSize: 10,
@@ -134,6 +137,7 @@ export function settingsFromEnvironment(env: Environment): ServiceSettings {
     configPath: text('TASKQUEUE_CONFIG') ?? DEFAULT_SETTINGS.configPath,
     cronPath: text('TASKQUEUE_CRON') ?? DEFAULT_SETTINGS.cronPath,
     project: text('TASKQUEUE_PROJECT') ?? DEFAULT_SETTINGS.project,
+    location: locationSetting(text('TASKQUEUE_LOCATION')) ?? DEFAULT_SETTINGS.location,
     dataDir: text('TASKQUEUE_DATA_DIR') ?? DEFAULT_SETTINGS.dataDir,
     schema: text('TASKQUEUE_SCHEMA') ?? DEFAULT_SETTINGS.schema,
     poolSize: integerSetting('TASKQUEUE_POOL_SIZE', text('TASKQUEUE_POOL_SIZE'), DEFAULT_SETTINGS.poolSize, 1, 1000),
@@ -285,4 +289,17 @@ function numberSetting(name: string, value: string | undefined, fallback: number
     throw new QueueError('INVALID_CONFIG', `${name} must be a non-negative number, got "${value}"`, { field: name });
   }
   return Number(value);
+}
+
+/** A Cloud Tasks location ID as Google spells them (`us-central1`, `europe-west1`): lower-case letters, digits and hyphens. */
+function locationSetting(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[a-z][a-z0-9-]{0,62}$/.test(value)) {
+    throw new QueueError(
+      'INVALID_CONFIG',
+      `TASKQUEUE_LOCATION must be a location ID such as us-central1 (lower-case letters, digits and hyphens); got ${JSON.stringify(value)}`,
+      { field: 'TASKQUEUE_LOCATION' },
+    );
+  }
+  return value;
 }

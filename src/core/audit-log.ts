@@ -1,7 +1,8 @@
 /**
  * The record of operator actions (pause, resume, purge, delete a task,
  * release a lease, redrive dead letters, import and export, run a cron job
- * now, run tasks now): who, what, when, how many. Written by the core's operator API
+ * now, run tasks now; create, update and delete a queue made through the
+ * Cloud Tasks API): who, what, when, how many. Written by the core's operator API
  * (queue-operations.ts, `cron run` included) for every action,
  * whichever front-end asked; the console lists them.
  * `store/audit-log.ts` keeps them in PostgreSQL (sql/0010, 0020).
@@ -28,6 +29,9 @@ export const AUDIT_ACTIONS = [
   'export_tasks',
   'cron_run',
   'run_now',
+  'create_queue',
+  'update_queue',
+  'delete_queue',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -30,6 +30,12 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   // Not App Engine's: an in-process lease of a paused queue (REST answers no tasks instead).
   'QUEUE_PAUSED',
+  // Not App Engine's: queues made through the Cloud Tasks API (api-queues.ts).
+  'QUEUE_ALREADY_EXISTS',
+  /** A deleted API-made queue's name, held before it can be made again. */
+  'QUEUE_NAME_HELD',
+  /** A queue another source defines (the file's, changed through the API). */
+  'QUEUE_OWNED_ELSEWHERE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -69,6 +69,18 @@ export interface QueueConfig {
   readonly acl: QueueAcl;
   /** How a push queue delivers (see push-queue.ts); absent on pull queues, and on push queues built by hand (the defaults then). */
   readonly push?: PushQueueSettings;
+  /**
+   * Who defines the queue: absent for the file's (queue.xml / queue.yaml),
+   * `api` for one made through the Cloud Tasks API (stored in the database,
+   * changed only through the API; api-queues.ts).
+   */
+  readonly origin?: 'api';
+  /**
+   * Settings of an API-made queue that the queue model keeps and returns
+   * without acting on them (Cloud Tasks' appEngineRoutingOverride,
+   * stackdriverLoggingConfig), in their wire form.
+   */
+  readonly apiExtras?: Readonly<Record<string, unknown>>;
 }
 
 /** A push queue's delivery settings: `<rate>`, `<bucket-size>`, `<max-concurrent-requests>`, `<target-url>`, `<target>`. */

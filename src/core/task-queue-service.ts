@@ -1,3 +1,5 @@
+import type { ApiQueueRow } from './api-queue-store.js';
+import { ApiQueues, type ApiQueueOptions } from './api-queues.js';
 import type { Operator } from './audit-log.js';
 import { systemClock, type Clock } from './clock.js';
 import { CronService, type CronJobStatus, type CronServiceOptions } from './cron/cron-service.js';
@@ -10,6 +12,7 @@ import { QueueError } from './errors.js';
 import { isHeldByForm } from './generated-name.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { QueueConfig, ServiceConfig } from './queue-config.js';
+import { sameDefinition } from './queue-definitions.js';
 import type { QueueContext } from './queue-context.js';
 import { QueueOperations } from './queue-operations.js';
 import type { QueueAttention } from './queue-attention.js';
@@ -41,6 +44,8 @@ export interface TaskQueueServiceOptions {
   readonly push?: PushOptions;
   /** The cron jobs; without it, none are listed, fired or run. */
   readonly cron?: CronOptions;
+  /** Queues made through the Cloud Tasks API (api-queues.ts); without it, none can be made. */
+  readonly apiQueues?: ApiQueueOptions;
 }
 
 /** How the service runs push delivery. */
@@ -73,7 +78,9 @@ export interface CronOptions extends Omit<CronServiceOptions, 'add' | 'logger'> 
  */
 export class TaskQueueService {
   readonly #store: TaskStore;
-  readonly #config: ServiceConfig;
+  /** The file's queues and the API-made ones (`origin: 'api'`, last), which come and go. */
+  #config: ServiceConfig;
+  readonly #api: ApiQueues | null;
   readonly #queues = new Map<string, { readonly queue: TaskQueue; readonly ctx: QueueContext }>();
   readonly #retentionMs: number;
   readonly #deadLetterRetentionMs: number;
@@ -109,17 +116,12 @@ export class TaskQueueService {
       const id = queueIds.get(queue.name);
       if (id === undefined)
         throw new QueueError('INTERNAL_ERROR', `queue "${queue.name}" has no id`, { queue: queue.name });
-      const ctx: QueueContext = {
-        store,
-        config: queue,
-        ...(config.targetRoutes === undefined ? {} : { routes: config.targetRoutes }),
-        ref: { queueId: id, queueName: queue.name },
-        events: this.#events,
-        tombstoneRetentionMs: this.#retentionMs,
-        now: this.#now,
-      };
-      this.#queues.set(queue.name, { queue: new TaskQueue(ctx), ctx });
+      this.#setEntry(queue, id);
     }
+    this.#api =
+      options.apiQueues === undefined
+        ? null
+        : new ApiQueues(options.apiQueues, store, (rows) => this.#applyApiQueues(rows), this.#logger);
     const cron = options.cron;
     this.#cronFiring = cron?.firing ?? false;
     this.#cron =
@@ -146,7 +148,79 @@ export class TaskQueueService {
     }
     if (this.#push?.dispatch) this.startDispatch();
     if (this.#cronFiring) this.#cron?.start();
+    this.#api?.start();
     return this;
+  }
+
+  #setEntry(queue: QueueConfig, id: number): void {
+    const ctx: QueueContext = {
+      store: this.#store,
+      config: queue,
+      ...(this.#config.targetRoutes === undefined ? {} : { routes: this.#config.targetRoutes }),
+      ref: { queueId: id, queueName: queue.name },
+      events: this.#events,
+      tombstoneRetentionMs: this.#retentionMs,
+      now: this.#now,
+    };
+    this.#queues.set(queue.name, { queue: new TaskQueue(ctx), ctx });
+  }
+
+  /** The push queues this process dispatches, with their ids. */
+  #pushQueues(): { queueId: number; config: QueueConfig }[] {
+    return this.#config.queues
+      .filter((queue) => queue.mode === 'push')
+      .map((config) => ({ queueId: this.#entry(config.name).queue.id, config }));
+  }
+
+  /**
+   * Serves these API-made queues from now on: a queue gone (deleted) loses
+   * its handle, a changed one gets a new handle (handles taken earlier keep
+   * the settings they had), a new one gets its first; the file's queues are
+   * untouched (a name in both stays the file's), and push delivery follows.
+   */
+  #applyApiQueues(rows: readonly ApiQueueRow[]): void {
+    const file = this.#config.queues.filter((queue) => queue.origin !== 'api');
+    const fileNames = new Set(file.map((queue) => queue.name));
+    const wanted = new Map(rows.filter((row) => !fileNames.has(row.config.name)).map((row) => [row.config.name, row]));
+    for (const [name, { queue, ctx }] of this.#queues) {
+      if (ctx.config.origin !== 'api') continue;
+      const row = wanted.get(name);
+      if (row === undefined || row.id !== queue.id || !sameDefinition(row.config, ctx.config))
+        this.#queues.delete(name);
+    }
+    for (const row of wanted.values()) if (!this.#queues.has(row.config.name)) this.#setEntry(row.config, row.id);
+    this.#config = { ...this.#config, queues: [...file, ...[...wanted.values()].map((row) => row.config)] };
+    this.#dispatch?.update(this.#pushQueues());
+  }
+
+  /** Makes a queue through the Cloud Tasks API (api-queues.ts), audited as `operator`; served here once this resolves. */
+  createQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig> {
+    return this.#apiQueues().create(queue, operator);
+  }
+
+  /** Replaces an API-made queue's settings; a file's queue is refused (QUEUE_OWNED_ELSEWHERE). */
+  updateQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig> {
+    return this.#apiQueues().update(queue, operator);
+  }
+
+  /** Deletes an API-made queue (its name held, its tasks purged); a file's queue is refused. */
+  deleteQueue(name: string, operator: Operator): Promise<void> {
+    return this.#apiQueues().delete(name, operator);
+  }
+
+  /** Reads the API-made queues now instead of at the next check (tests, tools). */
+  reloadApiQueues(): Promise<void> {
+    return this.#api?.reload() ?? Promise.resolve();
+  }
+
+  /** Who defines a served queue: its file or the Cloud Tasks API. UNKNOWN_QUEUE otherwise. */
+  queueSource(name: string): 'file' | 'api' {
+    return this.#entry(name).ctx.config.origin === 'api' ? 'api' : 'file';
+  }
+
+  #apiQueues(): ApiQueues {
+    if (this.#api === null) throw new QueueError('INVALID_REQUEST', 'this service keeps no API-made queues');
+    return this.#api;
   }
 
   /** Starts delivering push tasks from this process, if it does not already (and can: given `push`). */
@@ -154,9 +228,7 @@ export class TaskQueueService {
     if (this.#push === null || this.#dispatch !== null || this.#closed) return;
     const events = options.events ?? this.#push.events;
     this.#dispatch = this.#push.start({
-      queues: this.#config.queues
-        .filter((queue) => queue.mode === 'push')
-        .map((config) => ({ queueId: this.#entry(config.name).queue.id, config })),
+      queues: this.#pushQueues(),
       // Node's clock, the service's: a generated name's time was written by it.
       heldByForm: (name) => isHeldByForm(name, this.#now(), this.#retentionMs),
       ...(events ? { events } : {}),
@@ -314,6 +386,7 @@ export class TaskQueueService {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#api?.stop();
     await this.#cron?.stop();
     await this.stopDispatch(this.#push?.graceMs ?? 0);
     await Promise.all([...this.#queues.values()].map(({ queue }) => queue.stopWorkers()));

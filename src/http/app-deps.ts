@@ -48,6 +48,8 @@ export interface AppDeps {
    * answer at once with what they have, and responses say `Connection: close`.
    */
   readonly shutdown?: AbortSignal;
+  /** The one location of the Cloud Tasks v2 paths (TASKQUEUE_LOCATION); default `us-central1`. */
+  readonly cloudTasksLocation?: string;
 }
 
 /** AppDeps with the defaults filled in. */
@@ -59,4 +61,6 @@ export interface ResolvedDeps {
   readonly adminEmails: readonly string[] | undefined;
   /** Aborted when the server starts shutting down. */
   readonly shutdown?: AbortSignal | undefined;
+  /** The one location of the Cloud Tasks v2 paths; undefined = `us-central1`. */
+  readonly cloudTasksLocation?: string | undefined;
 }

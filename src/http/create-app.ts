@@ -12,6 +12,7 @@ import { QueryParams } from './query-params.js';
 import { tokenInUrl } from './rest-checks.js';
 import { requestLog } from './request-log.js';
 import { restHandler } from './rest-handler.js';
+import { registerCloudTasksQueueRoutes } from './cloudtasks/queue-routes.js';
 import { registerAdminRoutes } from './routes/admin-routes.js';
 import { DELETE_TASK } from './routes/delete-task.js';
 import { discovery, openApi } from './routes/discovery.js';
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
     publicUrl: deps.publicUrl,
     adminEmails: deps.adminEmails ? [...new Set(deps.adminEmails)] : undefined,
     shutdown: deps.shutdown,
+    cloudTasksLocation: deps.cloudTasksLocation,
   };
   const app = new Hono();
 
@@ -94,6 +96,9 @@ export function createApp(deps: AppDeps): Hono {
 
   // Extension: the operator routes of `taskqueue ... --url` (pause, purge, dead letters, export...).
   registerAdminRoutes(app, resolved);
+
+  // Cloud Tasks v2 (docs/cloud-tasks.md): its queue methods and locations, errors as google.rpc.Status.
+  registerCloudTasksQueueRoutes(app, resolved);
 
   // Google's batch endpoint (the discovery's batchPath): each inner request runs through this app.
   const batch = batchHandler(app, resolved);

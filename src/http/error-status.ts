@@ -53,6 +53,9 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, ErrorStatus>> = {
   INTERNAL_ERROR: { status: 500, reason: 'internalError' },
   INVALID_CONFIG: { status: 500, reason: 'internalError' },
   QUEUE_PAUSED: { status: 409, reason: 'queuePaused' },
+  QUEUE_ALREADY_EXISTS: { status: 409, reason: 'duplicate' },
+  QUEUE_NAME_HELD: { status: 400, reason: 'failedPrecondition' },
+  QUEUE_OWNED_ELSEWHERE: { status: 400, reason: 'failedPrecondition' },
 };
 
 /** Seconds a client should wait after a 503 before trying again. */

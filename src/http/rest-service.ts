@@ -31,4 +31,10 @@ export interface RestService {
   runCronJob(name: string, operator: Operator): Promise<CronFiring>;
   /** A round trip to the database (health and readiness). */
   ping(): Promise<void>;
+  /** Makes a queue through the Cloud Tasks API, audited as `operator` (core/api-queues.ts). */
+  createQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig>;
+  /** Replaces an API-made queue's settings; a file's queue is refused (its file owns it). */
+  updateQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig>;
+  /** Deletes an API-made queue: its name is held, its tasks purged. */
+  deleteQueue(name: string, operator: Operator): Promise<void>;
 }

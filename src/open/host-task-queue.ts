@@ -8,6 +8,8 @@ import type { OpenDatabase } from '../store/engine/database.js';
 import { PgAuthStore } from '../store/pg-auth-store.js';
 import { PgCronStore } from '../store/cron/pg-cron-store.js';
 import type { PgTaskStore } from '../store/pg-task-store.js';
+import { PgApiQueueStore } from '../store/definitions/api-queues.js';
+import { apiQueueResolver } from './api-queue-wiring.js';
 import { HostedTaskQueue } from './hosted-task-queue.js';
 import type { ResolvedOpenOptions } from './resolve-open-options.js';
 
@@ -68,6 +70,13 @@ export function hostTaskQueue(served: ServedDatabase, resolved: ResolvedOpenOpti
         dispatch: options.dispatch ?? settings.dispatch,
         graceMs: resolved.shutdownGraceMs,
         ...(options.pushEvents ? { events: options.pushEvents } : {}),
+      },
+      apiQueues: {
+        store: new PgApiQueueStore(ctx),
+        holdMs: resolved.tombstoneRetentionMs,
+        // PGlite admits one process per data directory: the process that makes a change applies it itself.
+        checkMs: options.apiQueuesCheckMs ?? (served.database.engine === 'pglite' ? 0 : 1000),
+        resolve: apiQueueResolver(resolved.pushBaseUrl, resolved.targetUrls),
       },
       cron: {
         jobs: scheduledCronJobs(served.cron),

@@ -76,6 +76,16 @@ export interface OpenTaskQueue {
   cronHistory(name: string, limit?: number): Promise<CronFiringEntry[]>;
   /** The revision of the queue definitions this process serves and the database's newest (differing: restart it). */
   definitionsStatus(): Promise<DefinitionsStatus>;
+  /** Makes a queue through the Cloud Tasks API, audited as `operator` (docs/cloud-tasks.md); served here once this resolves. */
+  createQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig>;
+  /** Replaces an API-made queue's settings; a file's queue is refused (its file owns it). */
+  updateQueue(queue: QueueConfig, operator: Operator): Promise<QueueConfig>;
+  /** Deletes an API-made queue: its name is held, its tasks purged; a file's queue is refused. */
+  deleteQueue(name: string, operator: Operator): Promise<void>;
+  /** Reads the API-made queues now rather than at the next check (each process checks once a second). */
+  reloadApiQueues(): Promise<void>;
+  /** Who defines a served queue: its file, or the Cloud Tasks API. */
+  queueSource(name: string): 'file' | 'api';
 }
 
 /** Where a hosted service runs: its database, store and schema, and what the composition built beside it. */

@@ -78,6 +78,8 @@ export interface OpenTaskQueueOptions {
   readonly cronFiring?: boolean;
   /** Told of each cron firing this process tries (metrics). */
   readonly cronEvents?: CronEvents;
+  /** How often to look for queues other processes made, changed or deleted through the Cloud Tasks API, in ms (default 1000 on PostgreSQL, 0 on the embedded engine, which one process holds; 0 = only when asked). */
+  readonly apiQueuesCheckMs?: number;
 }
 
 /** What the wiring (servers, the CLI, tests) may give besides the public options. */

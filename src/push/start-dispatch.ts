@@ -38,5 +38,8 @@ export function startPushDispatch(wiring: PushDispatchWiring, plan: PushDispatch
       await dispatcher.stop(graceMs);
       await transport.close().catch(() => {});
     },
+    update(queues) {
+      dispatcher.update(queues);
+    },
   };
 }

@@ -75,7 +75,7 @@ describe('TaskQueueService owns push dispatch and cron', () => {
         start: (plan) => {
           plans.push(plan);
           calls.push('push started');
-          return { stop: async (graceMs) => void calls.push(`push stopped ${graceMs}`) };
+          return { stop: async (graceMs) => void calls.push(`push stopped ${graceMs}`), update: () => {} };
         },
         dispatch: true,
         graceMs: 250,
@@ -129,7 +129,7 @@ describe('TaskQueueService owns push dispatch and cron', () => {
       push: {
         start: () => {
           calls.push('later started');
-          return { stop: async () => void calls.push('later stopped') };
+          return { stop: async () => void calls.push('later stopped'), update: () => {} };
         },
         dispatch: false,
         graceMs: 0,

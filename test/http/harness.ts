@@ -7,6 +7,7 @@ import type { QueueConfig } from '../../src/core/queue-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import { lingerOnEarlyAnswers } from '../../src/http/lingering-close.js';
 import { pullQueue, serviceConfig } from '../helpers/configs.js';
+import type { OpenTaskQueueOptions } from '../../src/open-task-queue.js';
 import { openTestService, type TestEngine, type TestService } from '../helpers/engines.js';
 
 /** The project of test services (the settings default). */
@@ -59,12 +60,22 @@ export interface Harness {
 
 export async function openHarness(
   engine: TestEngine,
-  options: { queues?: QueueConfig[]; accessControl?: AccessControl; adminEmails?: string[]; poolSize?: number } = {},
+  options: {
+    queues?: QueueConfig[];
+    accessControl?: AccessControl;
+    adminEmails?: string[];
+    poolSize?: number;
+    /** More options of openTaskQueue (a push base URL). */
+    open?: Partial<OpenTaskQueueOptions>;
+  } = {},
 ): Promise<Harness> {
   const t = await openTestService(
     engine,
     serviceConfig(options.queues ?? [pullQueue('q')], options.adminEmails ? { adminEmails: options.adminEmails } : {}),
-    options.poolSize === undefined ? {} : { poolSize: options.poolSize },
+    {
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      ...(options.open === undefined ? {} : { open: options.open }),
+    },
   );
   const app = createApp({
     service: t.service,

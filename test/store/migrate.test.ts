@@ -27,6 +27,8 @@ const COLUMNS = {
     'paused_at',
     'push_settings',
     'definition',
+    'source',
+    'deleted_at',
   ],
   service_settings: ['name', 'value'],
   queue_definitions: ['revision', 'fingerprint', 'source', 'admin_emails', 'written_at'],

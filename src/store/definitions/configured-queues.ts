@@ -21,7 +21,8 @@ export interface ConfiguredQueues {
 }
 
 /**
- * The active queues of the `queues` table, as a configuration. A process
+ * The active queues of the `queues` table that a file defines (not those
+ * made through the Cloud Tasks API, sql/0023), as a configuration. A process
  * with no configuration of its own serves these, so it never rewrites what
  * the owner configured (writing its own would mark every queue it lacks
  * inactive). Each row's `definition` (sql/0018) holds the whole queue, ACL
@@ -43,10 +44,12 @@ export async function configuredQueues(ctx: StoreContext): Promise<ConfiguredQue
       'lease_rate_seconds',
       'push_settings',
       'definition',
+      'source',
     ])
     .orderBy('name')
     .execute();
-  const active = rows.filter((row) => row.active);
+  // API-made queues are not the file's definitions (api-queues.ts serves them).
+  const active = rows.filter((row) => row.active && row.source === 'file');
   const partial = new Set<string>();
   const queues: QueueConfig[] = active.map((row) => {
     if (row.definition !== null && row.definition !== undefined)

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { definitionsFingerprint, storedQueue } from '../../core/queue-definitions.js';
+import { QueueError } from '../../core/errors.js';
 import type { ServiceConfig } from '../../core/queue-config.js';
 import type { Database } from '../schema.js';
 import { table, type StoreContext } from '../store-context.js';
@@ -36,7 +37,7 @@ export async function writeQueues(
   const ids = await upsertQueues(ctx, config.queues);
   await sql`/* sync_queues_deactivate */
     update ${table(ctx, 'queues')} set active = false, updated_at = now()
-     where active and name <> all(${[...ids.keys()]}::text[])`.execute(trx);
+     where active and source = 'file' and name <> all(${[...ids.keys()]}::text[])`.execute(trx);
   await sql`/* sync_queues_total_limit */
     insert into ${table(ctx, 'service_settings')} (name, value) values ('total_storage_limit_bytes', ${config.totalStorageLimitBytes}::int8)
     on conflict (name) do update set value = excluded.value`.execute(trx);
@@ -59,6 +60,10 @@ export async function upsertQueues(
   const trx = ctx.db;
   const ids = new Map<string, number>();
   if (queues.length > 0) {
+    await refuseApiQueues(
+      ctx,
+      queues.map((q) => q.name),
+    );
     const result = await sql<{ id: number; name: string }>`/* sync_queues */
       insert into ${table(ctx, 'queues')} as q
              (name, mode, max_leases, storage_limit_bytes, lease_rate_calls, lease_rate_seconds, push_settings, definition, active)
@@ -73,11 +78,33 @@ export async function upsertQueues(
       on conflict (name) do update
         set mode = excluded.mode, max_leases = excluded.max_leases, storage_limit_bytes = excluded.storage_limit_bytes,
             lease_rate_calls = excluded.lease_rate_calls, lease_rate_seconds = excluded.lease_rate_seconds,
-            push_settings = excluded.push_settings, definition = excluded.definition, active = true, updated_at = excluded.updated_at
+            push_settings = excluded.push_settings, definition = excluded.definition, active = true, updated_at = excluded.updated_at,
+            source = 'file', deleted_at = null
       returning q.id, q.name`.execute(trx);
     for (const row of result.rows) ids.set(row.name, row.id);
   }
   return ids;
+}
+
+/**
+ * A deploy leaves API-made queues alone: a name its file shares with a live
+ * one is refused, naming them (a deleted one's row is taken over).
+ */
+async function refuseApiQueues(
+  ctx: { readonly db: Kysely<Database>; readonly schema: string },
+  names: readonly string[],
+): Promise<void> {
+  const result = await sql<{ name: string }>`/* sync_queues_api_names */
+    select name from ${table(ctx, 'queues')}
+     where source = 'api' and active and name = any(${[...names]}::text[]) order by name`.execute(ctx.db);
+  if (result.rows.length === 0) return;
+  const listed = result.rows.map((row) => `"${row.name}"`).join(', ');
+  throw new QueueError(
+    'INVALID_CONFIG',
+    `queue ${listed} ${result.rows.length === 1 ? 'is' : 'are'} defined in the configuration and made through the Cloud Tasks API: ` +
+      'a queue has one source. Nothing was written. Rename it in the file, or delete the API-made queue first',
+    { queue: result.rows[0]!.name },
+  );
 }
 
 /**

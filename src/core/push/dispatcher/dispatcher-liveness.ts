@@ -70,6 +70,7 @@ export class DispatcherLiveness {
   readonly #stopping = new AbortController();
   #interrupt: (() => void) | null = null;
   #running: Promise<void> = Promise.resolve();
+  #started = false;
   #failing = false;
 
   constructor(options: DispatcherLivenessOptions) {
@@ -79,6 +80,9 @@ export class DispatcherLiveness {
   }
 
   start(): void {
+    // Once: the dispatcher asks again whenever queues come later (update()).
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
     this.#running = this.#run();
   }
 

@@ -5,6 +5,13 @@ import type { DispatchedQueue } from './queue-loop.js';
 export interface PushDispatch {
   /** Claims nothing more; requests in flight get `graceMs` to finish. */
   stop(graceMs: number): Promise<void>;
+  /**
+   * Dispatches these push queues from now on (queues made, changed or
+   * deleted through the Cloud Tasks API): a queue no longer given, or given
+   * with other settings, stops claiming (its requests in flight finish);
+   * a new or changed one starts.
+   */
+  update(queues: readonly DispatchedQueue[]): void;
 }
 
 /**

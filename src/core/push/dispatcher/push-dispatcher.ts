@@ -53,6 +53,8 @@ export class PushDispatcher {
   readonly #logger: Logger;
   readonly #events: PushEvents;
   readonly #loops: QueueLoop[] = [];
+  /** Loops update() retired whose last turn has not ended yet: stop() waits for them too. */
+  readonly #retired = new Set<QueueLoop>();
   readonly #deliveries = new Set<Promise<void>>();
   readonly #stopRequests = new AbortController();
   readonly #abortRequests = new AbortController();
@@ -73,36 +75,60 @@ export class PushDispatcher {
     });
   }
 
-  /**
-   * Starts a loop for each push queue with a rate above 0 and somewhere to
-   * deliver: its base URL, or with target routes configured, the routes of
-   * its cron firings' job targets (a queue of cron jobs routed by target
-   * needs no base URL of its own).
-   */
+  /** Starts a loop for each push queue (#startLoop says which are dispatched). */
   start(): void {
-    const routed = (this.#options.targetUrls?.size ?? 0) > 0;
-    for (const queue of this.#options.queues) {
-      const push = queue.config.push ?? DEFAULT_PUSH_SETTINGS;
-      if (queue.config.mode !== 'push' || push.ratePerSecond <= 0) continue;
-      if ((push.baseUrl ?? push.targetUrl) === null) {
-        if (!routed) {
-          this.#logger.warn(
-            { queue: queue.config.name },
-            'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL',
-          );
-          continue;
-        }
-        this.#logger.info(
-          { queue: queue.config.name },
-          "push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters",
-        );
-      }
-      const loop = queueLoop(queue);
-      loop.done = this.#run(loop);
-      this.#loops.push(loop);
-    }
+    for (const queue of this.#options.queues) this.#startLoop(queue);
     // Claims are made under this process's push_dispatchers row (sql/0012).
     if (this.#loops.length > 0) this.#liveness.start();
+  }
+
+  /**
+   * Dispatches these queues from now on (API-made queues come and go without a restart): the loop of a queue
+   * no longer given, or changed, is retired (its requests in flight finish as usual); new ones start.
+   */
+  update(queues: readonly DispatchedQueue[]): void {
+    if (this.#stopping) return;
+    const given = new Map(queues.map((queue) => [queue.queueId, queue]));
+    for (const loop of [...this.#loops]) {
+      const next = given.get(loop.queue.queueId);
+      if (next !== undefined && JSON.stringify(next.config) === JSON.stringify(loop.queue.config)) {
+        given.delete(loop.queue.queueId);
+        continue;
+      }
+      loop.retired = true;
+      wake(loop);
+      this.#loops.splice(this.#loops.indexOf(loop), 1);
+      this.#retired.add(loop);
+      void loop.done.then(() => this.#retired.delete(loop));
+    }
+    for (const queue of given.values()) this.#startLoop(queue);
+    if (this.#loops.length > 0) this.#liveness.start();
+  }
+
+  /**
+   * Starts a loop for a push queue with a rate above 0 and somewhere to deliver: its base URL, or with target
+   * routes configured, its cron firings' job targets' routes (then it needs no base URL of its own).
+   */
+  #startLoop(queue: DispatchedQueue): void {
+    const routed = (this.#options.targetUrls?.size ?? 0) > 0;
+    const push = queue.config.push ?? DEFAULT_PUSH_SETTINGS;
+    if (queue.config.mode !== 'push' || push.ratePerSecond <= 0) return;
+    if ((push.baseUrl ?? push.targetUrl) === null) {
+      if (!routed) {
+        this.#logger.warn(
+          { queue: queue.config.name },
+          'push queue not dispatched: no <target-url> and no TASKQUEUE_PUSH_BASE_URL',
+        );
+        return;
+      }
+      this.#logger.info(
+        { queue: queue.config.name },
+        "push queue without <target-url> or TASKQUEUE_PUSH_BASE_URL: its cron firings go to their targets' routes (TASKQUEUE_TARGET_URLS); a task with no route goes to the dead letters",
+      );
+    }
+    const loop = queueLoop(queue);
+    loop.done = this.#run(loop);
+    this.#loops.push(loop);
   }
 
   /**
@@ -115,7 +141,7 @@ export class PushDispatcher {
     this.#stopping = true;
     this.#stopRequests.abort();
     for (const loop of this.#loops) wake(loop);
-    await Promise.all(this.#loops.map((loop) => loop.done));
+    await Promise.all([...this.#loops, ...this.#retired].map((loop) => loop.done));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
@@ -133,7 +159,7 @@ export class PushDispatcher {
     const push = config.push ?? DEFAULT_PUSH_SETTINGS;
     const localCap = Math.min(push.maxConcurrentRequests ?? Infinity, this.#options.localConcurrency ?? 100);
     let failing = false;
-    while (!this.#stopping) {
+    while (!this.#stopping && !loop.retired) {
       loop.woken = false;
       // Successes this claim writes first free their slots within it.
       const room = localCap - loop.inFlight + loop.successes.length;
@@ -184,7 +210,7 @@ export class PushDispatcher {
           waitMs = 1000;
         }
       }
-      if (this.#stopping) break;
+      if (this.#stopping || loop.retired) break;
       await this.#wait(loop, waitMs, room > 0);
     }
     // No claim writes them any more: successes still to come go out on their own (delivered()).

@@ -17,6 +17,8 @@ export interface QueueLoop {
   interrupt: (() => void) | null;
   /** Whether the loop still claims: its successes then go out with its next claim. */
   claiming: boolean;
+  /** Set when the queue is no longer dispatched here (deleted, or changed: a new loop takes over). */
+  retired: boolean;
   /** Successes waiting for the next claim to write them (their slots are free once it has). */
   successes: PendingSuccess[];
   done: Promise<void>;
@@ -38,7 +40,16 @@ export interface PendingSuccess {
 
 /** A queue's loop state before its loop runs: nothing in flight, claiming. */
 export function queueLoop(queue: DispatchedQueue): QueueLoop {
-  return { queue, inFlight: 0, woken: false, interrupt: null, claiming: true, successes: [], done: Promise.resolve() };
+  return {
+    queue,
+    inFlight: 0,
+    woken: false,
+    interrupt: null,
+    claiming: true,
+    retired: false,
+    successes: [],
+    done: Promise.resolve(),
+  };
 }
 
 /** Tells the loop something changed: it claims again without waiting out its wait. */
