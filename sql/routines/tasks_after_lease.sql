@@ -1,6 +1,6 @@
 -- tasks_after_lease: a routine of the schema (docs/architecture.md, "SQL is the source of truth"):
 -- migrate applies this file after the numbered migrations whenever its text changes.
--- First in sql/0021, whose trigger calls it.
+-- The trigger is created at the end of this file (CREATE OR REPLACE TRIGGER).
 
 -- What a lease leaves behind, written here rather than by INSERT steps of
 -- the lease statement: Citus sends a statement whole to the one worker that
@@ -60,3 +60,11 @@ BEGIN
   EXECUTE format('ALTER FUNCTION tasks_after_lease() SET search_path = %I, pg_catalog, pg_temp', current_schema());
 END
 $$;
+REVOKE ALL ON FUNCTION tasks_after_lease() FROM PUBLIC;
+
+-- Every UPDATE of tasks fires it (a trigger with transition tables cannot
+-- name columns); it finds the rows a lease touched by their values.
+CREATE OR REPLACE TRIGGER tasks_after_lease
+AFTER UPDATE ON tasks
+REFERENCING OLD TABLE AS old_tasks NEW TABLE AS new_tasks
+FOR EACH STATEMENT EXECUTE FUNCTION tasks_after_lease();

@@ -12,6 +12,9 @@ const AUDIT_LABELS: Partial<Record<AuditAction, string>> = {
   import_tasks: 'import tasks',
   export_tasks: 'export tasks',
   cron_run: 'run cron job',
+  create_queue: 'create queue',
+  update_queue: 'change queue',
+  delete_queue: 'delete queue',
 };
 
 /** An action's label; one without its own, its name with spaces. */

@@ -8,7 +8,7 @@ export interface ApiQueueRow {
 }
 
 /**
- * The storage of queues made through the Cloud Tasks API (sql/0023): rows
+ * The storage of queues made through the Cloud Tasks API (sql/0021): rows
  * of the `queues` table whose source is `api`. Every change runs in one
  * transaction with its audit entry and moves the version the other
  * processes watch. `store/definitions/api-queues.ts` implements it.

@@ -18,7 +18,7 @@ export interface ApiQueueOptions {
 
 /**
  * The queues made through the Cloud Tasks API (queues.create), kept in the
- * database beside the file's (sql/0023). Changes are the core's, each one
+ * database beside the file's (sql/0021). Changes are the core's, each one
  * audited (`create_queue`, `update_queue`, `delete_queue`) as the operator
  * who asked; every process reads the store's version once a second
  * (`checkMs`) and, when it moved, reloads the list and hands it to `apply`

@@ -21,9 +21,9 @@ export interface QueuesTable {
   push_settings: unknown;
   /** sql/0018: the queue's whole definition as its owner wrote it (JSON text on write); null before. */
   definition: unknown;
-  /** sql/0023: who defines the queue: its file, or the Cloud Tasks API. */
+  /** sql/0021: who defines the queue: its file, or the Cloud Tasks API. */
   source: Generated<'file' | 'api'>;
-  /** sql/0023: when an API-made queue was deleted (its name held); null otherwise. */
+  /** sql/0021: when an API-made queue was deleted (its name held); null otherwise. */
   deleted_at: Date | null;
 }
 

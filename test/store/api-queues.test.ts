@@ -7,7 +7,7 @@ import { ENGINES, openTestService, type TestService } from '../helpers/engines.j
 import { pushQueue, startSink, type Sink } from '../helpers/push-sink.js';
 
 /**
- * Queues made through the Cloud Tasks API (sql/0023, core/api-queues.ts):
+ * Queues made through the Cloud Tasks API (sql/0021, core/api-queues.ts):
  * kept in the database beside the file's, audited, seen by every process
  * within its check interval and dispatched there; a deploy of the file
  * leaves them alone and refuses a name in both.

@@ -161,8 +161,7 @@ describe.each(ENGINES)('migrate: checksums and routines (%s)', (engine) => {
       await migrate(database.db, schema);
       await rows(database.db, `drop table ${schema}.task_attempts`);
       await rows(database.db, `alter table ${schema}.audit_log drop column task_names`);
-      await rows(database.db, `drop trigger tasks_after_lease on ${schema}.tasks`);
-      await rows(database.db, `drop function ${schema}.tasks_after_lease()`);
+      await rows(database.db, `alter table ${schema}.queues drop column source, drop column deleted_at`);
       await rows(database.db, `insert into ${schema}.queues (name, mode) values ('q', 'pull')`);
       await rows(database.db, `select ${schema}.add_tasks('q', array['a'::bytea, 'b'::bytea], array['t1', 't2'])`);
       await asDevelopmentBuild(database.db, schema, UNRELEASED_SQUASHED);

@@ -11,7 +11,7 @@ type Tx = { readonly db: Kysely<Database>; readonly schema: string };
 
 /**
  * The queues made through the Cloud Tasks API, on the `queues` table
- * (source `api`, sql/0023). Each change takes the lock the owner of the
+ * (source `api`, sql/0021). Each change takes the lock the owner of the
  * queue.xml definitions takes (settle-queue-definitions.ts), so a deploy
  * and an API change of the same name are ordered, and moves
  * `api_queues_version` in the same transaction as its audit entry.

@@ -22,7 +22,7 @@ export interface ConfiguredQueues {
 
 /**
  * The active queues of the `queues` table that a file defines (not those
- * made through the Cloud Tasks API, sql/0023), as a configuration. A process
+ * made through the Cloud Tasks API, sql/0021), as a configuration. A process
  * with no configuration of its own serves these, so it never rewrites what
  * the owner configured (writing its own would mark every queue it lacks
  * inactive). Each row's `definition` (sql/0018) holds the whole queue, ACL

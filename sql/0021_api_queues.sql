@@ -1,4 +1,4 @@
--- 0023: queues made through the Cloud Tasks API live beside queue.xml's.
+-- 0021: queues made through the Cloud Tasks API live beside queue.xml's.
 --
 -- A queue is the file's (queue.xml / queue.yaml, written by the owner of the
 -- definitions at start-up or by config sync) or the API's (queues.create).
