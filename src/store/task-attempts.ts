@@ -178,7 +178,11 @@ export async function cleanupAttempts(
 ): Promise<number> {
   const key = queueId === null ? 'all' : String(queueId);
   // One queue at a time on Citus (rows lock only within one shard), else all.
+  // Every table of each statement is restricted to the queue by value, so
+  // Citus routes the statement (and its row locks) to the queue's shard.
   const queue = queueId === null ? sql`` : sql`and a.queue_id = ${queueId}::int4`;
+  const taskQueue = queueId === null ? sql`` : sql`and t.queue_id = ${queueId}::int4`;
+  const letterQueue = queueId === null ? sql`` : sql`and d.queue_id = ${queueId}::int4`;
   const attempts = table(ctx, 'task_attempts');
   let removed = 0;
   for (let i = 0; i < SWEEP_STATEMENTS; i++) {
@@ -195,13 +199,14 @@ export async function cleanupAttempts(
       doomed as materialized (
         select a.queue_id, a.task_name, a.attempt from ${attempts} a
           join swept s on s.queue_id = a.queue_id and s.task_name = a.task_name and s.attempt = a.attempt
-         where not exists (select 1 from ${table(ctx, 'tasks')} t where t.queue_id = a.queue_id and t.name = a.task_name)
-           and not exists (select 1 from ${table(ctx, 'task_dead_letters')} d where d.queue_id = a.queue_id and d.name = a.task_name)
+         where true ${queue}
+           and not exists (select 1 from ${table(ctx, 'tasks')} t where t.queue_id = a.queue_id and t.name = a.task_name ${taskQueue})
+           and not exists (select 1 from ${table(ctx, 'task_dead_letters')} d where d.queue_id = a.queue_id and d.name = a.task_name ${letterQueue})
            for update of a skip locked
       ),
       gone as (
         delete from ${attempts} a using doomed d
-         where a.queue_id = d.queue_id and a.task_name = d.task_name and a.attempt = d.attempt
+         where a.queue_id = d.queue_id and a.task_name = d.task_name and a.attempt = d.attempt ${queue}
         returning 1
       )
       select (select count(*) from swept) as examined, (select count(*) from gone) as removed,
