@@ -30,6 +30,7 @@ import { pushSection } from './lib/push-bench.js';
 import { appEngineSection } from './lib/appengine-bench.js';
 import { runScale } from './scale/run-scale.js';
 import { checkBenchArgs } from './lib/bench-usage.js';
+import { runCitusBench } from './citus-bench.js';
 
 checkBenchArgs(process.argv.slice(2));
 
@@ -387,6 +388,8 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${file} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-// `--scale`: the scale curves instead of the grid (bench/scale/run-scale.ts; `--curves=`, `--points=`, `--write-docs`).
+// `--scale`: the scale curves instead of the grid (bench/scale/run-scale.ts; `--curves=`, `--points=`, `--write-docs`);
+// `--citus`: plain PostgreSQL against a Citus coordinator (bench/citus-bench.ts).
 if (process.argv.includes('--scale')) await runScale(URL, process.argv);
+else if (process.argv.includes('--citus')) await runCitusBench(URL, process.argv.slice(2));
 else await main();
